@@ -1,0 +1,121 @@
+import { lastCompleteBoundary } from '../utf8';
+
+/** Bytes kept free inside a cap for the gap marker, so head + marker + tail never exceeds the cap. */
+const MARKER_RESERVE = 256;
+
+export interface CappedBytes {
+  /** Head, gap marker (when bytes were dropped) and tail: at most the cap. */
+  bytes: Buffer;
+  /** Bytes written in all. */
+  totalBytes: number;
+  /** Bytes written that are not in `bytes`. */
+  droppedBytes: number;
+  /** Byte offset of the gap marker in `bytes`, when bytes were dropped. */
+  gapOffset?: number;
+  complete: boolean;
+}
+
+/**
+ * A write-only byte sink capped at `cap` bytes: it keeps the first half and a ring of the last half,
+ * counts what falls between, and never holds more than the cap however much is written. Used for
+ * each captured stream, for the merged copy, and to cap a copy at retention.
+ */
+export class HeadTailBuffer {
+  private readonly headCap: number;
+  private readonly tailCap: number;
+  private head: Buffer;
+  private headLength = 0;
+  private tail: Buffer | undefined;
+  /** Next write position in the ring, and how many ring bytes are valid. */
+  private tailAt = 0;
+  private tailLength = 0;
+  private total = 0;
+
+  constructor(readonly cap: number) {
+    if (!Number.isInteger(cap) || cap < MARKER_RESERVE * 4) throw new RangeError(`cap must be an integer of at least ${MARKER_RESERVE * 4} bytes`);
+    this.headCap = Math.floor((cap - MARKER_RESERVE) / 2);
+    this.tailCap = cap - MARKER_RESERVE - this.headCap;
+    // Grown on demand: a command that prints 10 bytes must not cost 8 MiB.
+    this.head = Buffer.allocUnsafe(Math.min(this.headCap, 64 * 1024));
+  }
+
+  get totalBytes(): number {
+    return this.total;
+  }
+
+  write(chunk: Uint8Array): void {
+    this.total += chunk.length;
+    let data = chunk;
+    if (this.headLength < this.headCap) {
+      const take = Math.min(this.headCap - this.headLength, data.length);
+      this.ensureHead(this.headLength + take);
+      this.head.set(data.subarray(0, take), this.headLength);
+      this.headLength += take;
+      data = data.subarray(take);
+      if (data.length === 0) return;
+    }
+    this.tail ??= Buffer.allocUnsafe(this.tailCap);
+    if (data.length >= this.tailCap) {
+      this.tail.set(data.subarray(data.length - this.tailCap));
+      this.tailAt = 0;
+      this.tailLength = this.tailCap;
+      return;
+    }
+    const first = Math.min(data.length, this.tailCap - this.tailAt);
+    this.tail.set(data.subarray(0, first), this.tailAt);
+    this.tail.set(data.subarray(first), 0);
+    this.tailAt = (this.tailAt + data.length) % this.tailCap;
+    this.tailLength = Math.min(this.tailCap, this.tailLength + data.length);
+  }
+
+  finish(describeGap: (dropped: number, totalBytes: number) => string = gapMarker): CappedBytes {
+    const tail = this.orderedTail();
+    const ringDropped = this.total - this.headLength - tail.length;
+    if (ringDropped === 0) {
+      return { bytes: Buffer.concat([this.head.subarray(0, this.headLength), tail]), totalBytes: this.total, droppedBytes: 0, complete: true };
+    }
+    // Cut on character boundaries: drop a partial character at the end of the head and any
+    // continuation bytes at the start of the tail (their lead byte was dropped).
+    const headEnd = lastCompleteBoundary(this.head, this.headLength);
+    let tailStart = 0;
+    while (tailStart < 3 && tailStart < tail.length && (tail[tailStart] & 0xc0) === 0x80) tailStart++;
+    const dropped = ringDropped + (this.headLength - headEnd) + tailStart;
+    const marker = Buffer.from(describeGap(dropped, this.total), 'utf8').subarray(0, MARKER_RESERVE);
+    return {
+      bytes: Buffer.concat([this.head.subarray(0, headEnd), marker, tail.subarray(tailStart)]),
+      totalBytes: this.total,
+      droppedBytes: dropped,
+      gapOffset: headEnd,
+      complete: false,
+    };
+  }
+
+  private orderedTail(): Buffer {
+    if (!this.tail || this.tailLength === 0) return Buffer.alloc(0);
+    if (this.tailLength < this.tailCap) return this.tail.subarray(0, this.tailLength);
+    return Buffer.concat([this.tail.subarray(this.tailAt), this.tail.subarray(0, this.tailAt)]);
+  }
+
+  private ensureHead(needed: number): void {
+    if (needed <= this.head.length) return;
+    const grown = Buffer.allocUnsafe(Math.min(this.headCap, Math.max(needed, this.head.length * 2)));
+    grown.set(this.head.subarray(0, this.headLength));
+    this.head = grown;
+  }
+}
+
+/** The text that stands in the copy where bytes were dropped; ASCII, one line. */
+export function gapMarker(dropped: number, totalBytes: number): string {
+  return `\n[tool-output-recall: ${dropped} bytes of ${totalBytes} were dropped here to stay within the cap; the copy keeps the head and the tail. complete=false]\n`;
+}
+
+/** Caps a whole buffer the same way a stream is capped. */
+export function capBytes(bytes: Uint8Array, cap: number): CappedBytes {
+  if (bytes.length <= cap) {
+    const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    return { bytes: buffer, totalBytes: bytes.length, droppedBytes: 0, complete: true };
+  }
+  const sink = new HeadTailBuffer(cap);
+  sink.write(bytes);
+  return sink.finish();
+}

@@ -1,0 +1,13 @@
+/**
+ * The engine of Tool Output Recall, free of VS Code: bounded capture, retained copies in a sql.js
+ * session file, a UTF-8 byte pager, search, and head+tail previews. Bundled as dist/core.js.
+ */
+export { RecallError, isRecallError, describeError, type RecallErrorCode } from './errors';
+export { DEFAULT_LIMITS, KiB, MiB, type Limits } from './limits';
+export { openStore, SessionStore, type OpenStoreOptions } from './store/sessionStore';
+export { listSessions, sessionFile, type SessionFileInfo } from './store/sessionFile';
+export { runCommand, type RunCommandOptions, type CommandResult, type StreamReport, type CaptureLimits } from './capture/runCommand';
+export { HeadTailBuffer, capBytes, type CappedBytes } from './capture/headTailBuffer';
+export { previewHeadTail, hasImportantTail, MIN_PREVIEW_BUDGET, type Preview, type PreviewOptions, type PreviewKind } from './preview';
+export { isUnitBoundary, boundaryAtOrBefore, boundaryAtOrAfter, decodeUtf8 } from './utf8';
+export type * from './types';

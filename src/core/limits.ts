@@ -1,0 +1,20 @@
+/** The seed's defaults. Every one is a setting in the extension (`toolOutputRecall.*`). */
+export const KiB = 1024;
+export const MiB = 1024 * KiB;
+
+export const DEFAULT_LIMITS = {
+  /** Preview for command and code-mode results. */
+  previewBytes: 24 * KiB,
+  /** Head+tail budget for ordinary tool results entering history. */
+  historyBytes: 32 * KiB,
+  /** Largest page `read` returns. */
+  pageBytes: 4096,
+  /** Largest retained copy. */
+  copyBytes: 8 * MiB,
+  /** Per-stream capture cap (stdout, stderr) and the merged copy's cap. */
+  streamBytes: 8 * MiB,
+  /** Retained bytes a session may hold before its oldest copies are evicted. */
+  sessionQuotaBytes: 64 * MiB,
+} as const;
+
+export type Limits = { -readonly [K in keyof typeof DEFAULT_LIMITS]: number };

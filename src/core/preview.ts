@@ -1,0 +1,143 @@
+/**
+ * Head+tail previews with an omission marker that says exactly what was left out and how to read it.
+ *
+ * Budgets are UTF-8 bytes (what a harness's limit counts), and the marker's offsets are byte offsets
+ * into the retained copy, so the model can pass them straight to `read_tool_output`. The caller must
+ * give the same bytes that were retained.
+ */
+import { RecallError } from './errors';
+import { boundaryAtOrAfter, boundaryAtOrBefore, countNewlines, decodeUtf8 } from './utf8';
+
+export type PreviewKind = 'command' | 'search' | 'generic';
+
+export interface PreviewOptions {
+  /** Largest preview, in UTF-8 bytes, marker included. */
+  budgetBytes: number;
+  /** Shapes the head/tail split: search results favour the head, command output the tail. */
+  kind?: PreviewKind;
+  /** The retained copy these bytes are, named in the marker so the model can read the gap. */
+  outputId?: string;
+  /** Why no copy exists, when retention failed; the marker says the gap cannot be read back. */
+  unavailableReason?: string;
+  /** Whether the retained copy holds the whole output (false: it has its own gap). */
+  copyComplete?: boolean;
+}
+
+export interface Preview {
+  text: string;
+  truncated: boolean;
+  totalBytes: number;
+  totalLines: number;
+  /** The omitted range `[from, to)` in the copy's byte offsets, when truncated. */
+  omitted?: { from: number; to: number; bytes: number; firstLine: number; lines: number };
+  importantTail: boolean;
+}
+
+/** Smallest budget that still leaves room for a marker and a little text on either side. */
+export const MIN_PREVIEW_BUDGET = 512;
+
+const TAIL_WINDOW_CHARS = 2000;
+const ERROR_WORDS = /\b(error|errors|exception|failed|failure|fatal|traceback|panic|panicked|stack trace|errno|exit code|segmentation fault|denied|abort(ed)?)\b/i;
+const SUMMARY_WORDS = /\b(total|totals|summary|result|results|passed|succeeded|complete|completed|done|finished|count)\b/i;
+const CLOSING_BRACKET = /[}\]]\s*$/;
+
+/**
+ * Whether the end of a text carries something a reader must not lose: error words, a JSON object or
+ * array closing (OpenClaw checks only `}`), or summary words. Looks at the last ~2000 characters.
+ */
+export function hasImportantTail(text: string): boolean {
+  const tail = text.length > TAIL_WINDOW_CHARS ? text.slice(-TAIL_WINDOW_CHARS) : text;
+  return ERROR_WORDS.test(tail) || SUMMARY_WORDS.test(tail) || CLOSING_BRACKET.test(tail);
+}
+
+/** Share of the text budget given to the tail, by kind and by whether the tail matters. */
+function tailShare(kind: PreviewKind, important: boolean): number {
+  switch (kind) {
+    case 'command': return 0.6; // errors and summaries come last in command output
+    case 'search': return important ? 0.3 : 0; // ranked results: the head is what matters
+    default: return important ? 0.3 : 0.1;
+  }
+}
+
+/** How far a cut may move to land on a line break instead of mid-line. */
+const lineSnapWindow = (partBytes: number): number => Math.min(1024, Math.floor(partBytes / 8));
+
+export function previewHeadTail(content: string | Uint8Array, options: PreviewOptions): Preview {
+  const { budgetBytes, kind = 'generic' } = options;
+  if (!Number.isInteger(budgetBytes) || budgetBytes < MIN_PREVIEW_BUDGET) {
+    throw new RecallError('INVALID_ARGUMENT', `The preview budget must be an integer of at least ${MIN_PREVIEW_BUDGET} bytes; got ${budgetBytes}.`);
+  }
+  const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : toBuffer(content);
+  const totalBytes = bytes.length;
+  const totalLines = countLines(bytes);
+  const tailText = decodeUtf8(bytes.subarray(Math.max(0, totalBytes - TAIL_WINDOW_CHARS * 4)));
+  const importantTail = hasImportantTail(tailText);
+  if (totalBytes <= budgetBytes) {
+    return { text: typeof content === 'string' ? content : decodeUtf8(bytes), truncated: false, totalBytes, totalLines, importantTail };
+  }
+
+  // Reserve room for the longest marker these totals can produce, then cut.
+  const worst = { from: totalBytes, to: totalBytes, bytes: totalBytes, firstLine: totalLines, lines: totalLines };
+  const reserve = Buffer.byteLength(marker(worst, totalBytes, totalLines, options)) + 2;
+  const available = budgetBytes - reserve;
+  if (available < 64) {
+    throw new RecallError('INVALID_ARGUMENT', `A preview budget of ${budgetBytes} bytes leaves no room for text beside the omission marker; use at least ${reserve + 64}.`);
+  }
+  const tailBytes = Math.floor(available * tailShare(kind, importantTail));
+  const headBytes = available - tailBytes;
+
+  let from = boundaryAtOrBefore(bytes, headBytes);
+  const headBreak = bytes.lastIndexOf(0x0a, from - 1);
+  if (headBreak >= 0 && from - (headBreak + 1) <= lineSnapWindow(headBytes)) from = headBreak + 1;
+
+  let to = totalBytes;
+  if (tailBytes > 0) {
+    to = boundaryAtOrAfter(bytes, totalBytes - tailBytes);
+    const tailBreak = bytes.indexOf(0x0a, to > 0 ? to - 1 : 0);
+    if (tailBreak >= 0 && tailBreak + 1 - to <= lineSnapWindow(tailBytes) && tailBreak + 1 <= totalBytes) to = tailBreak + 1;
+  }
+  if (to < from) to = from;
+
+  const omitted = {
+    from,
+    to,
+    bytes: to - from,
+    firstLine: countNewlines(bytes, 0, from) + 1,
+    lines: countNewlines(bytes, from, to) + (to > from && bytes[to - 1] !== 0x0a ? 1 : 0),
+  };
+  const head = decodeUtf8(bytes.subarray(0, from));
+  const tail = decodeUtf8(bytes.subarray(to));
+  const before = head.length === 0 || head.endsWith('\n') ? '' : '\n';
+  const after = tail.length === 0 ? '' : '\n';
+  const text = `${head}${before}${marker(omitted, totalBytes, totalLines, options)}${after}${tail}`;
+  return { text, truncated: true, totalBytes, totalLines, omitted, importantTail };
+}
+
+/** The omission marker: the range, the totals and the exact call that continues. */
+function marker(
+  omitted: NonNullable<Preview['omitted']>,
+  totalBytes: number,
+  totalLines: number,
+  options: PreviewOptions,
+): string {
+  const lastLine = omitted.firstLine + Math.max(omitted.lines, 1) - 1;
+  const what = `[... ${omitted.bytes} bytes omitted: bytes [${omitted.from}, ${omitted.to}) of ${totalBytes}, lines ${omitted.firstLine}-${lastLine} of ${totalLines} (${omitted.lines} lines).`;
+  if (!options.outputId) {
+    const reason = options.unavailableReason ? ` (${options.unavailableReason})` : '';
+    return `${what} They were NOT retained${reason}: this preview is all that can be read. Do not conclude that something is absent from the output.]`;
+  }
+  const call = JSON.stringify({ outputId: options.outputId, offset: omitted.from });
+  const incomplete = options.copyComplete === false
+    ? ' The retained copy is itself incomplete (capture dropped bytes): complete=false even after the last page.'
+    : '';
+  return `${what} The full output is retained: call read_tool_output ${call} to continue (pages of up to 4096 bytes; follow nextOffset), or search_tool_output with the same outputId to find a field. Check the copy before concluding something is absent.${incomplete}]`;
+}
+
+function countLines(bytes: Buffer): number {
+  if (bytes.length === 0) return 0;
+  return countNewlines(bytes) + (bytes[bytes.length - 1] === 0x0a ? 0 : 1);
+}
+
+export function toBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}

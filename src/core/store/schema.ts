@@ -1,0 +1,52 @@
+import type { Database } from 'sql.js';
+
+/** Bumped when the layout changes; a file with another version is moved aside, not misread. */
+export const SCHEMA_VERSION = 1;
+
+export const SCHEMA = `
+CREATE TABLE IF NOT EXISTS session (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS outputs (
+  id TEXT PRIMARY KEY,
+  seq INTEGER NOT NULL,
+  tool TEXT,
+  title TEXT,
+  created_at INTEGER NOT NULL,
+  total_bytes INTEGER NOT NULL,
+  complete INTEGER NOT NULL,
+  dropped_bytes INTEGER NOT NULL,
+  gap_offset INTEGER,
+  chunk_bytes INTEGER NOT NULL,
+  evicted INTEGER NOT NULL DEFAULT 0,
+  extra TEXT
+);
+CREATE INDEX IF NOT EXISTS outputs_seq ON outputs (seq);
+CREATE TABLE IF NOT EXISTS chunks (
+  output_id TEXT NOT NULL,
+  idx INTEGER NOT NULL,
+  codec INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  PRIMARY KEY (output_id, idx)
+);
+`;
+
+/**
+ * Connection settings. sql.js's export() closes and reopens the connection, which resets these, so
+ * they are applied again after every export. The journal lives in SQLite's heap rather than in a
+ * growing MEMFS file: durability comes from the exported file, not from this in-memory database.
+ */
+export function applyPragmas(db: Database): void {
+  db.exec('PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF; PRAGMA temp_store=MEMORY;');
+}
+
+/** A small typed helper: all rows of a query with bound parameters (IDs never reach SQL text). */
+export function queryRows<T>(db: Database, sql: string, params: (string | number | null)[] = []): T[] {
+  const statement = db.prepare(sql);
+  try {
+    statement.bind(params);
+    const rows: T[] = [];
+    while (statement.step()) rows.push(statement.getAsObject() as T);
+    return rows;
+  } finally {
+    statement.free();
+  }
+}

@@ -1,0 +1,81 @@
+/** Public shapes of the engine (re-exported from `dist/core.js`; add fields, never rename). */
+
+export interface RetainMeta {
+  /** The tool or source that produced the output (e.g. `run_command`). */
+  tool?: string;
+  /** A human title: the command line, the query, the file. */
+  title?: string;
+  /**
+   * Set false when the content is already missing bytes (a capped capture); the copy is then
+   * incomplete even if it fits the copy cap.
+   */
+  complete?: boolean;
+  /** Bytes the producer already dropped before retention (adds to `droppedBytes`). */
+  droppedBytes?: number;
+  /** Where the producer's own gap sits in `content`, as a byte offset. */
+  gapOffset?: number;
+  /** Anything JSON-serialisable the caller wants back from `list()` (exit status, streams…). */
+  extra?: Record<string, unknown>;
+}
+
+export interface RetainResult {
+  outputId: string;
+  /** Bytes in the retained copy (what `read` pages over). */
+  totalBytes: number;
+  complete: boolean;
+  /** Bytes of the original output that are not in the copy. */
+  droppedBytes: number;
+}
+
+export interface ReadResult {
+  text: string;
+  nextOffset: number;
+  totalBytes: number;
+  hasMore: boolean;
+  /** Completeness of the copy, not of this page. */
+  complete: boolean;
+}
+
+export interface SearchOptions {
+  regex?: boolean;
+  caseSensitive?: boolean;
+  /** 1..1000, default 50. */
+  maxMatches?: number;
+}
+
+export interface SearchMatch {
+  /** Byte offset of the match: a valid `read` offset. */
+  offset: number;
+  /** Byte offset of the start of the matching line (also a valid `read` offset). */
+  lineOffset: number;
+  /** 1-based line number. */
+  line: number;
+  /** The matching line, clipped around the match. */
+  text: string;
+}
+
+export interface SearchResult {
+  matches: SearchMatch[];
+  /** True when more matches exist than were returned. */
+  truncated: boolean;
+  totalBytes: number;
+  complete: boolean;
+}
+
+export interface OutputInfo {
+  outputId: string;
+  tool?: string;
+  title?: string;
+  createdAt: number;
+  totalBytes: number;
+  complete: boolean;
+  droppedBytes: number;
+  gapOffset?: number;
+  evicted: boolean;
+  extra?: Record<string, unknown>;
+}
+
+export interface OpenReport {
+  /** Set when the session file would not open: where it was moved, and why. */
+  movedAside?: { path: string; reason: string };
+}
