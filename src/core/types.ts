@@ -79,3 +79,23 @@ export interface OpenReport {
   /** Set when the session file would not open: where it was moved, and why. */
   movedAside?: { path: string; reason: string };
 }
+
+/**
+ * What callers need of a session store. `SessionStore` implements it in-process; the worker client
+ * implements it over a worker thread so the caller's thread never blocks on the database.
+ */
+export interface RecallStore {
+  readonly sessionId: string;
+  readonly copyBytes: number;
+  readonly quotaBytes: number;
+  retain(content: string | Uint8Array, meta?: RetainMeta): Promise<RetainResult>;
+  read(outputId: string, offset?: number, maxBytes?: number): Promise<ReadResult>;
+  search(outputId: string, pattern: string, options?: SearchOptions): Promise<SearchResult>;
+  readAll(outputId: string): Promise<Uint8Array>;
+  info(outputId: string): Promise<OutputInfo>;
+  list(): Promise<OutputInfo[]>;
+  stats(): Promise<{ outputs: number; retainedBytes: number; evicted: number }>;
+  remove(outputId: string): Promise<void>;
+  close(): Promise<void>;
+  delete(): Promise<void>;
+}

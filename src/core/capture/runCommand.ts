@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { RecallError, describeError } from '../errors';
 import { DEFAULT_LIMITS } from '../limits';
 import { previewHeadTail } from '../preview';
-import type { SessionStore } from '../store/sessionStore';
+import type { RecallStore } from '../types';
 import { HeadTailBuffer, type CappedBytes } from './headTailBuffer';
 import { killTree, signalGroup, spawnShell } from './processTree';
 
@@ -61,7 +61,7 @@ export interface CommandResult {
 /** After the shell exits, how long to wait for pipes still held open by its background children. */
 const PIPE_DRAIN_MS = 1000;
 
-export async function runCommand(options: RunCommandOptions, store: SessionStore | undefined, limits: Partial<CaptureLimits> = {}): Promise<CommandResult> {
+export async function runCommand(options: RunCommandOptions, store: RecallStore | undefined, limits: Partial<CaptureLimits> = {}): Promise<CommandResult> {
   const { command } = options;
   if (typeof command !== 'string' || command.trim().length === 0) throw new RecallError('INVALID_ARGUMENT', 'command must be a non-empty shell command line.');
   const cwd = path.resolve(options.cwd ?? process.cwd());

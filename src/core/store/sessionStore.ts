@@ -14,7 +14,7 @@ import { PAGE_CONTEXT, pageFromWindow, validatePageRequest } from '../pager';
 import { compileSearch, searchBytes } from '../search';
 import { capBytes } from '../capture/headTailBuffer';
 import { toBuffer } from '../preview';
-import type { OpenReport, OutputInfo, ReadResult, RetainMeta, RetainResult, SearchOptions, SearchResult } from '../types';
+import type { OpenReport, OutputInfo, ReadResult, RecallStore, RetainMeta, RetainResult, SearchOptions, SearchResult } from '../types';
 import { atomicWriteFile } from './atomicWrite';
 import { CHUNK_BYTES, decodeChunk, encodeChunks } from './chunks';
 import { openDatabase, sessionFile } from './sessionFile';
@@ -72,7 +72,7 @@ export async function openStore(options: OpenStoreOptions): Promise<SessionStore
   }
 }
 
-export class SessionStore {
+export class SessionStore implements RecallStore {
   private closed: 'open' | 'closed' | 'deleted' = 'open';
   private readonly cache = new Map<string, Buffer>();
   private nextSeq: number;
