@@ -1,9 +1,53 @@
 import * as vscode from 'vscode';
+import * as path from 'node:path';
+import { describeError } from '../core/errors';
+import { openStore } from '../core/store/sessionStore';
+import { readSettings } from './config';
+import { SessionManager } from './sessions/sessionManager';
+import { SessionStatusBar } from './statusBar';
+import { registerSessionCommands } from './commands';
+import { createApi, type ToolOutputRecallApi } from './api';
+import { ReadToolOutputTool } from './tools/readToolOutput';
+import { SearchToolOutputTool } from './tools/searchToolOutput';
+import { RunCommandTool } from './tools/runCommandTool';
 
-export function activate(context: vscode.ExtensionContext): void {
+/**
+ * The composition root: builds the parts and registers them. Nothing heavy happens here: sql.js
+ * and the session store load on first use, so activation stays light.
+ */
+export function activate(context: vscode.ExtensionContext): ToolOutputRecallApi | undefined {
+  const started = performance.now();
   const log = vscode.window.createOutputChannel('Tool Output Recall', { log: true });
   context.subscriptions.push(log);
-  log.info('activated');
+  try {
+    // Per-workspace storage; an empty window has none, so its sessions live in global storage.
+    const storage = context.storageUri ?? context.globalStorageUri;
+    const sessions = new SessionManager(path.join(storage.fsPath, 'sessions'), context.workspaceState, openStore, readSettings, log);
+    const store = () => sessions.store();
+    context.subscriptions.push(
+      sessions,
+      new SessionStatusBar(sessions),
+      ...registerSessionCommands(sessions, log),
+      vscode.lm.registerTool(ReadToolOutputTool.toolName, new ReadToolOutputTool(store, () => readSettings().pageBytes)),
+      vscode.lm.registerTool(SearchToolOutputTool.toolName, new SearchToolOutputTool(store)),
+      vscode.lm.registerTool(RunCommandTool.toolName, new RunCommandTool({
+        store,
+        settings: readSettings,
+        isTrusted: () => vscode.workspace.isTrusted,
+        onRetained: () => sessions.notifyChanged(),
+        log,
+      })),
+    );
+    log.info(`activated in ${(performance.now() - started).toFixed(1)} ms; sessions in ${sessions.dir}`);
+    return createApi(sessions);
+  } catch (error) {
+    // Shown, not swallowed: a broken activation otherwise looks like tools that silently vanish.
+    log.error(`activation failed: ${describeError(error)}`);
+    void vscode.window.showErrorMessage(`Tool Output Recall failed to activate: ${describeError(error)}`, 'Show Log').then((choice) => {
+      if (choice) log.show();
+    });
+    return undefined;
+  }
 }
 
 export function deactivate(): void {}

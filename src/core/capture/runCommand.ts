@@ -99,7 +99,7 @@ export async function runCommand(options: RunCommandOptions, store: RecallStore 
         complete: copy.complete,
         droppedBytes: copy.droppedBytes,
         gapOffset: copy.gapOffset,
-        extra: { exitCode: captured.exitCode, signal: captured.signal, timedOut: captured.timedOut, cancelled: captured.cancelled, stdout, stderr, cwd },
+        extra: { previewBytes, exitCode: captured.exitCode, signal: captured.signal, timedOut: captured.timedOut, cancelled: captured.cancelled, stdout, stderr, cwd },
       });
       outputId = retained.outputId;
     } catch (error) {

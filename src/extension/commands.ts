@@ -1,0 +1,69 @@
+import * as vscode from 'vscode';
+import { describeError } from '../core/errors';
+import type { SessionManager } from './sessions/sessionManager';
+import { formatBytes } from './statusBar';
+
+/** The session commands (category "Tool Output Recall"); output commands live with the inspector. */
+export function registerSessionCommands(sessions: SessionManager, log: vscode.LogOutputChannel): vscode.Disposable[] {
+  const command = (id: string, run: (...args: any[]) => Promise<unknown>) =>
+    vscode.commands.registerCommand(`toolOutputRecall.${id}`, async (...args: unknown[]) => {
+      try {
+        return await run(...args);
+      } catch (error) {
+        log.error(`${id}: ${describeError(error)}`);
+        void vscode.window.showErrorMessage(`Tool Output Recall: ${describeError(error)}`);
+        return undefined;
+      }
+    });
+
+  return [
+    command('newSession', async () => {
+      const store = await sessions.newSession();
+      void vscode.window.showInformationMessage(`Tool Output Recall: new session ${store.sessionId}.`);
+      return store.sessionId;
+    }),
+    command('forkSession', async () => {
+      const store = await sessions.forkSession();
+      void vscode.window.showInformationMessage(`Tool Output Recall: forked into session ${store.sessionId}; it shares no outputs with the previous one.`);
+      return store.sessionId;
+    }),
+    command('deleteSession', async (options?: { confirm?: boolean }) => {
+      const current = sessions.sessionId ?? (await sessions.store()).sessionId;
+      if (options?.confirm !== false) {
+        const answer = await vscode.window.showWarningMessage(
+          `Delete session ${current}? Its retained outputs are removed and their IDs stop resolving.`,
+          { modal: true },
+          'Delete',
+        );
+        if (answer !== 'Delete') return undefined;
+      }
+      const store = await sessions.deleteSession();
+      return store.sessionId;
+    }),
+    command('switchSession', async (sessionId?: string) => {
+      let target = typeof sessionId === 'string' ? sessionId : undefined;
+      if (!target) {
+        const items = (await sessions.sessions()).map((s) => ({
+          label: s.sessionId,
+          description: `${formatBytes(s.bytes)} · ${new Date(s.modifiedAt).toLocaleString()}`,
+          detail: s.current ? 'current session' : s.locked ? 'open in another window' : undefined,
+          sessionId: s.sessionId,
+        }));
+        const picked = await vscode.window.showQuickPick(items, { title: 'Switch Tool Output Recall Session', placeHolder: 'Pick a session of this workspace' });
+        target = picked?.sessionId;
+      }
+      if (!target) return undefined;
+      return (await sessions.switchSession(target)).sessionId;
+    }),
+    command('openOutputById', async (outputId?: string) => {
+      const id = typeof outputId === 'string' ? outputId : await vscode.window.showInputBox({
+        title: 'Open Output by ID',
+        prompt: 'An outputId from a tool result, e.g. out_0123456789abcdef01234567',
+        validateInput: (value) => (/^\s*out_[0-9a-f]{24}\s*$/.test(value) ? undefined : 'An outputId looks like out_ followed by 24 hex digits.'),
+      });
+      if (!id) return undefined;
+      return vscode.commands.executeCommand('toolOutputRecall.openOutput', id.trim());
+    }),
+    command('showLog', async () => log.show()),
+  ];
+}

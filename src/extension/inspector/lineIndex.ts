@@ -1,0 +1,111 @@
+/**
+ * Line numbers for byte offsets of a retained copy, without keeping the copy in memory.
+ *
+ * Built once per opened output from one `readAll`: the copy is cut into blocks of at most
+ * BLOCK_BYTES that start on character boundaries, and the index keeps only the block starts and the
+ * newlines before each (two small typed arrays: ~16 KiB for an 8 MiB copy). The line at an offset is
+ * then the count at its block plus the newlines in one short `read` from the block start — a
+ * read that always fits one page and hits the store's chunk cache, like the page read it goes with.
+ * (An index of every 1000th newline would need an unbounded read when lines are long.)
+ */
+import { boundaryAtOrBefore, countNewlines } from '../../core/utf8';
+import type { RecallStore } from '../../core/types';
+
+/** Below the 4096-byte page limit, leaving room for the ≤3 bytes a boundary snap moves back. */
+export const BLOCK_BYTES = 4000;
+
+export interface LineIndex {
+  totalBytes: number;
+  /** Lines in the copy: newlines, plus one for a last line without a newline. */
+  totalLines: number;
+  /** Newlines in the whole copy. */
+  newlines: number;
+  /** blockStart[k]: a character boundary; newlinesBefore[k]: '\n' bytes in [0, blockStart[k]). */
+  blockStart: Float64Array;
+  newlinesBefore: Float64Array;
+  /** Last byte of the copy is '\n' (then the last line is the one that newline ends). */
+  endsWithNewline: boolean;
+}
+
+export function buildLineIndex(bytes: Uint8Array): LineIndex {
+  const count = Math.max(1, Math.ceil(bytes.length / BLOCK_BYTES));
+  const blockStart = new Float64Array(count);
+  const newlinesBefore = new Float64Array(count);
+  let newlines = 0;
+  let previous = 0;
+  for (let k = 0; k < count; k++) {
+    const start = k === 0 ? 0 : boundaryAtOrBefore(bytes, k * BLOCK_BYTES);
+    newlines += countNewlines(bytes, previous, start);
+    blockStart[k] = start;
+    newlinesBefore[k] = newlines;
+    previous = start;
+  }
+  newlines += countNewlines(bytes, previous, bytes.length);
+  const endsWithNewline = bytes.length > 0 && bytes[bytes.length - 1] === 0x0a;
+  const totalLines = bytes.length === 0 ? 0 : newlines + (endsWithNewline ? 0 : 1);
+  return { totalBytes: bytes.length, totalLines, newlines, blockStart, newlinesBefore, endsWithNewline };
+}
+
+/** The block whose start is the greatest at or before `offset`. */
+function blockOf(index: LineIndex, offset: number): number {
+  let low = 0;
+  let high = index.blockStart.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (index.blockStart[mid] <= offset) low = mid;
+    else high = mid - 1;
+  }
+  return low;
+}
+
+/**
+ * 1-based line that contains byte `offset` (a character boundary). At the very end of a copy that
+ * ends with a newline, that is the last line, not a phantom empty one after it.
+ */
+export async function lineAt(index: LineIndex, store: RecallStore, outputId: string, offset: number): Promise<number> {
+  if (index.totalBytes === 0) return 1;
+  const k = blockOf(index, offset);
+  const start = index.blockStart[k];
+  let newlines = index.newlinesBefore[k];
+  if (offset > start) {
+    const page = await store.read(outputId, start, offset - start);
+    newlines += countChar(page.text, '\n');
+  }
+  const line = newlines + 1;
+  return Math.min(line, Math.max(1, index.totalLines));
+}
+
+export function countChar(text: string, char: string): number {
+  let count = 0;
+  for (let at = text.indexOf(char); at >= 0; at = text.indexOf(char, at + 1)) count++;
+  return count;
+}
+
+/** Keeps the indexes of the last few opened outputs; a build runs once however many ask at once. */
+export class LineIndexCache {
+  private readonly entries = new Map<string, Promise<LineIndex>>();
+
+  constructor(private readonly capacity = 8) {}
+
+  get(key: string, build: () => Promise<LineIndex>): Promise<LineIndex> {
+    let entry = this.entries.get(key);
+    if (entry) {
+      this.entries.delete(key);
+    } else {
+      entry = build();
+      // A failed build (evicted meanwhile, store closed) must not stick.
+      entry.catch(() => { if (this.entries.get(key) === entry) this.entries.delete(key); });
+    }
+    this.entries.set(key, entry);
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
+    return entry;
+  }
+
+  forget(key: string): void {
+    this.entries.delete(key);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}

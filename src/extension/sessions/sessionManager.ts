@@ -1,0 +1,196 @@
+import * as vscode from 'vscode';
+import { promises as fs } from 'node:fs';
+import { RecallError, describeError } from '../../core/errors';
+import { listSessions, sessionFile, type SessionFileInfo } from '../../core/store/sessionFile';
+import { tryLockSession, isSessionLocked, type SessionLock } from '../../core/store/sessionLock';
+import { newSessionId } from '../../core/ids';
+import type { OpenReport, RecallStore, RetainMeta, RetainResult } from '../../core/types';
+import type { OpenStoreOptions } from '../../core/store/sessionStore';
+import type { RecallSettings } from '../config';
+
+/** A store as the manager needs it: the engine's interface plus where it lives. */
+export type ManagedStore = RecallStore & { readonly file: string; readonly openReport: OpenReport; readonly resumed: boolean };
+export type StoreOpener = (options: OpenStoreOptions) => Promise<ManagedStore>;
+
+const LAST_SESSION_KEY = 'toolOutputRecall.lastSession';
+
+/**
+ * Owns "the current session" of this window: opens it lazily (activation stays light), resumes
+ * the workspace's last session after a reload, never shares a session file with another window
+ * (a lock; the second window gets a session of its own), and switches, forks, deletes and prunes.
+ */
+export class SessionManager implements vscode.Disposable {
+  private current: { store: ManagedStore; lock: SessionLock } | undefined;
+  private opening: Promise<ManagedStore> | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires when outputs are added or removed, or the session changes. */
+  readonly onDidChange = this.changed.event;
+
+  constructor(
+    readonly dir: string,
+    private readonly state: vscode.Memento,
+    private readonly open: StoreOpener,
+    private readonly settings: () => RecallSettings,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  get sessionId(): string | undefined {
+    return this.current?.store.sessionId;
+  }
+
+  /** The current session's store, opening (or resuming) it on first use. */
+  store(): Promise<ManagedStore> {
+    if (this.current) return Promise.resolve(this.current.store);
+    this.opening ??= this.serialized(() => this.openInitial()).finally(() => { this.opening = undefined; });
+    return this.opening;
+  }
+
+  /** Retains through the current store and tells listeners (tree, status bar). */
+  async retain(content: string | Uint8Array, meta?: RetainMeta): Promise<RetainResult> {
+    const result = await (await this.store()).retain(content, meta);
+    this.changed.fire();
+    return result;
+  }
+
+  notifyChanged(): void {
+    this.changed.fire();
+  }
+
+  newSession(): Promise<ManagedStore> {
+    return this.serialized(async () => {
+      await this.closeCurrent();
+      return this.activate(newSessionId());
+    });
+  }
+
+  /** A new session that shares no copies with the current one. */
+  forkSession(): Promise<ManagedStore> {
+    return this.serialized(async () => {
+      const parent = this.current?.store.sessionId;
+      await this.closeCurrent();
+      return this.activate(newSessionId(), parent);
+    });
+  }
+
+  /** Deletes the current session's file (its IDs stop resolving) and starts a new session. */
+  deleteSession(): Promise<ManagedStore> {
+    return this.serialized(async () => {
+      if (this.current) {
+        const { store, lock } = this.current;
+        this.current = undefined;
+        await store.delete();
+        await lock.release();
+        this.log.info(`deleted session ${store.sessionId}`);
+      }
+      return this.activate(newSessionId());
+    });
+  }
+
+  switchSession(sessionId: string): Promise<ManagedStore> {
+    return this.serialized(async () => {
+      if (this.current?.store.sessionId === sessionId) return this.current.store;
+      if (await isSessionLocked(sessionFile(this.dir, sessionId))) {
+        throw new RecallError('STORE_UNAVAILABLE', `Session ${sessionId} is open in another window; switch to it there.`);
+      }
+      await this.closeCurrent();
+      return this.activate(sessionId);
+    });
+  }
+
+  async sessions(): Promise<(SessionFileInfo & { current: boolean; locked: boolean })[]> {
+    const found = await listSessions(this.dir);
+    return Promise.all(found.map(async (info) => ({
+      ...info,
+      current: info.sessionId === this.sessionId,
+      locked: info.sessionId !== this.sessionId && (await isSessionLocked(info.file)),
+    })));
+  }
+
+  /** Deletes old sessions by count, age and total size; never the current or a locked one. */
+  async prune(): Promise<string[]> {
+    const { sessionsMaxCount, sessionsMaxAgeDays, sessionsTotalQuotaBytes } = this.settings();
+    const all = await this.sessions();
+    const cutoff = Date.now() - sessionsMaxAgeDays * 86_400_000;
+    const removed: string[] = [];
+    let kept = 0;
+    let bytes = 0;
+    for (const session of all) {
+      const keep = session.current || session.locked
+        || (kept < sessionsMaxCount && session.modifiedAt >= cutoff && bytes + session.bytes <= sessionsTotalQuotaBytes);
+      if (keep) {
+        kept++;
+        bytes += session.bytes;
+        continue;
+      }
+      await fs.rm(session.file, { force: true });
+      removed.push(session.sessionId);
+    }
+    if (removed.length > 0) this.log.info(`pruned ${removed.length} old session(s): ${removed.join(', ')}`);
+    return removed;
+  }
+
+  async dispose(): Promise<void> {
+    await this.serialized(() => this.closeCurrent());
+    this.changed.dispose();
+  }
+
+  private async openInitial(): Promise<ManagedStore> {
+    if (this.current) return this.current.store;
+    const last = this.state.get<string>(LAST_SESSION_KEY);
+    if (last) {
+      const store = await this.activate(last).catch((error) => {
+        this.log.warn(`could not resume session ${last}: ${describeError(error)}`);
+        return undefined;
+      });
+      if (store) return store;
+    }
+    return this.activate(newSessionId());
+  }
+
+  /** Locks and opens a session; if another window holds it, this window gets a new session. */
+  private async activate(sessionId: string, forkedFrom?: string): Promise<ManagedStore> {
+    await fs.mkdir(this.dir, { recursive: true });
+    let id = sessionId;
+    let lock = await tryLockSession(sessionFile(this.dir, id));
+    if (!lock) {
+      this.log.info(`session ${id} is open in another window; starting a session of this window's own`);
+      id = newSessionId();
+      lock = await tryLockSession(sessionFile(this.dir, id));
+      if (!lock) throw new RecallError('STORE_UNAVAILABLE', `Could not lock a new session file in ${this.dir}.`);
+    }
+    const limits = this.settings();
+    let store: ManagedStore;
+    try {
+      store = await this.open({ dir: this.dir, sessionId: id, quotaBytes: limits.sessionQuotaBytes, copyBytes: limits.copyBytes, forkedFrom });
+    } catch (error) {
+      await lock.release();
+      throw error;
+    }
+    this.current = { store, lock };
+    await this.state.update(LAST_SESSION_KEY, store.sessionId);
+    this.log.info(`${store.resumed ? 'resumed' : 'started'} session ${store.sessionId}${forkedFrom ? ` (fork of ${forkedFrom})` : ''} at ${store.file}`);
+    const aside = store.openReport.movedAside;
+    if (aside) {
+      this.log.error(`session file would not open (${aside.reason}); kept it as ${aside.path} and started empty`);
+      void vscode.window.showWarningMessage(`Tool Output Recall: the session file could not be opened (${aside.reason}). It was kept as ${aside.path}; the session starts empty.`);
+    }
+    this.changed.fire();
+    void this.prune().catch((error) => this.log.warn(`pruning sessions failed: ${describeError(error)}`));
+    return store;
+  }
+
+  private async closeCurrent(): Promise<void> {
+    if (!this.current) return;
+    const { store, lock } = this.current;
+    this.current = undefined;
+    await store.close().catch((error) => this.log.warn(`closing session ${store.sessionId}: ${describeError(error)}`));
+    await lock.release();
+  }
+
+  private serialized<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+}

@@ -1,0 +1,52 @@
+import * as vscode from 'vscode';
+import type { RecallStore, ReadResult } from '../../core/types';
+import { MAX_PART_BYTES, textResult, toolError } from './toolResult';
+
+export interface ReadToolOutputInput {
+  outputId: string;
+  offset?: number;
+  maxBytes?: number;
+}
+
+/** `read_tool_output`: one page of a retained copy, by UTF-8 byte offset. */
+export class ReadToolOutputTool implements vscode.LanguageModelTool<ReadToolOutputInput> {
+  static readonly toolName = 'read_tool_output';
+
+  constructor(private readonly store: () => Promise<RecallStore>, private readonly pageBytes: () => number) {}
+
+  prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<ReadToolOutputInput>): vscode.PreparedToolInvocation {
+    return { invocationMessage: `Reading retained output ${options.input.outputId} from byte ${options.input.offset ?? 0}` };
+  }
+
+  async invoke(options: vscode.LanguageModelToolInvocationOptions<ReadToolOutputInput>): Promise<vscode.LanguageModelToolResult> {
+    const { outputId, offset = 0 } = options.input;
+    try {
+      const store = await this.store();
+      const requested = options.input.maxBytes;
+      // Valid sizes are clamped to the page setting; invalid ones go to the engine, which rejects them.
+      let maxBytes = requested === undefined ? this.pageBytes() : requested > 0 ? Math.min(requested, this.pageBytes()) : requested;
+      let page = await store.read(outputId, offset, maxBytes);
+      // JSON escaping can grow a page of control characters past one part; take a smaller page
+      // (nextOffset stays exact) rather than split the JSON.
+      while (Buffer.byteLength(render(outputId, page), 'utf8') > MAX_PART_BYTES && maxBytes > 16) {
+        maxBytes = Math.floor(maxBytes / 2);
+        page = await store.read(outputId, offset, maxBytes);
+      }
+      return textResult(render(outputId, page));
+    } catch (error) {
+      throw toolError(ReadToolOutputTool.toolName, error);
+    }
+  }
+}
+
+function render(outputId: string, page: ReadResult): string {
+  return `${JSON.stringify(page)}\n${guidance(outputId, page)}`;
+}
+
+function guidance(outputId: string, page: ReadResult): string {
+  const next = `read_tool_output {"outputId":"${outputId}","offset":${page.nextOffset}}`;
+  if (page.hasMore) return `More follows: call ${next} for the next page, or search_tool_output to jump to a field.`;
+  return page.complete
+    ? 'This is the end of the output: the copy is complete.'
+    : 'This is the end of what was saved, but the copy is NOT complete (complete=false): bytes were dropped at capture (see the gap marker in the text). Something absent here may still have been in the original output; say so rather than claiming it is absent.';
+}

@@ -1,0 +1,112 @@
+import * as vscode from 'vscode';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { runCommand, type CommandResult } from '../../core/capture/runCommand';
+import type { RecallStore } from '../../core/types';
+import type { RecallSettings } from '../config';
+import { bytesForTokenBudget, textResult, toolError } from './toolResult';
+
+export interface RunCommandInput {
+  command: string;
+  cwd?: string;
+  timeoutSeconds?: number;
+}
+
+export interface RunCommandDeps {
+  store: () => Promise<RecallStore>;
+  settings: () => RecallSettings;
+  /** Workspace trust, injectable so the refusal can be tested in a trusted test host. */
+  isTrusted: () => boolean;
+  onRetained: () => void;
+  log: vscode.LogOutputChannel;
+}
+
+/** Header and guidance around the preview take about this much of a token budget. */
+const HEADER_BYTES = 1200;
+
+/**
+ * `run_command`: runs a shell command where the workspace is, with bounded capture; the model gets
+ * the status, a preview, and the outputId of the whole output.
+ */
+export class RunCommandTool implements vscode.LanguageModelTool<RunCommandInput> {
+  static readonly toolName = 'run_command';
+
+  constructor(private readonly deps: RunCommandDeps) {}
+
+  prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<RunCommandInput>): vscode.PreparedToolInvocation {
+    const { command } = options.input;
+    const cwd = resolveCwd(options.input.cwd);
+    const message = new vscode.MarkdownString();
+    message.appendMarkdown('Run this command in a shell?\n\n');
+    message.appendCodeblock(command, 'sh');
+    message.appendMarkdown(`\nin \`${cwd}\``);
+    return {
+      invocationMessage: `Running \`${command.length > 80 ? `${command.slice(0, 77)}…` : command}\``,
+      confirmationMessages: { title: 'Run command', message },
+    };
+  }
+
+  async invoke(options: vscode.LanguageModelToolInvocationOptions<RunCommandInput>, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
+    const { command, timeoutSeconds } = options.input;
+    if (!this.deps.isTrusted()) {
+      throw new Error('run_command refuses to run in an untrusted workspace. Ask the user to trust this workspace (command "Workspaces: Manage Workspace Trust") or complete the task without running commands.');
+    }
+    if (timeoutSeconds !== undefined && !(Number.isFinite(timeoutSeconds) && timeoutSeconds > 0)) {
+      throw new Error(`run_command failed: timeoutSeconds must be a positive number of seconds; got ${JSON.stringify(timeoutSeconds)}. Omit it to use the default.`);
+    }
+    const settings = this.deps.settings();
+    const abort = new AbortController();
+    const subscription = token.onCancellationRequested(() => abort.abort());
+    try {
+      const store = await this.deps.store().catch((error) => {
+        this.deps.log.error(`no session store for run_command: ${error}`);
+        return undefined;
+      });
+      const previewBytes = bytesForTokenBudget(options.tokenizationOptions?.tokenBudget, settings.previewBytes, HEADER_BYTES);
+      const result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: `$(terminal) ${command.slice(0, 60)}` },
+        () => runCommand(
+          { command, cwd: resolveCwd(options.input.cwd), timeoutMs: (timeoutSeconds ?? settings.defaultTimeoutSeconds) * 1000, signal: abort.signal },
+          store,
+          { previewBytes, streamBytes: settings.streamBytes },
+        ),
+      );
+      this.deps.log.info(`run_command ${JSON.stringify(command)}: exit ${result.exitCode ?? result.signal}, ${result.merged.totalBytes} bytes, ${result.outputId ?? result.recovery}`);
+      if (result.outputId) this.deps.onRetained();
+      return textResult(render(result));
+    } catch (error) {
+      throw toolError(RunCommandTool.toolName, error);
+    } finally {
+      subscription.dispose();
+    }
+  }
+}
+
+/** Relative folders are taken from the first workspace folder, like a terminal opened there. */
+export function resolveCwd(cwd: string | undefined): string {
+  const base = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir();
+  return cwd ? path.resolve(base, cwd) : base;
+}
+
+function render(result: CommandResult): string {
+  const status = result.cancelled ? 'cancelled (the process tree was stopped)'
+    : result.timedOut ? 'timed out (the process tree was stopped)'
+    : result.signal ? `killed by ${result.signal}`
+    : `exit code ${result.exitCode}`;
+  const stream = (name: string, s: CommandResult['stdout']) => `${name}: ${s.totalBytes} bytes${s.complete ? '' : `, ${s.capturedBytes} kept, ${s.droppedBytes} dropped (complete: false)`}`;
+  const lines = [
+    `$ ${result.command}`,
+    `${status}; ${(result.durationMs / 1000).toFixed(1)} s; cwd ${result.cwd}`,
+    `${stream('stdout', result.stdout)}; ${stream('stderr', result.stderr)}`,
+  ];
+  if (result.outputId) {
+    lines.push(
+      `The preview below is NOT the whole output. The merged output is retained as outputId "${result.outputId}" (${result.merged.capturedBytes} of ${result.merged.totalBytes} bytes kept, complete: ${result.merged.complete}). ` +
+      `Before saying something is absent, use search_tool_output {"outputId":"${result.outputId}","pattern":"…"} or read_tool_output {"outputId":"${result.outputId}","offset":0}. Do not re-run the command to see more.`,
+    );
+  } else if (result.recovery === 'unavailable') {
+    lines.push(`The preview below is NOT the whole output, and the rest could not be retained (${result.recoveryReason}). Say that the output was cut off rather than concluding something is absent.`);
+  }
+  lines.push(result.previewTruncated ? '--- output (head and tail; the marker shows what was omitted) ---' : '--- output ---', result.preview);
+  return lines.join('\n');
+}
