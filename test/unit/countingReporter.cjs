@@ -1,0 +1,16 @@
+// Mocha's spec output for people, plus the counts as JSON for the `npm test` aggregator, which adds
+// every suite (unit, real host, browser) into one "N passed, N failed" line.
+const fs = require('node:fs');
+const Mocha = require('mocha');
+
+class CountingReporter extends Mocha.reporters.Spec {
+  constructor(runner, options) {
+    super(runner, options);
+    runner.once('end', () => {
+      const file = process.env.TOR_RESULTS_FILE;
+      if (file) fs.writeFileSync(file, JSON.stringify({ passed: runner.stats.passes, failed: runner.stats.failures }));
+    });
+  }
+}
+
+module.exports = CountingReporter;
