@@ -10,6 +10,7 @@ import { createApi, type ToolOutputRecallApi } from './api';
 import { ReadToolOutputTool } from './tools/readToolOutput';
 import { SearchToolOutputTool } from './tools/searchToolOutput';
 import { RunCommandTool } from './tools/runCommandTool';
+import { RecallParticipant, registerRecallParticipant } from './chat/recallParticipant';
 
 /**
  * The composition root: builds the parts and registers them. Nothing heavy happens here: sql.js
@@ -38,6 +39,7 @@ export function activate(context: vscode.ExtensionContext): ToolOutputRecallApi 
         log,
       })),
     );
+    registerRecallParticipant(context, new RecallParticipant(sessions, readSettings, log));
     log.info(`activated in ${(performance.now() - started).toFixed(1)} ms; sessions in ${sessions.dir}`);
     return createApi(sessions);
   } catch (error) {
