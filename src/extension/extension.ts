@@ -10,6 +10,7 @@ import { createApi, type ToolOutputRecallApi } from './api';
 import { ReadToolOutputTool } from './tools/readToolOutput';
 import { SearchToolOutputTool } from './tools/searchToolOutput';
 import { RunCommandTool } from './tools/runCommandTool';
+import { ReadFilePageTool } from './tools/readFilePageTool';
 import { RecallParticipant, registerRecallParticipant } from './chat/recallParticipant';
 
 /**
@@ -31,6 +32,7 @@ export function activate(context: vscode.ExtensionContext): ToolOutputRecallApi 
       ...registerSessionCommands(sessions, log),
       vscode.lm.registerTool(ReadToolOutputTool.toolName, new ReadToolOutputTool(store, () => readSettings().pageBytes)),
       vscode.lm.registerTool(SearchToolOutputTool.toolName, new SearchToolOutputTool(store)),
+      vscode.lm.registerTool(ReadFilePageTool.toolName, new ReadFilePageTool(readSettings)),
       vscode.lm.registerTool(RunCommandTool.toolName, new RunCommandTool({
         store,
         settings: readSettings,

@@ -1,0 +1,465 @@
+/**
+ * The core of the `read_file_page` tool: a bounded page of a workspace file, found by line or by
+ * UTF-8 byte offset anywhere in the file.
+ *
+ * The seed's reader truncated a file to its first 256 KiB and only then applied the line offset, so
+ * later lines were unreachable. Here the requested line is found in the WHOLE file by streaming it
+ * in fixed-size chunks (counting '\n' with the native `Buffer.indexOf`, never holding the file in
+ * memory), and the page itself is read with one positioned read.
+ *
+ * Lines are separated by '\n' only; a '\r' before it stays in the text (CRLF files page the same
+ * way, with the '\r' visible). A final line without '\n' is a line; the empty "line" after a final
+ * '\n' is not (a file "a\nb\n" has two lines).
+ *
+ * Pages end on a UTF-8 unit boundary as `src/core/utf8.ts` defines it (the WHATWG decoder's units),
+ * so concatenating pages read by `nextByteOffset` reproduces `TextDecoder`'s decode of the whole
+ * file, U+FFFD included. A page prefers to end after the last whole line that fits; only when not
+ * even one line end fits (a long line) does it end at a character boundary inside the line, and
+ * then the model continues by `byteOffset`.
+ *
+ * Line index cache: for each recently read file (same path, size, mtime, inode), a sparse index
+ * keeps the byte offset of every 4096th line, plus "landmarks" (the start and end of recent pages
+ * with their line numbers) and the line count once known. A later request starts its scan from the
+ * nearest known point, so line 150,000 of a 200,000-line file costs a full scan once and at most
+ * 4096 lines afterwards, and continuing a page (by `line` or `byteOffset`) scans nothing.
+ */
+import { promises as fs } from 'node:fs';
+import { RecallError } from '../errors';
+import { DEFAULT_LIMITS } from '../limits';
+import { PAGE_CONTEXT } from '../pager';
+import { countNewlines, decodeUtf8, unitAround } from '../utf8';
+
+/** The tool whose calls `continuation` and error messages spell out. */
+export const READ_FILE_PAGE_TOOL = 'read_file_page';
+/** Largest page (bytes); larger `maxBytes` is clamped to it. */
+export const MAX_FILE_PAGE_BYTES = DEFAULT_LIMITS.pageBytes;
+/** Bytes read per chunk while counting lines (≥ 64 KiB: one native memchr pass per chunk). */
+export const SCAN_CHUNK_BYTES = 256 * 1024;
+/** The sparse line index keeps the offset of line 1, 1 + STRIDE, 1 + 2·STRIDE, … */
+export const LINE_INDEX_STRIDE = 4096;
+/**
+ * `totalLines` is reported when already known, when the page reaches the end of the file, or when
+ * at most this many bytes follow the page (counting them is then cheap; the count is cached).
+ * Otherwise it is left out rather than streaming a large file just for the count.
+ */
+export const CHEAP_COUNT_BYTES = 4 * 1024 * 1024;
+/** Files whose line index is kept (least recently used dropped first). */
+const INDEX_CACHE_FILES = 8;
+/** Landmarks kept per file. */
+const LANDMARKS_PER_FILE = 128;
+/** A byteOffset that does not fit a double exactly is not an offset. */
+const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
+
+export interface FilePageOptions {
+  /** 1-based line to start at. Excludes `byteOffset`. Neither given: line 1. */
+  line?: number;
+  /** UTF-8 byte offset to start at (0..file size), as `nextByteOffset` gives. Excludes `line`. */
+  byteOffset?: number;
+  /** Page size in bytes, 1..4096 (default 4096; larger values are clamped to 4096). */
+  maxBytes?: number;
+  /**
+   * How the path is written in `continuation` and error messages (e.g. the workspace-relative path
+   * the model passed). Defaults to `file`.
+   */
+  displayPath?: string;
+}
+
+export interface FilePage {
+  /** The page, decoded from UTF-8 (invalid bytes become U+FFFD). */
+  text: string;
+  /** 1-based line at `startByte` (the line it starts in, when continuing a long line). */
+  startLine: number;
+  /** The last line the page touches (equals `startLine` for an empty page). */
+  endLine: number;
+  /** Byte offset of the page's first byte. */
+  startByte: number;
+  /** Byte offset just past the page (= `nextByteOffset`). */
+  endByte: number;
+  /** Size of the file in bytes. */
+  totalBytes: number;
+  /**
+   * Lines in the file, when known cheaply: counted before, reached by this page, or fewer than
+   * CHEAP_COUNT_BYTES bytes after the page. Absent otherwise (never a full scan just to count).
+   */
+  totalLines?: number;
+  /** Where the next page starts; a valid `byteOffset`. Equals `totalBytes` at the end. */
+  nextByteOffset: number;
+  /** Whether bytes follow this page. */
+  hasMore: boolean;
+  /** True when the page stops inside a line (continue with `byteOffset`, not `line`). */
+  endsMidLine: boolean;
+  /** The exact next call, for the model, or a note that the file is done. */
+  continuation: string;
+}
+
+interface FileIdentity {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  dev: number;
+}
+
+/** A position whose line is known. `lineStart`: the position is the first byte of `line`. */
+interface KnownPoint {
+  offset: number;
+  line: number;
+  lineStart: boolean;
+}
+
+interface LineIndex {
+  identity: FileIdentity;
+  /** checkpoints[k] = byte offset where line k·STRIDE + 1 starts (contiguous from k = 0). */
+  checkpoints: number[];
+  /** offset → point, in insertion order (oldest first) for eviction. */
+  landmarks: Map<number, KnownPoint>;
+  totalLines?: number;
+}
+
+const indexCache = new Map<string, LineIndex>();
+const scanStats = { bytesScanned: 0 };
+
+/** Drops every cached line index (tests; or when the caller knows files changed). */
+export function clearLineIndexCache(): void {
+  indexCache.clear();
+}
+
+/** Diagnostics: files indexed, and bytes streamed to count lines since the process started. */
+export function lineIndexStats(): { files: number; bytesScanned: number } {
+  return { files: indexCache.size, bytesScanned: scanStats.bytesScanned };
+}
+
+/**
+ * Reads one page of `file` (an absolute path the caller has already checked). See the module
+ * comment for line semantics; throws `RecallError` (INVALID_ARGUMENT, NOT_FOUND,
+ * OFFSET_OUT_OF_RANGE, MID_CHARACTER_OFFSET) with messages written for the model.
+ */
+export async function readFilePage(file: string, options: FilePageOptions = {}): Promise<FilePage> {
+  const shown = options.displayPath ?? file;
+  const request = validateRequest(shown, options);
+
+  const stat = await fs.stat(file).catch((error: NodeJS.ErrnoException) => { throw fileError(shown, error); });
+  // Refuse FIFOs, devices and directories before opening: opening a FIFO would block.
+  if (!stat.isFile()) {
+    throw new RecallError('INVALID_ARGUMENT', `${shown} is ${stat.isDirectory() ? 'a directory' : 'not a regular file'}; ${READ_FILE_PAGE_TOOL} reads regular files only. Pass the path of a file inside it.`);
+  }
+  const handle = await fs.open(file, 'r').catch((error: NodeJS.ErrnoException) => { throw fileError(shown, error); });
+  try {
+    const current = await handle.stat();
+    const identity: FileIdentity = { size: current.size, mtimeMs: current.mtimeMs, ino: current.ino, dev: current.dev };
+    const index = lineIndexFor(file, identity);
+    const size = identity.size;
+
+    let start: KnownPoint | undefined;
+    let startByte: number;
+    if (request.kind === 'line') {
+      start = await locateLine(handle, index, request.line, shown);
+      startByte = start.offset;
+    } else {
+      startByte = request.byteOffset;
+      if (startByte > size) {
+        throw new RecallError(
+          'OFFSET_OUT_OF_RANGE',
+          `byteOffset ${startByte} is past the end of ${shown}, which has ${size} bytes (valid byte offsets: 0 to ${size}). Start over with ${call(shown, { line: 1 })}, or pass the nextByteOffset of the previous page.`,
+          { totalBytes: size },
+        );
+      }
+    }
+
+    // The window holds PAGE_CONTEXT bytes before the start (to reject a mid-character offset) and
+    // after the cut (to decide the boundary there), as the retained-copy pager does.
+    const windowStart = Math.max(0, startByte - PAGE_CONTEXT);
+    const windowEnd = Math.min(size, startByte + request.maxBytes + PAGE_CONTEXT);
+    const window = await readRange(handle, windowStart, windowEnd - windowStart);
+    const fileEnd = windowStart + window.length; // < windowEnd only if the file shrank underneath
+    const s = startByte - windowStart;
+    if (startByte < fileEnd) {
+      const unit = unitAround(window, s);
+      if (unit.start !== s) {
+        const before = windowStart + unit.start;
+        const after = windowStart + unit.end;
+        throw new RecallError(
+          'MID_CHARACTER_OFFSET',
+          `byteOffset ${startByte} is inside a UTF-8 character of ${shown} (the character spans bytes ${before} to ${after}). Use a character boundary: ${call(shown, { byteOffset: before })} or ${call(shown, { byteOffset: after })}.`,
+          { before, after },
+        );
+      }
+    }
+    // Only now, with the offset known to be valid, count the lines before it.
+    start ??= await locateOffset(handle, index, startByte);
+
+    // Where the page ends (relative to the window).
+    let e: number;
+    if (startByte + request.maxBytes >= fileEnd) {
+      e = fileEnd - windowStart;
+    } else {
+      const target = s + request.maxBytes;
+      const lastNewline = window.lastIndexOf(0x0a, target - 1);
+      if (lastNewline >= s) {
+        e = lastNewline + 1; // the end of the last whole line that fits
+      } else {
+        // Not one line end fits: cut inside the line, never inside a character, yet always
+        // return at least one whole character.
+        const cut = unitAround(window, target);
+        e = cut.start === target ? target : cut.start > s ? cut.start : cut.end;
+      }
+    }
+    const endByte = windowStart + e;
+    const page = window.subarray(s, e);
+    // A file that shrank while being read ends where the read ended; its index is stale.
+    const shrank = fileEnd < windowEnd;
+    if (shrank) indexCache.delete(file);
+    const hasMore = endByte < (shrank ? fileEnd : size);
+    const endsWithNewline = page.length > 0 && page[page.length - 1] === 0x0a;
+
+    let startLine: number;
+    let endLine: number;
+    if (page.length === 0) {
+      // Only at the end of the file: report the last line (line 1 for an empty file).
+      const last = start.lineStart && start.offset > 0 ? start.line - 1 : start.line;
+      startLine = endLine = Math.max(1, last);
+      if (index.totalLines === undefined && endByte === size) index.totalLines = start.offset === 0 ? 0 : last;
+    } else {
+      startLine = start.line;
+      endLine = startLine + countNewlines(page, 0, page.length - 1);
+      remember(index, start);
+      remember(index, { offset: endByte, line: endsWithNewline ? endLine + 1 : endLine, lineStart: endsWithNewline });
+      if (!hasMore) index.totalLines = endLine;
+    }
+
+    let totalLines = index.totalLines ?? (hasMore ? undefined : endLine);
+    if (totalLines === undefined && size - endByte <= CHEAP_COUNT_BYTES) {
+      const from: KnownPoint = { offset: endByte, line: endsWithNewline ? endLine + 1 : endLine, lineStart: endsWithNewline };
+      totalLines = (await scan(handle, index, size, from, {})).totalLines;
+    }
+
+    const endsMidLine = hasMore && !endsWithNewline;
+    const continuation = !hasMore
+      ? `None: this page reaches the end of ${shown}${totalLines !== undefined ? ` (${totalLines} line${totalLines === 1 ? '' : 's'}, ${size} bytes)` : ''}.`
+      : endsMidLine
+        ? `${call(shown, { byteOffset: endByte })} (line ${endLine} continues; pass byteOffset, not line)`
+        : call(shown, { line: endLine + 1 });
+
+    const result: FilePage = {
+      text: decodeUtf8(page),
+      startLine,
+      endLine,
+      startByte,
+      endByte,
+      totalBytes: size,
+      nextByteOffset: endByte,
+      hasMore,
+      endsMidLine,
+      continuation,
+    };
+    if (totalLines !== undefined) result.totalLines = totalLines;
+    return result;
+  } finally {
+    await handle.close();
+  }
+}
+
+type ValidRequest =
+  | { kind: 'line'; line: number; maxBytes: number }
+  | { kind: 'offset'; byteOffset: number; maxBytes: number };
+
+function validateRequest(shown: string, options: FilePageOptions): ValidRequest {
+  // null counts as absent: models often send `"line": null` for an unused argument.
+  const line: unknown = options.line ?? undefined;
+  const byteOffset: unknown = options.byteOffset ?? undefined;
+  const maxBytesArg: unknown = options.maxBytes ?? undefined;
+
+  let maxBytes: number = MAX_FILE_PAGE_BYTES;
+  if (maxBytesArg !== undefined) {
+    if (typeof maxBytesArg !== 'number' || !Number.isInteger(maxBytesArg) || maxBytesArg < 1) {
+      throw new RecallError('INVALID_ARGUMENT', `maxBytes must be an integer from 1 to ${MAX_FILE_PAGE_BYTES}; got ${JSON.stringify(maxBytesArg)}. Omit it to get ${MAX_FILE_PAGE_BYTES}-byte pages: ${call(shown, typeof line === 'number' ? { line } : typeof byteOffset === 'number' ? { byteOffset } : {})}.`);
+    }
+    maxBytes = Math.min(maxBytesArg, MAX_FILE_PAGE_BYTES);
+  }
+  if (line !== undefined && byteOffset !== undefined) {
+    throw new RecallError('INVALID_ARGUMENT', `Pass either line or byteOffset, not both: line (1-based) starts a page at the beginning of a line; byteOffset continues exactly where a page stopped (inside a long line). For example ${call(shown, { line: typeof line === 'number' ? line : 1 })} or ${call(shown, { byteOffset: typeof byteOffset === 'number' ? byteOffset : 0 })}.`);
+  }
+  if (byteOffset !== undefined) {
+    if (typeof byteOffset !== 'number' || !Number.isInteger(byteOffset) || byteOffset < 0 || byteOffset > MAX_OFFSET) {
+      throw new RecallError('INVALID_ARGUMENT', `byteOffset must be a non-negative integer byte offset, as nextByteOffset gives; got ${JSON.stringify(byteOffset)}. To read by line, pass line instead: ${call(shown, { line: 1 })}.`);
+    }
+    return { kind: 'offset', byteOffset, maxBytes };
+  }
+  if (line !== undefined) {
+    if (typeof line !== 'number' || !Number.isInteger(line) || line < 1 || line > MAX_OFFSET) {
+      throw new RecallError('INVALID_ARGUMENT', `line must be a 1-based integer line number; got ${JSON.stringify(line)}. For example ${call(shown, { line: 1 })}.`);
+    }
+    return { kind: 'line', line, maxBytes };
+  }
+  return { kind: 'line', line: 1, maxBytes };
+}
+
+/** `read_file_page {"path":"…","line":N}` with the path JSON-quoted exactly. */
+function call(shown: string, args: { line?: number; byteOffset?: number }): string {
+  return `${READ_FILE_PAGE_TOOL} ${JSON.stringify({ path: shown, ...args })}`;
+}
+
+function fileError(shown: string, error: NodeJS.ErrnoException): Error {
+  switch (error.code) {
+    case 'ENOENT':
+    case 'ENOTDIR':
+      return new RecallError('NOT_FOUND', `${shown} does not exist. Check the path (list the folder first), then call ${READ_FILE_PAGE_TOOL} again.`, { errno: error.code });
+    case 'EISDIR':
+      return new RecallError('INVALID_ARGUMENT', `${shown} is a directory; ${READ_FILE_PAGE_TOOL} reads regular files only.`, { errno: error.code });
+    default:
+      return error;
+  }
+}
+
+/** Reads `[position, position + length)`, or less if the file ends sooner. */
+async function readRange(handle: fs.FileHandle, position: number, length: number): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(length);
+  let filled = 0;
+  while (filled < length) {
+    const { bytesRead } = await handle.read(buffer, filled, length - filled, position + filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return filled === length ? buffer : buffer.subarray(0, filled);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Line index
+
+function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino && a.dev === b.dev;
+}
+
+/** The cached index for this version of the file (a fresh one if it changed), most recent last. */
+function lineIndexFor(file: string, identity: FileIdentity): LineIndex {
+  let index = indexCache.get(file);
+  if (index && sameIdentity(index.identity, identity)) {
+    indexCache.delete(file);
+  } else {
+    index = { identity, checkpoints: [0], landmarks: new Map() };
+    if (identity.size === 0) index.totalLines = 0;
+  }
+  indexCache.set(file, index);
+  while (indexCache.size > INDEX_CACHE_FILES) indexCache.delete(indexCache.keys().next().value as string);
+  return index;
+}
+
+function remember(index: LineIndex, point: KnownPoint): void {
+  index.landmarks.delete(point.offset);
+  index.landmarks.set(point.offset, point);
+  while (index.landmarks.size > LANDMARKS_PER_FILE) index.landmarks.delete(index.landmarks.keys().next().value as number);
+}
+
+/** Records that `line` starts at `offset` (while scanning), extending the checkpoints if it is the next one. */
+function noteLineStart(index: LineIndex, line: number, offset: number): void {
+  if (!index) return;
+  const k = (line - 1) / LINE_INDEX_STRIDE;
+  if (k === index.checkpoints.length) index.checkpoints.push(offset);
+}
+
+/** The known point nearest before the start of `line` from which a scan can find it. */
+function bestPointForLine(index: LineIndex, line: number): KnownPoint {
+  const k = Math.min(Math.floor((line - 1) / LINE_INDEX_STRIDE), index.checkpoints.length - 1);
+  let best: KnownPoint = { offset: index.checkpoints[k], line: k * LINE_INDEX_STRIDE + 1, lineStart: true };
+  for (const point of index.landmarks.values()) {
+    const usable = point.line < line || (point.line === line && point.lineStart);
+    if (usable && point.offset > best.offset) best = point;
+  }
+  return best;
+}
+
+/** The known point nearest at or before byte `offset`. */
+function bestPointForOffset(index: LineIndex, offset: number): KnownPoint {
+  const checkpoints = index.checkpoints;
+  let lo = 0;
+  let hi = checkpoints.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (checkpoints[mid] <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  let best: KnownPoint = { offset: checkpoints[lo], line: lo * LINE_INDEX_STRIDE + 1, lineStart: true };
+  for (const point of index.landmarks.values()) {
+    if (point.offset <= offset && point.offset > best.offset) best = point;
+  }
+  return best;
+}
+
+interface ScanResult {
+  /** Where the scan stopped, with its line. */
+  point: KnownPoint;
+  /** Set when the scan reached the end of the file. */
+  totalLines?: number;
+}
+
+/**
+ * Streams the file from `from` (whose line is known), counting '\n', until line `until.line`
+ * starts, byte `until.offset` is reached, or the file ends. Records checkpoints on the way.
+ */
+async function scan(
+  handle: fs.FileHandle,
+  index: LineIndex,
+  size: number,
+  from: KnownPoint,
+  until: { line?: number; offset?: number },
+): Promise<ScanResult> {
+  let line = from.line;
+  let lineStartOffset = from.lineStart ? from.offset : -1;
+  let position = from.offset;
+  const limit = Math.min(size, until.offset ?? size);
+  if (until.line !== undefined && until.line === line && from.lineStart) return { point: from };
+  const buffer = Buffer.allocUnsafe(Math.min(SCAN_CHUNK_BYTES, Math.max(1, limit - position)));
+  while (position < limit) {
+    const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, limit - position), position);
+    if (bytesRead === 0) break; // the file shrank underneath; stop where it ends
+    scanStats.bytesScanned += bytesRead;
+    const chunk = bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead);
+    for (let at = chunk.indexOf(0x0a); at >= 0; at = chunk.indexOf(0x0a, at + 1)) {
+      line++;
+      lineStartOffset = position + at + 1;
+      noteLineStart(index, line, lineStartOffset);
+      if (line === until.line) {
+        const point = { offset: lineStartOffset, line, lineStart: true };
+        remember(index, point);
+        return { point };
+      }
+    }
+    position += bytesRead;
+  }
+  const point = { offset: position, line, lineStart: lineStartOffset === position };
+  if (position > from.offset) remember(index, point);
+  if (position >= size || position < limit) {
+    // The end of the file: the last line is the current one unless it has not started (a final '\n').
+    const totalLines = position === 0 ? 0 : point.lineStart ? line - 1 : line;
+    index.totalLines = totalLines;
+    return { point, totalLines };
+  }
+  return { point };
+}
+
+/** Where line `line` starts; OFFSET_OUT_OF_RANGE if the file has fewer lines. */
+async function locateLine(handle: fs.FileHandle, index: LineIndex, line: number, shown: string): Promise<KnownPoint> {
+  const size = index.identity.size;
+  if (line === 1) return { offset: 0, line: 1, lineStart: true };
+  if (index.totalLines === undefined || line <= index.totalLines) {
+    const result = await scan(handle, index, size, bestPointForLine(index, line), { line });
+    if (result.point.line === line && result.point.lineStart && result.point.offset < size) return result.point;
+    // Line `line` would start at the end of the file (after a final '\n'): it does not exist.
+    if (result.point.line === line) index.totalLines = line - 1;
+  }
+  const total = index.totalLines ?? 0;
+  throw new RecallError(
+    'OFFSET_OUT_OF_RANGE',
+    total === 0
+      ? `line ${line} is past the end of ${shown}, which is empty (0 lines, 0 bytes).`
+      : `line ${line} is past the end of ${shown}, which has ${total} line${total === 1 ? '' : 's'} (${size} bytes). Read the last line with ${call(shown, { line: total })}.`,
+    { totalLines: total, totalBytes: size },
+  );
+}
+
+/** The line that byte `offset` falls in (scanning from the nearest known point). */
+async function locateOffset(handle: fs.FileHandle, index: LineIndex, offset: number): Promise<KnownPoint> {
+  const from = bestPointForOffset(index, offset);
+  if (from.offset === offset) return from;
+  const result = await scan(handle, index, index.identity.size, from, { offset });
+  return result.point;
+}
