@@ -11,6 +11,7 @@ import { ReadToolOutputTool } from './tools/readToolOutput';
 import { SearchToolOutputTool } from './tools/searchToolOutput';
 import { RunCommandTool } from './tools/runCommandTool';
 import { ReadFilePageTool } from './tools/readFilePageTool';
+import { RunCodeTool } from './tools/runCodeTool';
 import { RecallParticipant, registerRecallParticipant } from './chat/recallParticipant';
 
 /**
@@ -26,6 +27,13 @@ export function activate(context: vscode.ExtensionContext): ToolOutputRecallApi 
     const storage = context.storageUri ?? context.globalStorageUri;
     const sessions = new SessionManager(path.join(storage.fsPath, 'sessions'), context.workspaceState, openStore, readSettings, log);
     const store = () => sessions.store();
+    const sideEffectDeps = {
+      store,
+      settings: readSettings,
+      isTrusted: () => vscode.workspace.isTrusted,
+      onRetained: () => sessions.notifyChanged(),
+      log,
+    };
     context.subscriptions.push(
       sessions,
       new SessionStatusBar(sessions),
@@ -33,13 +41,8 @@ export function activate(context: vscode.ExtensionContext): ToolOutputRecallApi 
       vscode.lm.registerTool(ReadToolOutputTool.toolName, new ReadToolOutputTool(store, () => readSettings().pageBytes)),
       vscode.lm.registerTool(SearchToolOutputTool.toolName, new SearchToolOutputTool(store)),
       vscode.lm.registerTool(ReadFilePageTool.toolName, new ReadFilePageTool(readSettings)),
-      vscode.lm.registerTool(RunCommandTool.toolName, new RunCommandTool({
-        store,
-        settings: readSettings,
-        isTrusted: () => vscode.workspace.isTrusted,
-        onRetained: () => sessions.notifyChanged(),
-        log,
-      })),
+      vscode.lm.registerTool(RunCommandTool.toolName, new RunCommandTool(sideEffectDeps)),
+      vscode.lm.registerTool(RunCodeTool.toolName, new RunCodeTool(sideEffectDeps)),
     );
     registerRecallParticipant(context, new RecallParticipant(sessions, readSettings, log));
     log.info(`activated in ${(performance.now() - started).toFixed(1)} ms; sessions in ${sessions.dir}`);

@@ -1,0 +1,135 @@
+import * as vscode from 'vscode';
+import { renderCodeRun } from '../../core/codeMode/render';
+import { runCode } from '../../core/codeMode/runCode';
+import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../../core/codeMode/sandbox';
+import type { RecallStore } from '../../core/types';
+import type { RecallSettings } from '../config';
+import { bytesForTokenBudget, textResult, toolError } from './toolResult';
+
+export interface RunCodeInput {
+  code: string;
+  timeoutSeconds?: number;
+}
+
+/** Runs another language-model tool for the program and gives back its result as text. */
+export type ToolInvoker = (
+  name: string,
+  input: object,
+  toolInvocationToken: vscode.ChatParticipantToolToken | undefined,
+  token: vscode.CancellationToken,
+) => Promise<string>;
+
+export interface RunCodeDeps {
+  store: () => Promise<RecallStore>;
+  settings: () => RecallSettings;
+  /** Workspace trust, injectable so the refusal can be tested in a trusted test host. */
+  isTrusted: () => boolean;
+  onRetained: () => void;
+  log: vscode.LogOutputChannel;
+  /** Defaults to `invokeToolText` (vscode.lm.invokeTool); injectable for tests. */
+  invokeTool?: ToolInvoker;
+}
+
+/** Header, recovery section and console output take about this much of a token budget. */
+const HEADER_BYTES = 4000;
+const MAX_CODE_CHARS = 100_000;
+
+/**
+ * `run_code`: runs a short JavaScript program in an isolated sandbox process; the program calls other
+ * tools through `tools.call(name, input)`. Large nested results are retained before the program sees
+ * them, and the way back to each is reported next to the program's (previewed) return value.
+ */
+export class RunCodeTool implements vscode.LanguageModelTool<RunCodeInput> {
+  static readonly toolName = 'run_code';
+
+  constructor(private readonly deps: RunCodeDeps) {}
+
+  prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<RunCodeInput>): vscode.PreparedToolInvocation {
+    const code = typeof options.input.code === 'string' ? options.input.code : '';
+    const seconds = options.input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+    const message = new vscode.MarkdownString();
+    message.appendMarkdown('Run this JavaScript program? It runs isolated (no files, network or processes) and can only act through the tools it calls, which ask for their own confirmation as usual.\n\n');
+    message.appendCodeblock(code.length > 20_000 ? `${code.slice(0, 20_000)}\n// … ${code.length - 20_000} more characters` : code, 'javascript');
+    message.appendMarkdown(`\nTime limit: ${seconds} s.`);
+    const firstLine = code.trim().split('\n')[0] ?? '';
+    return {
+      invocationMessage: `Running program \`${firstLine.length > 60 ? `${firstLine.slice(0, 57)}…` : firstLine}\``,
+      confirmationMessages: { title: 'Run code', message },
+    };
+  }
+
+  async invoke(options: vscode.LanguageModelToolInvocationOptions<RunCodeInput>, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
+    const { code, timeoutSeconds } = options.input;
+    if (!this.deps.isTrusted()) {
+      throw new Error('run_code refuses to run in an untrusted workspace. Ask the user to trust this workspace (command "Workspaces: Manage Workspace Trust") or complete the task without running code.');
+    }
+    if (typeof code !== 'string' || code.trim() === '') {
+      throw new Error('run_code failed: code must be a non-empty JavaScript program (the body of an async function that ends with return value).');
+    }
+    if (code.length > MAX_CODE_CHARS) {
+      throw new Error(`run_code failed: the program is ${code.length} characters; the limit is ${MAX_CODE_CHARS}. Write a shorter program that calls tools for the data instead of embedding it.`);
+    }
+    if (timeoutSeconds !== undefined && !(Number.isFinite(timeoutSeconds) && timeoutSeconds > 0 && timeoutSeconds <= MAX_TIMEOUT_SECONDS)) {
+      throw new Error(`run_code failed: timeoutSeconds must be a number of seconds in (0, ${MAX_TIMEOUT_SECONDS}]; got ${JSON.stringify(timeoutSeconds)}. Omit it to use ${DEFAULT_TIMEOUT_SECONDS} s.`);
+    }
+    const invoker = this.deps.invokeTool ?? invokeToolText;
+    const abort = new AbortController();
+    const subscription = token.onCancellationRequested(() => abort.abort());
+    try {
+      const store = await this.deps.store().catch((error) => {
+        this.deps.log.error(`no session store for run_code: ${error}`);
+        return undefined;
+      });
+      const previewBytes = bytesForTokenBudget(options.tokenizationOptions?.tokenBudget, this.deps.settings().previewBytes, HEADER_BYTES);
+      // runCode itself refuses nested run_code, so a program cannot start another program.
+      const callTool = async (name: string, input: object, signal: AbortSignal): Promise<string> => {
+        // The nested tool stops when the model's request is cancelled or when this program ends.
+        const source = new vscode.CancellationTokenSource();
+        const cancel = () => source.cancel();
+        const linked = token.onCancellationRequested(cancel);
+        signal.addEventListener('abort', cancel, { once: true });
+        try {
+          return await invoker(name, input, options.toolInvocationToken, source.token);
+        } finally {
+          signal.removeEventListener('abort', cancel);
+          linked.dispose();
+          source.dispose();
+        }
+      };
+      const result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: '$(code) run_code' },
+        () => runCode({ code, timeoutMs: (timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000, signal: abort.signal }, { callTool, store, previewBytes }),
+      );
+      const retained = result.nested.filter((record) => record.outputId).length + (result.valueOutputId ? 1 : 0);
+      this.deps.log.info(`run_code: ${result.error ? `${result.error.kind}: ${result.error.message}` : `${result.valueKind}, ${result.valueBytes} bytes`}; ${result.calls} calls; ${retained} retained; ${result.durationMs} ms`);
+      if (retained > 0) this.deps.onRetained();
+      return textResult(renderCodeRun(result, previewBytes));
+    } catch (error) {
+      throw toolError(RunCodeTool.toolName, error);
+    } finally {
+      subscription.dispose();
+    }
+  }
+}
+
+/**
+ * Invokes a language-model tool and joins its text parts (tool results are split into ≤ 8 KiB
+ * parts, so joining restores the text). Parts that are not text cannot reach the program; a marker
+ * says so instead of dropping them silently.
+ */
+export async function invokeToolText(
+  name: string,
+  input: object,
+  toolInvocationToken: vscode.ChatParticipantToolToken | undefined,
+  token: vscode.CancellationToken,
+): Promise<string> {
+  if (!vscode.lm.tools.some((tool) => tool.name === name)) {
+    const names = vscode.lm.tools.map((tool) => tool.name).filter((n) => n !== RunCodeTool.toolName);
+    const listed = names.slice(0, 60).join(', ') + (names.length > 60 ? `, … (${names.length - 60} more)` : '');
+    throw new Error(`There is no tool named ${JSON.stringify(name)}. Available tools: ${listed || 'none'}.`);
+  }
+  const result = await vscode.lm.invokeTool(name, { input, toolInvocationToken }, token);
+  return result.content
+    .map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : `[${name} returned a non-text part that run_code cannot pass to the program]`))
+    .join('');
+}
