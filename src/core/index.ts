@@ -5,9 +5,12 @@
 export { RecallError, isRecallError, describeError, type RecallErrorCode } from './errors';
 export { DEFAULT_LIMITS, KiB, MiB, type Limits } from './limits';
 export { openStore, SessionStore, type OpenStoreOptions } from './store/sessionStore';
+export { openWorkerStore, WorkerStore, DEFAULT_SEARCH_TIMEOUT_MS, type WorkerStoreOptions, type WorkerRetainOptions } from './store/workerClient';
 export { listSessions, sessionFile, type SessionFileInfo } from './store/sessionFile';
 export { runCommand, type RunCommandOptions, type CommandResult, type StreamReport, type CaptureLimits } from './capture/runCommand';
 export { HeadTailBuffer, capBytes, type CappedBytes } from './capture/headTailBuffer';
 export { previewHeadTail, hasImportantTail, MIN_PREVIEW_BUDGET, type Preview, type PreviewOptions, type PreviewKind } from './preview';
 export { isUnitBoundary, boundaryAtOrBefore, boundaryAtOrAfter, decodeUtf8 } from './utf8';
 export type * from './types';
+export * from './files';
+export * as history from './history';

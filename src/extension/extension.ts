@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import * as path from 'node:path';
 import { describeError } from '../core/errors';
-import { openStore } from '../core/store/sessionStore';
+import { openWorkerStore } from '../core/store/workerClient';
 import { readSettings } from './config';
 import { SessionManager } from './sessions/sessionManager';
 import { SessionStatusBar } from './statusBar';
@@ -23,9 +23,10 @@ export function activate(context: vscode.ExtensionContext): ToolOutputRecallApi 
   const log = vscode.window.createOutputChannel('Tool Output Recall', { log: true });
   context.subscriptions.push(log);
   try {
+    // The store runs in a worker thread: sql.js is synchronous and the host thread is shared.
     // Per-workspace storage; an empty window has none, so its sessions live in global storage.
     const storage = context.storageUri ?? context.globalStorageUri;
-    const sessions = new SessionManager(path.join(storage.fsPath, 'sessions'), context.workspaceState, openStore, readSettings, log);
+    const sessions = new SessionManager(path.join(storage.fsPath, 'sessions'), context.workspaceState, (options) => openWorkerStore(options), readSettings, log);
     const store = () => sessions.store();
     const sideEffectDeps = {
       store,

@@ -1,4 +1,5 @@
-import { deflateRaw, inflateRawSync, constants } from 'node:zlib';
+import { deflateRaw, deflateRawSync, inflateRawSync, constants } from 'node:zlib';
+import { isMainThread } from 'node:worker_threads';
 import { promisify } from 'node:util';
 
 /**
@@ -20,17 +21,22 @@ export interface EncodedChunk {
 
 const deflateAsync = promisify(deflateRaw);
 
-/** Encodes every chunk of `bytes` on libuv's thread pool, so the caller's thread stays free. */
+const DEFLATE_OPTIONS = { level: 1, strategy: constants.Z_DEFAULT_STRATEGY };
+
+/** Keep raw when deflate saves less than 1/8: reading raw is cheaper. */
+const choose = (raw: Buffer, packed: Buffer): EncodedChunk =>
+  packed.length < raw.length - (raw.length >> 3) ? { codec: Codec.Deflate, data: packed } : { codec: Codec.Raw, data: raw };
+
+/**
+ * Encodes every chunk of `bytes`. On the main thread the work goes to libuv's thread pool so the
+ * caller stays responsive; in the store's own worker thread it runs inline, because that thread
+ * exists to be blocked and the thread pool is shared with every file operation of the process.
+ */
 export async function encodeChunks(bytes: Buffer): Promise<EncodedChunk[]> {
-  const jobs: Promise<EncodedChunk>[] = [];
+  const jobs: (EncodedChunk | Promise<EncodedChunk>)[] = [];
   for (let at = 0; at < bytes.length; at += CHUNK_BYTES) {
     const raw = bytes.subarray(at, Math.min(bytes.length, at + CHUNK_BYTES));
-    jobs.push(
-      deflateAsync(raw, { level: 1, strategy: constants.Z_DEFAULT_STRATEGY }).then((packed) =>
-        // Keep raw when deflate saves less than 1/8: reading raw is cheaper.
-        packed.length < raw.length - (raw.length >> 3) ? { codec: Codec.Deflate, data: packed } : { codec: Codec.Raw, data: raw },
-      ),
-    );
+    jobs.push(isMainThread ? deflateAsync(raw, DEFLATE_OPTIONS).then((packed) => choose(raw, packed)) : choose(raw, deflateRawSync(raw, DEFLATE_OPTIONS)));
   }
   return Promise.all(jobs);
 }

@@ -1,0 +1,126 @@
+/**
+ * The store worker: runs session stores (sql.js, synchronous) on a `worker_threads` thread so the
+ * caller's thread never waits on the database. Bundled as `dist/storeWorker.js`; started by
+ * `workerClient.ts`. From sources it runs under tsx: `new Worker('…/worker.ts', { execArgv:
+ * ['--require', require.resolve('tsx/cjs')] })`.
+ *
+ * It holds any number of stores, each under a handle (see `workerProtocol.ts`), and answers every
+ * request with exactly one reply. Requests run concurrently, as they would on a `SessionStore`
+ * shared by several callers; the store itself orders its writes.
+ */
+import * as path from 'node:path';
+import { parentPort, type MessagePort } from 'node:worker_threads';
+import { RecallError, describeError } from '../errors';
+import { openStore, type SessionStore } from './sessionStore';
+import type { OpenedStore, RequestOf, SerializedError, StoreHandle, WorkerOp, WorkerReply, WorkerRequest } from './workerProtocol';
+
+type Port = Pick<MessagePort, 'on' | 'postMessage'>;
+
+interface Outcome {
+  result: unknown;
+  transfer?: ArrayBuffer[];
+}
+
+/** Serves store requests arriving on `port` (the worker's `parentPort`). */
+export function serveStores(port: Port): void {
+  const stores = new Map<StoreHandle, SessionStore>();
+  let nextHandle = 1;
+
+  const register = (store: SessionStore): OpenedStore => {
+    const handle = nextHandle++;
+    stores.set(handle, store);
+    const { sessionId, file, openReport, resumed, copyBytes, quotaBytes } = store;
+    return { handle, sessionId, file, openReport, resumed, copyBytes, quotaBytes };
+  };
+
+  const storeOf = (handle: StoreHandle): SessionStore => {
+    const store = stores.get(handle);
+    if (!store) throw new RecallError('STORE_CLOSED', 'This session store is closed; its outputs can no longer be read. Use the current session.');
+    return store;
+  };
+
+  const handlers: { [K in WorkerOp]: (request: RequestOf<K>) => Promise<Outcome> } = {
+    open: async ({ options }) => ({ result: register(await openStore(options)) }),
+    retain: async ({ handle, content, meta }) => {
+      const store = storeOf(handle);
+      const whole = Array.isArray(content) && content.every((part) => part instanceof Uint8Array) ? Buffer.concat(content) : content;
+      return { result: await store.retain(whole as string | Uint8Array, meta) };
+    },
+    read: async ({ handle, outputId, offset, maxBytes }) => ({ result: await storeOf(handle).read(outputId, offset, maxBytes) }),
+    search: async ({ handle, outputId, pattern, options }) => ({ result: await storeOf(handle).search(outputId, pattern, options) }),
+    readAll: async ({ handle, outputId }) => {
+      const bytes = await storeOf(handle).readAll(outputId);
+      // A fresh buffer of exactly these bytes: the store's may be a view shared with its cache.
+      const copy = new Uint8Array(bytes);
+      return { result: copy, transfer: [copy.buffer] };
+    },
+    info: async ({ handle, outputId }) => ({ result: await storeOf(handle).info(outputId) }),
+    list: async ({ handle }) => ({ result: await storeOf(handle).list() }),
+    stats: async ({ handle }) => ({ result: await storeOf(handle).stats() }),
+    remove: async ({ handle, outputId }) => ({ result: await storeOf(handle).remove(outputId) }),
+    flush: async ({ handle }) => ({ result: await storeOf(handle).flush() }),
+    close: async ({ handle }) => {
+      const store = stores.get(handle);
+      stores.delete(handle);
+      await store?.close();
+      return { result: undefined };
+    },
+    delete: async ({ handle }) => {
+      const store = storeOf(handle);
+      stores.delete(handle);
+      await store.delete();
+      return { result: undefined };
+    },
+    fork: async ({ handle, sessionId }) => {
+      const parent = storeOf(handle);
+      const fork = await openStore({
+        dir: path.dirname(parent.file),
+        sessionId,
+        quotaBytes: parent.quotaBytes,
+        copyBytes: parent.copyBytes,
+        forkedFrom: parent.sessionId,
+      });
+      return { result: register(fork) };
+    },
+    debugCrash: async ({ how }) => {
+      if (how === 'exit') process.exit(70);
+      setImmediate(() => {
+        throw new Error('store worker crashed on purpose (debugCrash)');
+      });
+      return { result: undefined };
+    },
+  };
+
+  const reply = (message: WorkerReply, transfer?: ArrayBuffer[]): void => {
+    try {
+      port.postMessage(message, transfer);
+    } catch (error) {
+      // A result or details that cannot be cloned: answer with an error rather than never.
+      port.postMessage({ id: message.id, ok: false, error: serializeError(error) } satisfies WorkerReply);
+    }
+  };
+
+  port.on('message', (request: WorkerRequest) => {
+    if (typeof request?.id !== 'number') return;
+    const op = request.op;
+    const handler = typeof op === 'string' && Object.hasOwn(handlers, op) ? (handlers[op] as (request: WorkerRequest) => Promise<Outcome>) : undefined;
+    if (!handler) {
+      reply({ id: request.id, ok: false, error: serializeError(new RecallError('INVALID_ARGUMENT', `The store worker has no operation "${String(request.op)}".`)) });
+      return;
+    }
+    handler(request).then(
+      ({ result, transfer }) => reply({ id: request.id, ok: true, result }, transfer),
+      (error: unknown) => reply({ id: request.id, ok: false, error: serializeError(error) }),
+    );
+  });
+}
+
+export function serializeError(error: unknown): SerializedError {
+  if (error instanceof RecallError) {
+    return { code: error.code, name: error.name, message: error.message, details: error.details, stack: error.stack };
+  }
+  if (error instanceof Error) return { name: error.name, message: describeError(error), stack: error.stack };
+  return { name: 'Error', message: describeError(error) };
+}
+
+if (parentPort) serveStores(parentPort);
