@@ -73,7 +73,9 @@ export function previewHeadTail(content: string | Uint8Array, options: PreviewOp
   const tailText = decodeUtf8(bytes.subarray(Math.max(0, totalBytes - TAIL_WINDOW_CHARS * 4)));
   const importantTail = hasImportantTail(tailText);
   if (totalBytes <= budgetBytes) {
-    return { text: typeof content === 'string' ? content : decodeUtf8(bytes), truncated: false, totalBytes, totalLines, importantTail };
+    const whole = typeof content === 'string' ? content : decodeUtf8(bytes);
+    // Invalid bytes decode to U+FFFD (3 bytes each), so binary content can outgrow its byte count.
+    if (typeof content === 'string' || Buffer.byteLength(whole) <= budgetBytes) return { text: whole, truncated: false, totalBytes, totalLines, importantTail };
   }
 
   // Reserve room for the longest marker these totals can produce, then cut.
@@ -96,6 +98,8 @@ export function previewHeadTail(content: string | Uint8Array, options: PreviewOp
     const tailBreak = bytes.indexOf(0x0a, to > 0 ? to - 1 : 0);
     if (tailBreak >= 0 && tailBreak + 1 - to <= lineSnapWindow(tailBytes) && tailBreak + 1 <= totalBytes) to = tailBreak + 1;
   }
+  from = fitHead(bytes, from, headBytes);
+  to = fitTail(bytes, to, tailBytes);
   if (to < from) to = from;
 
   const omitted = {
@@ -111,6 +115,36 @@ export function previewHeadTail(content: string | Uint8Array, options: PreviewOp
   const after = tail.length === 0 ? '' : '\n';
   const text = `${head}${before}${marker(omitted, totalBytes, totalLines, options)}${after}${tail}`;
   return { text, truncated: true, totalBytes, totalLines, omitted, importantTail };
+}
+
+/**
+ * Invalid bytes decode to U+FFFD (3 bytes for 1 to 3 bytes), so a binary head or tail can decode to
+ * more than its byte count: move the cut until the decoded text fits its share of the budget.
+ */
+function fitHead(bytes: Buffer, from: number, budget: number): number {
+  const fits = (cut: number): boolean => Buffer.byteLength(decodeUtf8(bytes.subarray(0, boundaryAtOrBefore(bytes, cut)))) <= budget;
+  if (fits(from)) return from;
+  let low = 0; // fits
+  let high = from; // does not fit
+  while (high - low > 1) {
+    const mid = (low + high) >>> 1;
+    if (fits(mid)) low = mid;
+    else high = mid;
+  }
+  return boundaryAtOrBefore(bytes, low);
+}
+
+function fitTail(bytes: Buffer, to: number, budget: number): number {
+  const fits = (cut: number): boolean => Buffer.byteLength(decodeUtf8(bytes.subarray(boundaryAtOrAfter(bytes, cut)))) <= budget;
+  if (fits(to)) return to;
+  let low = to; // does not fit
+  let high = bytes.length; // fits
+  while (high - low > 1) {
+    const mid = (low + high) >>> 1;
+    if (fits(mid)) high = mid;
+    else low = mid;
+  }
+  return boundaryAtOrAfter(bytes, high);
 }
 
 /** The omission marker: the range, the totals and the exact call that continues. */

@@ -46,15 +46,22 @@ export function searchBytes(bytes: Buffer, search: CompiledSearch): { matches: S
   let lineCountedTo = 0;
   for (let found = regex.exec(text); found; found = regex.exec(text)) {
     if (found[0].length === 0) regex.lastIndex = advance(text, regex.lastIndex);
+    // Without the `u` flag a match can begin between the two halves of a surrogate pair (e.g. `.`):
+    // no byte offset names that position, so skip it (mapping it would also shift later offsets).
+    if (isLowSurrogate(text.charCodeAt(found.index)) && isHighSurrogate(text.charCodeAt(found.index - 1))) continue;
     if (matches.length === maxMatches) return { matches, truncated: true };
     const offset = toByteOffset(found.index);
     line += countNewlines(bytes, lineCountedTo, offset);
     lineCountedTo = offset;
-    const lineOffset = bytes.lastIndexOf(0x0a, offset - 1) + 1;
+    // (lastIndexOf with a negative start would search from the end of the buffer.)
+    const lineOffset = offset === 0 ? 0 : bytes.lastIndexOf(0x0a, offset - 1) + 1;
     matches.push({ offset, lineOffset, line, text: lineExcerpt(bytes, lineOffset, offset) });
   }
   return { matches, truncated: false };
 }
+
+const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
 
 function advance(text: string, index: number): number {
   const code = text.charCodeAt(index);

@@ -85,7 +85,9 @@ export async function runCommand(options: RunCommandOptions, store: RecallStore 
 
   const copy = captured.merged;
   if (copy.complete && copy.bytes.length <= previewBytes) {
-    return { ...base, preview: copy.bytes.toString('utf8'), previewTruncated: false, recovery: 'not-needed' };
+    const whole = copy.bytes.toString('utf8');
+    // Invalid bytes decode to U+FFFD (3 bytes each): binary output can outgrow the preview budget.
+    if (Buffer.byteLength(whole) <= previewBytes) return { ...base, preview: whole, previewTruncated: false, recovery: 'not-needed' };
   }
   let outputId: string | undefined;
   let recoveryReason: string | undefined;

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { capBytes, gapMarker, HeadTailBuffer } from '../../src/core/capture/headTailBuffer';
+import { decode, mixedBytes, mixedText } from './helpers/mixedText';
+import { makeRng, seedFromEnv } from './helpers/prng';
+
+/** Checks a finished buffer against everything that was written. */
+function assertCapped(written: Buffer, result: ReturnType<HeadTailBuffer['finish']>, cap: number, context = ''): { head: Buffer; marker: Buffer; tail: Buffer } {
+  assert.equal(result.totalBytes, written.length, context);
+  assert.ok(result.bytes.length <= cap, `${result.bytes.length} bytes exceed the cap ${cap}; ${context}`);
+  if (written.length <= cap && result.complete) {
+    assert.deepEqual(result.bytes, written, context);
+    assert.equal(result.droppedBytes, 0);
+    assert.equal(result.gapOffset, undefined);
+    return { head: written, marker: Buffer.alloc(0), tail: Buffer.alloc(0) };
+  }
+  assert.equal(result.complete, false, context);
+  assert.ok(result.gapOffset !== undefined, context);
+  const head = result.bytes.subarray(0, result.gapOffset);
+  const marker = Buffer.from(gapMarker(result.droppedBytes, result.totalBytes));
+  assert.deepEqual(result.bytes.subarray(result.gapOffset, result.gapOffset + marker.length), marker, `the gap marker sits at gapOffset; ${context}`);
+  const tail = result.bytes.subarray(result.gapOffset + marker.length);
+  assert.deepEqual(head, written.subarray(0, head.length), `head is the written prefix; ${context}`);
+  assert.deepEqual(tail, written.subarray(written.length - tail.length), `tail is the written suffix; ${context}`);
+  assert.equal(result.droppedBytes, written.length - head.length - tail.length, `dropped count; ${context}`);
+  assert.ok(result.droppedBytes > 0);
+  return { head, marker, tail };
+}
+
+describe('HeadTailBuffer', () => {
+  it('keeps everything while under the cap', () => {
+    const sink = new HeadTailBuffer(4096);
+    sink.write(Buffer.from('hello '));
+    sink.write(Buffer.from('world'));
+    assert.equal(sink.totalBytes, 11);
+    const result = sink.finish();
+    assert.deepEqual(result, { bytes: Buffer.from('hello world'), totalBytes: 11, droppedBytes: 0, complete: true });
+  });
+
+  it('keeps head and tail around a gap marker past the cap, with totals, dropped count and gapOffset', () => {
+    const cap = 4096;
+    const written = Buffer.from(Array.from({ length: 2000 }, (_, i) => `${i}\n`).join(''));
+    const sink = new HeadTailBuffer(cap);
+    for (let at = 0; at < written.length; at += 77) sink.write(written.subarray(at, at + 77));
+    const result = sink.finish();
+    const { head, tail, marker } = assertCapped(written, result, cap);
+    assert.match(marker.toString(), /\d+ bytes of \d+ were dropped here.*complete=false/);
+    assert.ok(head.length > 1500 && tail.length > 1500, `head ${head.length}, tail ${tail.length}`);
+    assert.equal(result.gapOffset, head.length);
+  });
+
+  it('handles one write far larger than the cap, and exactly the cap', () => {
+    const cap = 2048;
+    const big = Buffer.alloc(1_000_000, 'a');
+    big.write('START', 0);
+    big.write('END', big.length - 3);
+    const sink = new HeadTailBuffer(cap);
+    sink.write(big);
+    const result = sink.finish();
+    const { head, tail } = assertCapped(big, result, cap);
+    assert.ok(head.toString().startsWith('START'));
+    assert.ok(tail.toString().endsWith('END'));
+    const exact = new HeadTailBuffer(cap);
+    exact.write(Buffer.alloc(cap, 'b'));
+    // The cap counts the marker's reserve, so exactly `cap` bytes of input already drop some.
+    assertCapped(Buffer.alloc(cap, 'b'), exact.finish(), cap);
+  });
+
+  it('never splits a character at the gap', () => {
+    const seed = seedFromEnv(31337);
+    const rng = makeRng(seed);
+    for (let round = 0; round < 200; round++) {
+      const cap = rng.int(1024, 6000);
+      const written = Buffer.from(mixedText(rng, rng.int(cap - 500, cap * 4)));
+      const sink = new HeadTailBuffer(cap);
+      for (let at = 0; at < written.length;) {
+        const size = rng.int(1, rng.chance(0.2) ? 5000 : 40);
+        sink.write(written.subarray(at, at + size));
+        at += size;
+      }
+      const result = sink.finish();
+      const context = `seed ${seed}, round ${round}, cap ${cap}, ${written.length} bytes`;
+      assertCapped(written, result, cap, context);
+      assert.ok(!decode(result.bytes).includes('\uFFFD'), `a character was split; ${context}`);
+    }
+  });
+
+  it('counts binary input exactly and never exceeds the cap', () => {
+    const rng = makeRng(seedFromEnv(4));
+    for (let round = 0; round < 50; round++) {
+      const cap = rng.int(1024, 5000);
+      const written = Buffer.from(mixedBytes(rng, rng.int(0, 20_000), 0.5));
+      const sink = new HeadTailBuffer(cap);
+      for (let at = 0; at < written.length; at += 100) sink.write(written.subarray(at, at + 100));
+      assertCapped(written, sink.finish(), cap, `round ${round}`);
+    }
+  });
+
+  it('rejects a cap too small for the marker', () => {
+    assert.throws(() => new HeadTailBuffer(1023), RangeError);
+    assert.throws(() => new HeadTailBuffer(2048.5), RangeError);
+  });
+});
+
+describe('capBytes', () => {
+  it('returns content within the cap as is', () => {
+    const bytes = new TextEncoder().encode('日本語');
+    const result = capBytes(bytes, 4096);
+    assert.equal(result.complete, true);
+    assert.equal(result.droppedBytes, 0);
+    assert.equal(result.totalBytes, 9);
+    assert.deepEqual(Buffer.from(result.bytes), Buffer.from(bytes));
+  });
+
+  it('caps larger content like a stream: head, marker, tail, counts', () => {
+    const written = Buffer.from('😀'.repeat(10_000));
+    const result = capBytes(written, 4096);
+    assertCapped(written, result, 4096);
+    assert.ok(!decode(result.bytes).includes('\uFFFD'));
+    assert.equal(result.totalBytes, 40_000);
+  });
+});

@@ -1,0 +1,303 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { runCommand, type CommandResult } from '../../src/core/capture/runCommand';
+import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
+import { DEFAULT_LIMITS, KiB, MiB } from '../../src/core/limits';
+import { namedReadCall, readThrough, rejectsWith } from './helpers/assertions';
+import { decode } from './helpers/mixedText';
+import { eventually, isRunning } from './helpers/processes';
+import { useTempDirs } from './helpers/tempDirs';
+
+/** The omitted range a truncated preview names. */
+function omittedRange(preview: string): { from: number; to: number; total: number } {
+  const match = /bytes \[(\d+), (\d+)\) of (\d+)/.exec(preview);
+  assert.ok(match, `no omitted range in the preview: ${preview.slice(0, 300)}`);
+  return { from: Number(match[1]), to: Number(match[2]), total: Number(match[3]) };
+}
+
+/**
+ * Checks that the preview is head + marker + tail of the retained copy, and that the bytes it
+ * omitted read back through `read` from the offsets it names: head + omitted + tail == whole copy.
+ */
+async function assertPreviewMatchesCopy(store: SessionStore, result: CommandResult, previewBytes: number): Promise<{ head: string; tail: string; omitted: string }> {
+  assert.equal(result.recovery, 'retained');
+  assert.ok(result.outputId);
+  assert.equal(result.previewTruncated, true);
+  assert.ok(Buffer.byteLength(result.preview) <= previewBytes, `preview is ${Buffer.byteLength(result.preview)} bytes`);
+  const copy = await store.readAll(result.outputId);
+  const { from, to, total } = omittedRange(result.preview);
+  assert.equal(total, copy.length);
+  const call = namedReadCall(result.preview);
+  assert.deepEqual(call, { outputId: result.outputId, offset: from });
+  const head = decode(copy.subarray(0, from));
+  const tail = decode(copy.subarray(to));
+  assert.ok(result.preview.startsWith(head), 'the preview starts with the copy\'s [0, from)');
+  assert.ok(result.preview.endsWith(tail), 'the preview ends with the copy\'s [to, total)');
+  const middle = result.preview.slice(head.length, result.preview.length - tail.length);
+  assert.match(middle, /^\n?\[\.\.\. \d+ bytes omitted: [^\n]*\]\n?$/, 'between head and tail there is only the marker');
+  // What the preview omitted, read back page by page from the offset it names, up to `to`.
+  let omitted = '';
+  let offset = call.offset;
+  while (offset < to) {
+    const page = await store.read(result.outputId, offset, Math.min(4096, to - offset));
+    assert.ok(page.nextOffset > offset && page.nextOffset <= to);
+    omitted += page.text;
+    offset = page.nextOffset;
+  }
+  assert.equal(omitted, decode(copy.subarray(from, to)));
+  assert.equal(head + omitted + tail, decode(copy), 'head + omitted + tail is the whole copy');
+  if (!omitted.includes('\uFFFD')) assert.deepEqual(Buffer.from(head + omitted + tail), copy);
+  return { head, tail, omitted };
+}
+
+describe('runCommand: capture', function () {
+  this.timeout(60_000);
+  const dirs = useTempDirs('run');
+  let store: SessionStore;
+  let work: string;
+  before(async () => {
+    store = await openStore({ dir: dirs.make() });
+    work = dirs.make();
+  });
+  after(() => store.delete());
+
+  it('returns small output whole, with its exit code, and retains nothing', async () => {
+    const result = await runCommand({ command: 'echo hello; echo "日本語 😀"; exit 3', cwd: work }, store);
+    assert.equal(result.exitCode, 3);
+    assert.equal(result.signal, null);
+    assert.equal(result.timedOut, false);
+    assert.equal(result.cancelled, false);
+    assert.equal(result.preview, 'hello\n日本語 😀\n');
+    assert.equal(result.previewTruncated, false);
+    assert.equal(result.recovery, 'not-needed');
+    assert.equal(result.outputId, undefined);
+    assert.deepEqual(result.stdout, { totalBytes: Buffer.byteLength('hello\n日本語 😀\n'), capturedBytes: Buffer.byteLength('hello\n日本語 😀\n'), droppedBytes: 0, complete: true });
+    assert.equal(result.stderr.totalBytes, 0);
+    assert.equal(result.cwd, work);
+    assert.deepEqual(await store.list(), []);
+  });
+
+  it('runs in cwd with env merged over the current environment', async () => {
+    const result = await runCommand({ command: 'pwd; echo "$RECALL_TEST_VAR"; test -n "$PATH" && echo path-kept', cwd: work, env: { RECALL_TEST_VAR: 'from-env' } }, store);
+    assert.equal(result.preview, `${work}\nfrom-env\npath-kept\n`);
+  });
+
+  it('merges stdout and stderr in arrival order, counting each stream separately', async () => {
+    const result = await runCommand({ command: 'printf A; sleep 0.2; printf BB >&2; sleep 0.2; printf CCC', cwd: work }, store);
+    assert.equal(result.preview, 'ABBCCC');
+    assert.equal(result.stdout.totalBytes, 4);
+    assert.equal(result.stderr.totalBytes, 2);
+    assert.equal(result.merged.totalBytes, 6);
+  });
+
+  it('20 MiB of stdout and 1 MiB of stderr: capped copies, exact totals, the last page complete=false', async () => {
+    const command = 'yes "stdout line of the big command." | head -c 20971520; yes "stderr line 123" | head -c 1048576 >&2';
+    const streamBytes = 512 * KiB;
+    const result = await runCommand({ command, cwd: work }, store, { streamBytes });
+    assert.equal(result.exitCode, 0);
+    assert.deepEqual(
+      [result.stdout.totalBytes, result.stderr.totalBytes, result.merged.totalBytes],
+      [20 * MiB, 1 * MiB, 21 * MiB],
+    );
+    for (const stream of [result.stdout, result.stderr, result.merged]) {
+      assert.equal(stream.complete, false);
+      assert.ok(stream.capturedBytes <= streamBytes);
+      assert.equal(stream.capturedBytes + stream.droppedBytes, stream.totalBytes);
+    }
+    await assertPreviewMatchesCopy(store, result, DEFAULT_LIMITS.previewBytes);
+    const info = await store.info(result.outputId!);
+    assert.equal(info.complete, false);
+    assert.equal(info.droppedBytes, result.merged.droppedBytes);
+    assert.ok(info.totalBytes <= streamBytes);
+    assert.equal(info.tool, 'run_command');
+    assert.equal(info.title, command);
+    const paged = await readThrough(store, result.outputId!);
+    const last = paged.pages[paged.pages.length - 1].page;
+    assert.deepEqual([last.hasMore, last.complete], [false, false]);
+    assert.ok(paged.text.endsWith('stderr line 123\n'));
+    assert.match(result.preview, /The retained copy is itself incomplete/);
+  });
+
+  it('with the default 8 MiB caps, the 21 MiB output keeps stderr whole and retains an 8 MiB copy', async () => {
+    const command = 'yes "stdout line of the big command." | head -c 20971520; yes "stderr line 123" | head -c 1048576 >&2';
+    const result = await runCommand({ command, cwd: work }, store);
+    assert.equal(result.stdout.totalBytes, 20 * MiB);
+    assert.equal(result.stdout.complete, false);
+    assert.deepEqual(result.stderr, { totalBytes: MiB, capturedBytes: MiB, droppedBytes: 0, complete: true });
+    assert.equal(result.merged.totalBytes, 21 * MiB);
+    assert.ok(Buffer.byteLength(result.preview) <= DEFAULT_LIMITS.previewBytes);
+    const info = await store.info(result.outputId!);
+    assert.ok(info.totalBytes <= 8 * MiB && info.totalBytes > 8 * MiB - 1024);
+    const end = await store.read(result.outputId!, info.totalBytes - 16);
+    assert.deepEqual(end, { text: 'stderr line 123\n', nextOffset: info.totalBytes, totalBytes: info.totalBytes, hasMore: false, complete: false });
+    await store.remove(result.outputId!);
+  });
+
+  it('a summary at the very end of 5,000 lines is in the preview\'s tail and found by search + read, without running again', async () => {
+    const counter = path.join(work, 'runs.txt');
+    const command = `echo run >> "${counter}"; seq 1 5000 | sed 's/^/progress line /'; echo TOTAL_SUMMARY=12345`;
+    const result = await runCommand({ command, cwd: work }, store);
+    const { head, tail, omitted } = await assertPreviewMatchesCopy(store, result, DEFAULT_LIMITS.previewBytes);
+    assert.ok(Buffer.byteLength(result.preview) <= 24 * KiB);
+    assert.ok(!head.includes('TOTAL_SUMMARY'), 'the summary is not in the head');
+    assert.ok(tail.endsWith('TOTAL_SUMMARY=12345\n'), 'the summary is in the preview\'s tail');
+    assert.ok(omitted.includes('progress line 2500\n'), 'the middle was omitted');
+    assert.ok(!result.preview.includes('progress line 2500\n'));
+    // Reachable from the retained copy: search, then read at the match.
+    const found = await store.search(result.outputId!, 'TOTAL_SUMMARY=');
+    assert.equal(found.matches.length, 1);
+    assert.equal(found.matches[0].line, 5001);
+    const page = await store.read(result.outputId!, found.matches[0].offset);
+    assert.equal(page.text, 'TOTAL_SUMMARY=12345\n');
+    assert.equal(page.hasMore, false);
+    // The middle too, without running the command again.
+    const middle = await store.search(result.outputId!, 'progress line 2500\n');
+    assert.ok((await store.read(result.outputId!, middle.matches[0].offset, 100)).text.startsWith('progress line 2500\n'));
+    assert.equal(readFileSync(counter, 'utf8'), 'run\n', 'the command ran exactly once');
+  });
+
+  it('binary output: the preview still fits previewBytes', async () => {
+    const result = await runCommand({ command: 'head -c 20000 /dev/urandom', cwd: work }, store, { previewBytes: 24 * KiB });
+    assert.equal(result.stdout.totalBytes, 20000);
+    assert.ok(Buffer.byteLength(result.preview) <= 24 * KiB, `preview is ${Buffer.byteLength(result.preview)} bytes`);
+    if (result.previewTruncated) await assertPreviewMatchesCopy(store, result, 24 * KiB);
+  });
+
+  it('a smaller previewBytes gives a smaller preview', async () => {
+    const result = await runCommand({ command: 'seq 1 3000', cwd: work }, store, { previewBytes: 2048 });
+    await assertPreviewMatchesCopy(store, result, 2048);
+  });
+
+  it('memory stays bounded: ~300 MB of output grows rss by less than caps×3 + 64 MiB', async () => {
+    const streamBytes = DEFAULT_LIMITS.streamBytes;
+    const before = process.memoryUsage().rss;
+    const result = await runCommand({ command: 'yes "the quick brown fox jumps over the lazy dog" | head -c 314572800', cwd: work }, store);
+    const after = process.memoryUsage().rss;
+    assert.equal(result.stdout.totalBytes, 314_572_800);
+    assert.equal(result.stdout.complete, false);
+    assert.ok(after - before < streamBytes * 3 + 64 * MiB, `rss grew by ${((after - before) / MiB).toFixed(1)} MiB`);
+    await store.remove(result.outputId!);
+  });
+});
+
+describe('runCommand: stopping and failing', function () {
+  this.timeout(60_000);
+  const dirs = useTempDirs('run-stop');
+  let store: SessionStore;
+  let work: string;
+  before(async () => {
+    store = await openStore({ dir: dirs.make() });
+    work = dirs.make();
+  });
+  after(() => store.delete());
+
+  /** Starts a command that leaves a grandchild and writes its pid; returns the running promise and the pid. */
+  async function startTree(options: { timeoutMs?: number; signal?: AbortSignal; ignoreTerm?: boolean }): Promise<{ running: Promise<CommandResult>; pid: number }> {
+    const pidfile = path.join(work, `pid-${Date.now()}-${Math.random()}`);
+    const trap = options.ignoreTerm ? `trap '' TERM; ` : '';
+    const command = `echo started; sh -c '${trap}sleep 1000 & echo $! > "${pidfile}"; wait'`;
+    const running = runCommand({ command, cwd: work, timeoutMs: options.timeoutMs, signal: options.signal }, store);
+    assert.ok(await eventually(() => existsSync(pidfile) && readFileSync(pidfile, 'utf8').endsWith('\n')), 'the grandchild started');
+    const pid = Number(readFileSync(pidfile, 'utf8').trim());
+    assert.ok(isRunning(pid));
+    return { running, pid };
+  }
+
+  it('cancellation through an AbortController kills the whole process tree', async () => {
+    const controller = new AbortController();
+    const { running, pid } = await startTree({ signal: controller.signal });
+    controller.abort();
+    const result = await running;
+    assert.equal(result.cancelled, true);
+    assert.equal(result.timedOut, false);
+    assert.equal(result.exitCode, null);
+    assert.equal(result.signal, 'SIGTERM');
+    assert.equal(result.preview, 'started\n');
+    assert.ok(await eventually(() => !isRunning(pid)), `grandchild ${pid} is still running`);
+  });
+
+  it('the tree is killed even when it ignores SIGTERM', async () => {
+    const controller = new AbortController();
+    const { running, pid } = await startTree({ signal: controller.signal, ignoreTerm: true });
+    controller.abort();
+    const result = await running;
+    assert.equal(result.cancelled, true);
+    assert.ok(await eventually(() => !isRunning(pid)), `grandchild ${pid} is still running`);
+  });
+
+  it('an already-aborted signal runs nothing', async () => {
+    const marker = path.join(work, 'should-not-exist');
+    const result = await runCommand({ command: `touch "${marker}"`, cwd: work, signal: AbortSignal.abort() }, store);
+    assert.equal(result.cancelled, true);
+    assert.equal(existsSync(marker), false);
+  });
+
+  it('a timeout stops the tree and says timedOut', async () => {
+    const { running, pid } = await startTree({ timeoutMs: 300 });
+    const result = await running;
+    assert.equal(result.timedOut, true);
+    assert.equal(result.cancelled, false);
+    assert.equal(result.exitCode, null);
+    assert.equal(result.signal, 'SIGTERM');
+    assert.ok(await eventually(() => !isRunning(pid)), `grandchild ${pid} is still running`);
+  });
+
+  it('a process killed with SIGKILL reports the signal and exitCode null', async () => {
+    const result = await runCommand({ command: 'echo before; kill -9 $$; echo after', cwd: work }, store);
+    assert.equal(result.signal, 'SIGKILL');
+    assert.equal(result.exitCode, null);
+    assert.equal(result.preview, 'before\n');
+  });
+
+  it('rejects an empty command, a missing cwd and a bad timeout with INVALID_ARGUMENT', async () => {
+    for (const command of ['', '   ', undefined as unknown as string]) await rejectsWith(runCommand({ command, cwd: work }, store), 'INVALID_ARGUMENT', JSON.stringify(command));
+    const missing = await rejectsWith(runCommand({ command: 'true', cwd: path.join(work, 'does-not-exist') }, store), 'INVALID_ARGUMENT');
+    assert.match(missing.message, /does-not-exist/);
+    writeFileSync(path.join(work, 'a-file'), '');
+    await rejectsWith(runCommand({ command: 'true', cwd: path.join(work, 'a-file') }, store), 'INVALID_ARGUMENT');
+    for (const timeoutMs of [-1, 0, Number.NaN, Number.POSITIVE_INFINITY]) {
+      await rejectsWith(runCommand({ command: 'true', cwd: work, timeoutMs }, store), 'INVALID_ARGUMENT', `timeoutMs ${timeoutMs}`);
+    }
+  });
+
+  it('without a store, large output gives a preview that says the bytes were not retained', async () => {
+    const result = await runCommand({ command: 'seq 1 20000', cwd: work }, undefined);
+    assert.equal(result.recovery, 'unavailable');
+    assert.equal(result.outputId, undefined);
+    assert.match(result.recoveryReason!, /no session store/);
+    assert.match(result.preview, /NOT retained/);
+    assert.ok(Buffer.byteLength(result.preview) <= DEFAULT_LIMITS.previewBytes);
+  });
+
+  it('a failed save is reported, not thrown away: recovery unavailable, reason, no outputId, preview kept', async () => {
+    const dir = dirs.make();
+    const broken = await openStore({ dir });
+    const before = await broken.retain('retained before the folder broke');
+    rmSync(dir, { recursive: true });
+    writeFileSync(dir, 'x'); // writes now fail with ENOTDIR
+    try {
+      const result = await runCommand({ command: 'seq 1 20000; echo TOTAL_SUMMARY=1', cwd: work }, broken);
+      assert.equal(result.exitCode, 0);
+      assert.equal(result.recovery, 'unavailable');
+      assert.equal(result.outputId, undefined);
+      assert.ok(result.recoveryReason);
+      assert.match(result.recoveryReason, /ENOTDIR/);
+      assert.equal(result.previewTruncated, true);
+      assert.ok(Buffer.byteLength(result.preview) <= DEFAULT_LIMITS.previewBytes);
+      assert.match(result.preview, /NOT retained/);
+      assert.ok(result.preview.includes('ENOTDIR'), 'the marker gives the reason');
+      assert.ok(!result.preview.includes('read_tool_output'), 'the marker offers no read call');
+      assert.ok(result.preview.startsWith('1\n2\n3\n'));
+      assert.ok(result.preview.endsWith('20000\nTOTAL_SUMMARY=1\n'));
+      // The store itself: the failed copy has no ID, retain rejects with STORE_UNAVAILABLE.
+      assert.deepEqual((await broken.list()).map((o) => o.outputId), [before.outputId]);
+      await rejectsWith(broken.retain('y'.repeat(50_000)), 'STORE_UNAVAILABLE');
+      assert.deepEqual((await broken.list()).map((o) => o.outputId), [before.outputId]);
+    } finally {
+      rmSync(dir, { force: true });
+      mkdirSync(dir);
+      await broken.delete();
+    }
+  });
+});

@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { openStore } from '../../src/core/store/sessionStore';
+import { listSessions, sessionFile } from '../../src/core/store/sessionFile';
+import { loadSqlJs } from '../../src/core/store/sqljs';
+import { rejectsWith } from './helpers/assertions';
+import { useTempDirs } from './helpers/tempDirs';
+
+const exec = promisify(execFile);
+const REPO = path.resolve(__dirname, '../..');
+
+async function sqliteFile(file: string, sql: string): Promise<void> {
+  const SQL = await loadSqlJs();
+  const db = new SQL.Database();
+  db.exec(sql);
+  writeFileSync(file, db.export());
+  db.close();
+}
+
+/** Opens `sessionId` over a bad file and checks it was moved aside, kept byte for byte, and replaced by an empty session. */
+async function assertMovedAside(dir: string, sessionId: string, reason: RegExp): Promise<void> {
+  const file = sessionFile(dir, sessionId);
+  const original = readFileSync(file);
+  const store = await openStore({ dir, sessionId });
+  const moved = store.openReport.movedAside;
+  assert.ok(moved, 'openReport.movedAside is set');
+  assert.match(moved.path, new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.corrupt-\\d+$`));
+  assert.match(moved.reason, reason);
+  assert.deepEqual(readFileSync(moved.path), original, 'the bad file is kept as it was');
+  assert.equal(store.resumed, false);
+  assert.deepEqual(await store.list(), []);
+  // The new session works and is durable.
+  const { outputId } = await store.retain('fresh start');
+  await store.close();
+  const again = await openStore({ dir, sessionId });
+  assert.deepEqual(again.openReport, {});
+  assert.equal((await again.read(outputId)).text, 'fresh start');
+  await again.delete();
+}
+
+describe('store failures: a session file that will not open is moved aside', () => {
+  const dirs = useTempDirs('store-corrupt');
+
+  it('garbage bytes', async () => {
+    const dir = dirs.make();
+    writeFileSync(sessionFile(dir, 'garbage'), Buffer.from('this is not a database at all\n'.repeat(100)));
+    await assertMovedAside(dir, 'garbage', /not an SQLite database/);
+  });
+
+  it('an empty file', async () => {
+    const dir = dirs.make();
+    writeFileSync(sessionFile(dir, 'empty'), '');
+    await assertMovedAside(dir, 'empty', /.+/);
+  });
+
+  it('a truncated file (valid header, missing pages)', async () => {
+    const dir = dirs.make();
+    const store = await openStore({ dir, sessionId: 'truncated' });
+    await store.retain('keep me '.repeat(50_000));
+    await store.retain(Buffer.alloc(300_000, 7));
+    await store.close();
+    const whole = readFileSync(store.file);
+    for (const fraction of [0.9, 0.5, 0.1]) {
+      writeFileSync(store.file, whole.subarray(0, Math.floor(whole.length * fraction)));
+      await assertMovedAside(dir, 'truncated', /malformed|corrupt|not a database/i);
+    }
+  });
+
+  it('a valid SQLite file of another schema, or another schema version', async () => {
+    const dir = dirs.make();
+    await sqliteFile(sessionFile(dir, 'foreign'), 'CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES (\'hello\');');
+    await assertMovedAside(dir, 'foreign', /no such table/);
+    await sqliteFile(sessionFile(dir, 'future'), "CREATE TABLE session (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO session VALUES ('schema_version', '99');");
+    await assertMovedAside(dir, 'future', /schema version 99/);
+    await sqliteFile(sessionFile(dir, 'partial'), "CREATE TABLE session (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO session VALUES ('schema_version', '1');");
+    await assertMovedAside(dir, 'partial', /no such table/);
+  });
+
+  it('moved-aside files are not listed as sessions', async () => {
+    const dir = dirs.make();
+    writeFileSync(sessionFile(dir, 'bad'), 'garbage');
+    const store = await openStore({ dir, sessionId: 'bad' });
+    assert.ok(store.openReport.movedAside);
+    assert.deepEqual((await listSessions(dir)).map((s) => s.sessionId), ['bad']);
+    assert.equal(readdirSync(dir).filter((name) => name.includes('.corrupt-')).length, 1);
+    await store.delete();
+  });
+});
+
+describe('store failures: saving fails', () => {
+  const dirs = useTempDirs('store-fail');
+
+  it('a folder that cannot be created is STORE_UNAVAILABLE at open', async () => {
+    const parent = dirs.make();
+    const blocker = path.join(parent, 'file');
+    writeFileSync(blocker, 'x');
+    const error = await rejectsWith(openStore({ dir: path.join(blocker, 'sessions') }), 'STORE_UNAVAILABLE');
+    assert.match(error.message, /ENOTDIR|EEXIST/);
+  });
+
+  it('retain rejects with STORE_UNAVAILABLE when the folder became unusable, and the copy does not exist', async () => {
+    const dir = dirs.make();
+    const store = await openStore({ dir });
+    const kept = await store.retain('saved before the failure');
+    rmSync(dir, { recursive: true });
+    writeFileSync(dir, 'x'); // the folder is now a file: every write fails with ENOTDIR
+    const error = await rejectsWith(store.retain('x'.repeat(100_000)), 'STORE_UNAVAILABLE');
+    assert.match(error.message, /ENOTDIR/);
+    assert.match(error.message, /not retained/);
+    assert.deepEqual((await store.list()).map((o) => o.outputId), [kept.outputId], 'the failed copy has no ID in the session');
+    assert.deepEqual(await store.stats(), { outputs: 1, retainedBytes: Buffer.byteLength('saved before the failure'), evicted: 0 });
+    assert.equal((await store.read(kept.outputId)).text, 'saved before the failure');
+    // Once the folder is back, saving works again and the failed copy never appears.
+    rmSync(dir);
+    mkdirSync(dir);
+    const later = await store.retain('after repair');
+    await store.close();
+    const resumed = await openStore({ dir, sessionId: store.sessionId });
+    assert.deepEqual((await resumed.list()).map((o) => o.outputId), [later.outputId, kept.outputId]);
+    await resumed.delete();
+  });
+
+  it('a full disk (RLIMIT_FSIZE → EFBIG) rejects with STORE_UNAVAILABLE naming the errno, and the previous file stays intact', async function () {
+    if (process.platform === 'win32') this.skip();
+    this.timeout(30_000);
+    const dir = dirs.make();
+    const script = `
+      process.on('SIGXFSZ', () => {});
+      const { openStore } = require(${JSON.stringify(path.join(REPO, 'src/core/store/sessionStore.ts'))});
+      const { randomBytes } = require('node:crypto');
+      (async () => {
+        const store = await openStore({ dir: ${JSON.stringify(dir)} });
+        const small = await store.retain('saved before the disk filled\\n'.repeat(100));
+        let failure;
+        try {
+          await store.retain(randomBytes(2 * 1024 * 1024)); // incompressible: the session file would be > 2 MiB
+        } catch (error) {
+          failure = { code: error.code, message: error.message };
+        }
+        const listed = (await store.list()).map((o) => o.outputId);
+        console.log(JSON.stringify({ sessionId: store.sessionId, small: small.outputId, failure, listed }));
+        await store.close();
+      })().catch((error) => { console.error(error); process.exit(1); });
+    `;
+    // dash counts ulimit -f in 512-byte blocks, bash in 1024: 512 KiB or 1 MiB, either far below 2 MiB.
+    const limited = `ulimit -f 1024; exec "${process.execPath}" -r tsx/cjs -e "$SCRIPT"`;
+    const { stdout } = await exec('/bin/sh', ['-c', limited], { cwd: REPO, env: { ...process.env, SCRIPT: script }, maxBuffer: 1 << 20 });
+    const outcome = JSON.parse(stdout.trim().split('\n').pop()!) as { sessionId: string; small: string; failure?: { code: string; message: string }; listed: string[] };
+    assert.ok(outcome.failure, 'the large retain was rejected');
+    assert.equal(outcome.failure.code, 'STORE_UNAVAILABLE');
+    assert.match(outcome.failure.message, /EFBIG/);
+    assert.deepEqual(outcome.listed, [outcome.small]);
+    // The previous session file is intact: it opens as is and holds the earlier copy.
+    const file = sessionFile(dir, outcome.sessionId);
+    assert.ok(statSync(file).size < 512 * 1024);
+    assert.deepEqual(readdirSync(dir).filter((name) => name.endsWith('.tmp')), [], 'the temporary file was removed');
+    const store = await openStore({ dir, sessionId: outcome.sessionId });
+    assert.deepEqual(store.openReport, {});
+    assert.equal(store.resumed, true);
+    assert.equal((await store.read(outcome.small)).text.split('\n')[0], 'saved before the disk filled');
+    assert.deepEqual((await store.list()).map((o) => o.outputId), [outcome.small]);
+    await store.delete();
+    assert.equal(existsSync(file), false);
+  });
+});
