@@ -27,7 +27,7 @@ async function assertMovedAside(dir: string, sessionId: string, reason: RegExp):
   const store = await openStore({ dir, sessionId });
   const moved = store.openReport.movedAside;
   assert.ok(moved, 'openReport.movedAside is set');
-  assert.match(moved.path, new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.corrupt-\\d+$`));
+  assert.match(moved.path, new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.corrupt-\\d+-[0-9a-f]{6}$`));
   assert.match(moved.reason, reason);
   assert.deepEqual(readFileSync(moved.path), original, 'the bad file is kept as it was');
   assert.equal(store.resumed, false);
@@ -123,7 +123,7 @@ describe('store failures: saving fails', () => {
     await resumed.delete();
   });
 
-  it('a full disk (RLIMIT_FSIZE → EFBIG) rejects with STORE_UNAVAILABLE naming the errno, and the previous file stays intact', async function () {
+  it('a full disk (RLIMIT_FSIZE → EFBIG) rejects with STORE_UNAVAILABLE naming the errno, undoes the evictions it caused, and the previous file stays intact', async function () {
     if (process.platform === 'win32') this.skip();
     this.timeout(30_000);
     const dir = dirs.make();
@@ -132,15 +132,15 @@ describe('store failures: saving fails', () => {
       const { openStore } = require(${JSON.stringify(path.join(REPO, 'src/core/store/sessionStore.ts'))});
       const { randomBytes } = require('node:crypto');
       (async () => {
-        const store = await openStore({ dir: ${JSON.stringify(dir)} });
+        const store = await openStore({ dir: ${JSON.stringify(dir)}, copyBytes: 4 * 1024 * 1024, quotaBytes: 4 * 1024 * 1024 });
         const small = await store.retain('saved before the disk filled\\n'.repeat(100));
         let failure;
         try {
-          await store.retain(randomBytes(2 * 1024 * 1024)); // incompressible: the session file would be > 2 MiB
+          await store.retain(randomBytes(4 * 1024 * 1024 - 100)); // incompressible, and it needs the small copy evicted to fit the quota
         } catch (error) {
           failure = { code: error.code, message: error.message };
         }
-        const listed = (await store.list()).map((o) => o.outputId);
+        const listed = (await store.list()).map((o) => o.outputId + (o.evicted ? ' evicted' : ''));
         console.log(JSON.stringify({ sessionId: store.sessionId, small: small.outputId, failure, listed }));
         await store.close();
       })().catch((error) => { console.error(error); process.exit(1); });

@@ -23,6 +23,11 @@ export interface CappedBytes {
 export class HeadTailBuffer {
   private readonly headCap: number;
   private readonly tailCap: number;
+  /**
+   * The ring also holds the marker's reserve, so output of up to exactly `cap` bytes is kept whole;
+   * only when bytes are dropped does the tail give the reserve back to the marker.
+   */
+  private readonly ringCap: number;
   private head: Buffer;
   private headLength = 0;
   private tail: Buffer | undefined;
@@ -35,6 +40,7 @@ export class HeadTailBuffer {
     if (!Number.isInteger(cap) || cap < MARKER_RESERVE * 4) throw new RangeError(`cap must be an integer of at least ${MARKER_RESERVE * 4} bytes`);
     this.headCap = Math.floor((cap - MARKER_RESERVE) / 2);
     this.tailCap = cap - MARKER_RESERVE - this.headCap;
+    this.ringCap = cap - this.headCap;
     // Grown on demand: a command that prints 10 bytes must not cost 8 MiB.
     this.head = Buffer.allocUnsafe(Math.min(this.headCap, 64 * 1024));
   }
@@ -54,26 +60,27 @@ export class HeadTailBuffer {
       data = data.subarray(take);
       if (data.length === 0) return;
     }
-    this.tail ??= Buffer.allocUnsafe(this.tailCap);
-    if (data.length >= this.tailCap) {
-      this.tail.set(data.subarray(data.length - this.tailCap));
+    this.tail ??= Buffer.allocUnsafe(this.ringCap);
+    if (data.length >= this.ringCap) {
+      this.tail.set(data.subarray(data.length - this.ringCap));
       this.tailAt = 0;
-      this.tailLength = this.tailCap;
+      this.tailLength = this.ringCap;
       return;
     }
-    const first = Math.min(data.length, this.tailCap - this.tailAt);
+    const first = Math.min(data.length, this.ringCap - this.tailAt);
     this.tail.set(data.subarray(0, first), this.tailAt);
     this.tail.set(data.subarray(first), 0);
-    this.tailAt = (this.tailAt + data.length) % this.tailCap;
-    this.tailLength = Math.min(this.tailCap, this.tailLength + data.length);
+    this.tailAt = (this.tailAt + data.length) % this.ringCap;
+    this.tailLength = Math.min(this.ringCap, this.tailLength + data.length);
   }
 
   finish(describeGap: (dropped: number, totalBytes: number) => string = gapMarker): CappedBytes {
-    const tail = this.orderedTail();
-    const ringDropped = this.total - this.headLength - tail.length;
-    if (ringDropped === 0) {
-      return { bytes: Buffer.concat([this.head.subarray(0, this.headLength), tail]), totalBytes: this.total, droppedBytes: 0, complete: true };
+    const ring = this.orderedTail();
+    if (this.total === this.headLength + ring.length) {
+      return { bytes: Buffer.concat([this.head.subarray(0, this.headLength), ring]), totalBytes: this.total, droppedBytes: 0, complete: true };
     }
+    const tail = ring.subarray(ring.length - Math.min(ring.length, this.tailCap));
+    const ringDropped = this.total - this.headLength - tail.length;
     // Cut on character boundaries: drop a partial character at the end of the head and any
     // continuation bytes at the start of the tail (their lead byte was dropped).
     const headEnd = lastCompleteBoundary(this.head, this.headLength);
@@ -92,7 +99,7 @@ export class HeadTailBuffer {
 
   private orderedTail(): Buffer {
     if (!this.tail || this.tailLength === 0) return Buffer.alloc(0);
-    if (this.tailLength < this.tailCap) return this.tail.subarray(0, this.tailLength);
+    if (this.tailLength < this.ringCap) return this.tail.subarray(0, this.tailLength);
     return Buffer.concat([this.tail.subarray(this.tailAt), this.tail.subarray(0, this.tailAt)]);
   }
 

@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import type { Database } from 'sql.js';
 import { describeError } from '../errors';
 import { isSessionIdShape } from '../ids';
@@ -65,7 +66,7 @@ export async function openDatabase(
       return { db, report, resumed: true };
     } catch (error) {
       db?.close();
-      const aside = `${file}.corrupt-${Date.now()}`;
+      const aside = `${file}.corrupt-${Date.now()}-${randomBytes(3).toString('hex')}`;
       await fs.rename(file, aside);
       report.movedAside = { path: aside, reason: describeError(error) };
     }

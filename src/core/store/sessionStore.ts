@@ -18,6 +18,7 @@ import type { OpenReport, OutputInfo, ReadResult, RecallStore, RetainMeta, Retai
 import { atomicWriteFile } from './atomicWrite';
 import { CHUNK_BYTES, decodeChunk, encodeChunks } from './chunks';
 import { openDatabase, sessionFile } from './sessionFile';
+import { loadSqlJs } from './sqljs';
 import { applyPragmas, queryRows } from './schema';
 
 export interface OpenStoreOptions {
@@ -79,12 +80,14 @@ export class SessionStore implements RecallStore {
   /** The latest durable write, and the one not yet started that new changes can join. */
   private writeChain: Promise<void> = Promise.resolve();
   private pendingWrite: Promise<void> | undefined;
+  /** Retains and removals, one at a time (see retain). */
+  private changes: Promise<unknown> = Promise.resolve();
 
   /** @internal use openStore */
   constructor(
     readonly sessionId: string,
     readonly file: string,
-    private readonly db: Database,
+    private db: Database,
     readonly quotaBytes: number,
     readonly copyBytes: number,
     /** What happened on open (a file moved aside), for the caller to show. */
@@ -96,8 +99,17 @@ export class SessionStore implements RecallStore {
     this.nextSeq = (row?.seq ?? 0) + 1;
   }
 
+  /**
+   * Retains a copy and resolves once it is durable. Changes are serialised: when a write fails,
+   * the in-memory database is put back to what the file holds, so neither the new copy nor the
+   * evictions it caused survive a failed save.
+   */
   async retain(content: string | Uint8Array, meta: RetainMeta = {}): Promise<RetainResult> {
     this.ensureOpen();
+    return this.serializedChange(() => this.retainNow(content, meta));
+  }
+
+  private async retainNow(content: string | Uint8Array, meta: RetainMeta): Promise<RetainResult> {
     if (typeof content !== 'string' && !(content instanceof Uint8Array)) {
       throw new RecallError('INVALID_ARGUMENT', 'retain() takes a string or a Uint8Array.');
     }
@@ -128,7 +140,7 @@ export class SessionStore implements RecallStore {
     try {
       await this.flush();
     } catch (error) {
-      if (this.closed === 'open') this.transaction(() => this.removeOutput(outputId));
+      if (this.closed === 'open') await this.restoreFromFile(outputId);
       throw new RecallError(
         'STORE_UNAVAILABLE',
         `The output could not be saved to the session file ${this.file} (${describeError(error)}), so it was not retained and cannot be read back. Only the preview is available.`,
@@ -182,8 +194,30 @@ export class SessionStore implements RecallStore {
   /** Removes one copy; its ID stops resolving. */
   async remove(outputId: string): Promise<void> {
     this.lookup(outputId, { allowEvicted: true });
-    this.transaction(() => this.removeOutput(outputId));
-    await this.flush();
+    return this.serializedChange(async () => {
+      this.transaction(() => this.removeOutput(outputId));
+      await this.flush();
+    });
+  }
+
+  private serializedChange<T>(change: () => Promise<T>): Promise<T> {
+    const run = this.changes.then(change, change);
+    this.changes = run.catch(() => undefined);
+    return run;
+  }
+
+  /** After a failed write: reload the last durable state; if even that fails, drop the new copy. */
+  private async restoreFromFile(failedOutputId: string): Promise<void> {
+    try {
+      const SQL = await loadSqlJs();
+      const restored = new SQL.Database(await fs.readFile(this.file));
+      applyPragmas(restored);
+      this.db.close();
+      this.db = restored;
+      this.cache.clear();
+    } catch {
+      this.transaction(() => this.removeOutput(failedOutputId));
+    }
   }
 
   /** A new session in the same folder that shares no copies with this one. */
