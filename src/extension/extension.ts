@@ -13,6 +13,7 @@ import { RunCommandTool } from './tools/runCommandTool';
 import { ReadFilePageTool } from './tools/readFilePageTool';
 import { RunCodeTool } from './tools/runCodeTool';
 import { RecallParticipant, registerRecallParticipant } from './chat/recallParticipant';
+import { registerInspector } from './inspector/register';
 
 /**
  * The composition root: builds the parts and registers them. Nothing heavy happens here: sql.js
@@ -45,6 +46,7 @@ export function activate(context: vscode.ExtensionContext): ToolOutputRecallApi 
       vscode.lm.registerTool(RunCommandTool.toolName, new RunCommandTool(sideEffectDeps)),
       vscode.lm.registerTool(RunCodeTool.toolName, new RunCodeTool(sideEffectDeps)),
     );
+    registerInspector(context, { store, onDidChangeOutputs: sessions.onDidChange, log, fireChanged: () => sessions.notifyChanged() });
     registerRecallParticipant(context, new RecallParticipant(sessions, readSettings, log));
     log.info(`activated in ${(performance.now() - started).toFixed(1)} ms; sessions in ${sessions.dir}`);
     return createApi(sessions);
