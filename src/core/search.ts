@@ -16,6 +16,12 @@ const CONTEXT_AFTER = 160;
 export interface CompiledSearch {
   regex: RegExp;
   maxMatches: number;
+  /**
+   * The pattern is literal ASCII: it can run over the bytes read as latin1 (one byte, one char), so
+   * match indexes are byte offsets and the UTF-8 decode is skipped. Case-insensitive matching stays
+   * exact: no non-ASCII latin1 character case-folds to an ASCII one without the `u` flag.
+   */
+  byteExact: boolean;
 }
 
 export function compileSearch(outputId: string, pattern: unknown, options: SearchOptions = {}): CompiledSearch {
@@ -29,7 +35,7 @@ export function compileSearch(outputId: string, pattern: unknown, options: Searc
   const flags = `gm${options.caseSensitive ? '' : 'i'}`;
   const source = options.regex ? pattern : pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   try {
-    return { regex: new RegExp(source, flags), maxMatches };
+    return { regex: new RegExp(source, flags), maxMatches, byteExact: !options.regex && /^[\x00-\x7f]*$/.test(pattern) };
   } catch (error) {
     throw new RecallError('INVALID_ARGUMENT', `pattern is not a valid JavaScript regular expression (${(error as Error).message}). Fix it, or pass "regex": false to search for the literal text.`);
   }
@@ -37,8 +43,8 @@ export function compileSearch(outputId: string, pattern: unknown, options: Searc
 
 /** Runs a compiled search over the whole copy. Returns at most `maxMatches` and whether more exist. */
 export function searchBytes(bytes: Buffer, search: CompiledSearch): { matches: SearchMatch[]; truncated: boolean } {
-  const text = decodeUtf8(bytes);
-  const toByteOffset = byteOffsetMapper(bytes, text);
+  const text = search.byteExact ? bytes.toString('latin1') : decodeUtf8(bytes);
+  const toByteOffset = search.byteExact ? (index: number) => index : byteOffsetMapper(bytes, text);
   const { regex, maxMatches } = search;
   regex.lastIndex = 0;
   const matches: SearchMatch[] = [];

@@ -2,9 +2,8 @@ import * as vscode from 'vscode';
 import { renderCodeRun } from '../../core/codeMode/render';
 import { runCode } from '../../core/codeMode/runCode';
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../../core/codeMode/sandbox';
-import type { RecallStore } from '../../core/types';
-import type { RecallSettings } from '../config';
 import { bytesForTokenBudget, textResult, toolError } from './toolResult';
+import type { RunCommandDeps } from './runCommandTool';
 
 export interface RunCodeInput {
   code: string;
@@ -19,13 +18,7 @@ export type ToolInvoker = (
   token: vscode.CancellationToken,
 ) => Promise<string>;
 
-export interface RunCodeDeps {
-  store: () => Promise<RecallStore>;
-  settings: () => RecallSettings;
-  /** Workspace trust, injectable so the refusal can be tested in a trusted test host. */
-  isTrusted: () => boolean;
-  onRetained: () => void;
-  log: vscode.LogOutputChannel;
+export interface RunCodeDeps extends RunCommandDeps {
   /** Defaults to `invokeToolText` (vscode.lm.invokeTool); injectable for tests. */
   invokeTool?: ToolInvoker;
 }
