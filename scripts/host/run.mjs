@@ -1,0 +1,361 @@
+#!/usr/bin/env node
+// Runs test/integration in a real VS Code extension host, offline: VS Code's server from the npm package
+// `code-server`, its workbench rendered by Debian's headless chromium driven by playwright-core. The
+// workbench is opened with `enable-smoke-test-driver` and a payload naming the extension under
+// development and the tests module, so it behaves like `code --extensionDevelopmentPath=…
+// --extensionTestsPath=…`: the extension host loads the extension, calls the tests' run(), and reports
+// its console through window.codeAutomationLog and its exit code through window.codeAutomationExit.
+//
+//   node scripts/host/run.mjs [--vsix <file>] [--grep <pattern>] [--extra-extension <dir>]...
+//                             [--timeout <seconds>] [--keep] [--verbose]
+//
+// Prints `N passed, N failed` last; exits 0 only when the host ran the suites and none failed.
+import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  ROOT, buildTests, checkExtensionBuilt, killAll, processesOf, readCounts, report, writeStubExtension, writeTestWorkspace,
+  writeUserSettings,
+} from './common.mjs';
+import { ensureHost } from './setup.mjs';
+
+const SCRATCH_PREFIX = 'tor-host-';
+
+const say = (msg) => process.stdout.write(`[host] ${msg}\n`);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// Waits for `promise` at most `ms`; resolves to false on time-out. The timer is cleared either way, so
+// a settled race leaves nothing that keeps the process alive.
+function within(promise, ms) {
+  let timer;
+  return Promise.race([
+    promise.then(() => true),
+    new Promise((r) => { timer = setTimeout(() => r(false), ms); }),
+  ]).finally(() => clearTimeout(timer));
+}
+const t0 = Date.now();
+const timing = (what) => opts.verbose && say(`+${((Date.now() - t0) / 1000).toFixed(1)} s ${what}`);
+
+// index.ts prefixes the test run's console lines with this (invisible) marker, given in TOR_TEST_LOG_MARKER.
+const LOG_MARKER = '\u2063';
+// Workbench errors that every offline run has, and index.ts's rejection (its counts are printed anyway).
+const HARMLESS = [
+  /authentication provider 'github'|for provider: github/, // no GitHub sign-in offline
+  /^Canceled: Canceled/, // the workbench cancelling requests while it stops the extension host
+  /^Error: \d+ test\(s\) failed/,
+];
+
+const { values: opts } = parseArgs({
+  options: {
+    vsix: { type: 'string' },
+    grep: { type: 'string' },
+    'extra-extension': { type: 'string', multiple: true, default: [] },
+    timeout: { type: 'string', default: process.env.TOR_HOST_TIMEOUT || '600' },
+    keep: { type: 'boolean', default: false },
+    verbose: { type: 'boolean', default: !!process.env.TOR_HOST_VERBOSE },
+  },
+});
+const timeoutMs = Number(opts.timeout) * 1000;
+if (!(timeoutMs > 0)) throw new Error(`--timeout must be a number of seconds, got ${opts.timeout}`);
+const mode = opts.vsix ? 'vsix' : 'dev';
+const vsix = opts.vsix && path.resolve(opts.vsix);
+const extraExtensions = opts['extra-extension'].map((d) => path.resolve(d));
+
+// ---------------------------------------------------------------------------------------------------
+// Processes. Everything started here (the server and its children, the browser) carries
+// TOR_TEST_SCRATCH=<this run's scratch dir> in its environment, so leftovers are found by that exact
+// value in /proc/<pid>/environ (processesOf) — also those of an earlier run that was killed before it
+// could clean up: a scratch dir whose runner is dead is such a run; end its processes, remove it.
+function reapStaleRuns() {
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith(SCRATCH_PREFIX)) continue;
+    const dir = path.join(tmpdir(), name);
+    let owner = 0;
+    try { owner = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8')).pid; } catch { /* not yet written or partial */ }
+    if (!owner) continue;
+    try { process.kill(owner, 0); continue; } catch { /* owner is dead */ }
+    const left = processesOf(dir);
+    if (left.length) say(`ending ${left.length} process(es) left by a killed run (${dir})`);
+    killAll(left, 'SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Scratch: every file the server, the extension host and the browser write goes under here.
+
+function makeScratch() {
+  const scratch = mkdtempSync(path.join(tmpdir(), SCRATCH_PREFIX));
+  writeFileSync(path.join(scratch, 'run.json'), JSON.stringify({ pid: process.pid, root: ROOT }));
+  const d = {
+    scratch,
+    tmp: path.join(scratch, 'tmp'),
+    config: path.join(scratch, 'xdg', 'config'),
+    data: path.join(scratch, 'xdg', 'data'),
+    cache: path.join(scratch, 'xdg', 'cache'),
+    runtime: path.join(scratch, 'xdg', 'runtime'),
+    home: path.join(scratch, 'browser-home'),
+    userData: path.join(scratch, 'user-data'),
+    extensions: path.join(scratch, 'extensions'),
+    workspace: path.join(scratch, 'workspace'),
+    results: path.join(scratch, 'results.json'),
+    serverLog: path.join(scratch, 'server.log'),
+  };
+  for (const k of ['tmp', 'config', 'data', 'cache', 'home', 'extensions', 'workspace']) mkdirSync(d[k], { recursive: true });
+  mkdirSync(d.runtime, { recursive: true, mode: 0o700 });
+  writeUserSettings(d.userData);
+  writeTestWorkspace(d.workspace);
+  d.developmentPath = developmentPath(scratch);
+  return d;
+}
+
+// The one extensionDevelopmentPath of the payload (see runInBrowser):
+// - dev run, no extras: the repo itself;
+// - with --extra-extension: a folder of symlinks, one per extension (the repo's too in a dev run). A
+//   development path without a package.json is scanned as a folder of extensions, like an extensions
+//   dir; each extension's extensionPath is then the symlink's path, not the real folder;
+// - VSIX run, no extras: an empty stub extension, so that the window is still a development window
+//   (which it must be for the tests to run) while the installed copy of ours is the one that loads.
+function developmentPath(scratch) {
+  const members = [...(mode === 'dev' ? [ROOT] : []), ...extraExtensions];
+  if (members.length === 1 && mode === 'dev') return ROOT;
+  if (members.length === 0) return writeStubExtension(path.join(scratch, 'stub-extension'));
+  const dir = path.join(scratch, 'development-extensions');
+  mkdirSync(dir);
+  members.forEach((m, i) => symlinkSync(m, path.join(dir, `${i}-${path.basename(m)}`), 'dir'));
+  return dir;
+}
+
+function childEnv(d) {
+  const env = { ...process.env };
+  // Inside a VS Code terminal these make code-server act as a client of that VS Code instead of a server.
+  for (const k of Object.keys(env)) if (k.startsWith('VSCODE_') || k === 'ELECTRON_RUN_AS_NODE') delete env[k];
+  return {
+    ...env,
+    TMPDIR: d.tmp,
+    XDG_CONFIG_HOME: d.config,
+    XDG_DATA_HOME: d.data,
+    XDG_CACHE_HOME: d.cache,
+    XDG_RUNTIME_DIR: d.runtime,
+    EXTENSIONS_GALLERY: '{}',
+    NO_COLOR: '1',
+    // The contract with the tests (documented in test/integration/index.ts and the report):
+    TOR_TEST_SCRATCH: d.scratch,
+    TOR_TEST_WORKSPACE: d.workspace,
+    TOR_TEST_MODE: mode,
+    TOR_TEST_REPO: ROOT,
+    TOR_TEST_RESULTS_FILE: d.results,
+    TOR_TEST_LOG_MARKER: LOG_MARKER,
+    TOR_TEST_EXTRA_EXTENSIONS: JSON.stringify(extraExtensions),
+    ...(opts.grep ? { TOR_TEST_GREP: opts.grep } : {}),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+function installVsix(host, d, env) {
+  say(`installing ${vsix}`);
+  const r = spawnSync(host.node, [host.codeServerEntry, '--user-data-dir', d.userData, '--extensions-dir', d.extensions,
+    '--install-extension', vsix], { env, encoding: 'utf8', timeout: 120_000 });
+  const out = `${r.stdout ?? ''}${r.stderr ?? ''}`.trim();
+  if (r.status !== 0 || /failed|error/i.test(out)) {
+    throw new Error(`installing ${vsix} failed (exit ${r.status ?? r.signal}):\n${out}`);
+  }
+  if (opts.verbose) say(out);
+}
+
+function startServer(host, d, env) {
+  const log = createWriteStream(d.serverLog);
+  const server = spawn(host.node, [host.codeServerEntry,
+    '--bind-addr', '127.0.0.1:0', // the server picks a free port and prints it: no race for a port
+    '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust',
+    '--disable-getting-started-override', '--ignore-last-opened',
+    '--user-data-dir', d.userData, '--extensions-dir', d.extensions,
+    // Essential: without it the workbench ignores the development and tests paths in the payload.
+    '--vscode-option', 'enable-smoke-test-driver',
+  ], { env, cwd: d.workspace, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise((resolve) => server.once('exit', (code, signal) => resolve({ code, signal })));
+  const ready = new Promise((resolve, reject) => {
+    let seen = '';
+    const onData = (chunk) => {
+      log.write(chunk);
+      if (opts.verbose) process.stdout.write(`[server] ${chunk}`);
+      seen += chunk;
+      const m = /HTTP server listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(seen);
+      if (m) resolve(Number(m[1]));
+    };
+    server.stdout.on('data', onData);
+    server.stderr.on('data', onData);
+    server.once('error', reject);
+    exited.then(({ code, signal }) => reject(new Error(`code-server exited before it was ready (${code ?? signal})`)));
+    setTimeout(() => reject(new Error('code-server did not report its port within 60 s')), 60_000).unref();
+  });
+  return { server, ready, exited, log };
+}
+
+async function stopServer(s) {
+  if (!s || s.server.exitCode !== null || s.server.signalCode !== null) return;
+  const group = -s.server.pid; // detached: the server, its extension host and pty host share this group
+  try { process.kill(group, 'SIGTERM'); } catch { return; }
+  const done = await within(s.exited, 5000);
+  if (!done) say('code-server ignored SIGTERM for 5 s; sending SIGKILL');
+  try { process.kill(group, 'SIGKILL'); } catch { /* group already empty */ }
+}
+
+async function runInBrowser(host, d, env, port, testsModule, stop) {
+  const { chromium } = await import('playwright-core');
+  const remote = (p) => `vscode-remote://127.0.0.1:${port}${p}`;
+  const payload = [
+    // The workbench runs extensionTestsPath only in an extension-development window, i.e. one with an
+    // extensionDevelopmentPath. The web workbench keeps the payload in a Map, so only ONE such entry
+    // survives; makeScratch() picked it (the repo, a folder of several extensions, or a stub).
+    ['extensionDevelopmentPath', remote(d.developmentPath)],
+    ['extensionTestsPath', remote(testsModule)],
+    ['skipWelcome', 'true'],
+    ['skipReleaseNotes', 'true'],
+  ];
+  const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(d.workspace)}` +
+    `&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+
+  const browser = await chromium.launch({
+    executablePath: host.chromium,
+    headless: true,
+    // Never `playwright install` (it downloads); Debian's chromium with everything network-y turned off.
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    env: { ...env, HOME: d.home },
+    timeout: 60_000,
+  });
+  const outcome = {};
+  const finished = Promise.race([new Promise((resolve) => { outcome.resolve = resolve; }), stop]);
+  const workbenchLog = []; // unmarked lines: the workbench's own log, printed on failure or with --verbose
+  const testLines = [];
+  try {
+    const page = await browser.newPage();
+    // Everything the workbench logs arrives here as (level, [message]): its own log and, as `info` or
+    // `error`, the extension host's console. index.ts marks the console lines of the test run, which
+    // are the output; the rest is workbench noise unless it is an error.
+    await page.exposeFunction('codeAutomationLog', (level, args) => {
+      const text = (Array.isArray(args) ? args : [args]).map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ');
+      if (text.startsWith(LOG_MARKER)) {
+        if (!testLines.length) timing('first test output');
+        for (const line of text.slice(LOG_MARKER.length).split('\n')) {
+          testLines.push(line);
+          process.stdout.write(`${line}\n`);
+        }
+        return;
+      }
+      workbenchLog.push(`[${level}] ${text}`);
+      if (opts.verbose || (level === 'error' && !HARMLESS.some((re) => re.test(text)))) {
+        process.stdout.write(`[workbench:${level}] ${text}\n`);
+      }
+    });
+    await page.exposeFunction('codeAutomationExit', (code) => outcome.resolve({ code: Number(code) }));
+    page.on('crash', () => outcome.resolve({ error: 'the workbench page crashed' }));
+    page.on('pageerror', (e) => opts.verbose && say(`page error: ${e.message}`));
+    // (page 'console' events would repeat what codeAutomationLog already receives)
+    await Promise.race([page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 }), finished]);
+    timing('workbench page loaded');
+    return { ...(await finished), testLines, workbenchLog };
+  } finally {
+    // A hung page must not keep us: close with a deadline, then the process-group kill cleans up.
+    await within(browser.close().catch(() => {}), 10_000);
+  }
+}
+
+function tail(file, n) {
+  try { return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-n).join('\n'); } catch { return ''; }
+}
+
+async function main() {
+  const host = ensureHost({ quiet: true });
+  if (mode === 'dev') checkExtensionBuilt();
+  else if (!existsSync(vsix)) throw new Error(`no such VSIX: ${vsix}`);
+  for (const dir of extraExtensions) {
+    if (!existsSync(path.join(dir, 'package.json'))) throw new Error(`--extra-extension ${dir} has no package.json`);
+  }
+  const testsModule = await buildTests();
+  timing('setup checked, tests bundled');
+
+  reapStaleRuns();
+  const d = makeScratch();
+  // playwright's own temporary files (browser profile, artifacts) go to os.tmpdir(): keep them in scratch.
+  process.env.TMPDIR = d.tmp;
+  const env = childEnv(d);
+
+  let s;
+  let result;
+  let harnessError;
+  const onSignal = (sig) => {
+    say(`${sig}: cleaning up`);
+    cleanup().finally(() => {
+      report({ suite: mode === 'vsix' ? 'integration-vsix' : 'integration', problem: `interrupted by ${sig}`, say });
+      process.exit(sig === 'SIGINT' ? 130 : 143);
+    });
+  };
+  const cleanup = async () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await stopServer(s);
+    const left = processesOf(d.scratch);
+    if (left.length) {
+      say(`ending ${left.length} leftover process(es): ${left.join(' ')}`);
+      killAll(left, 'SIGKILL');
+      await sleep(200);
+    }
+    s?.log.end();
+    if (opts.keep) say(`kept ${d.scratch}`);
+    else rmSync(d.scratch, { recursive: true, force: true, maxRetries: 3 });
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  try {
+    if (vsix) installVsix(host, d, env);
+    s = startServer(host, d, env);
+    const port = await s.ready;
+    timing('server ready');
+    say(`code-server on 127.0.0.1:${port}; mode ${mode}; workspace ${d.workspace}`);
+    // Whatever comes first ends the run: the host's exit, the overall deadline, the server dying.
+    let timer;
+    const stop = Promise.race([
+      new Promise((resolve) => {
+        timer = setTimeout(() => resolve({ error: `no exit from the extension host within ${opts.timeout} s` }), timeoutMs);
+      }),
+      s.exited.then(({ code, signal }) => ({ error: `code-server exited during the run (${code ?? signal})` })),
+    ]);
+    try {
+      result = await runInBrowser(host, d, env, port, testsModule, stop);
+    } finally {
+      clearTimeout(timer);
+    }
+  } catch (e) {
+    harnessError = e;
+  }
+
+  timing('host exited');
+  const counts = readCounts(d.results, result?.testLines);
+  let problem = harnessError?.message ?? result?.error;
+  if (!problem && result.code !== 0 && !(counts?.failed > 0)) problem = `extension host exited with ${result.code}`;
+  if (!problem && !counts) problem = 'the host reported no test counts';
+  if (problem) {
+    say(`FAILED: ${problem}`);
+    if (result?.workbenchLog?.length && !opts.verbose) {
+      say(`workbench log (last 40 lines):\n${result.workbenchLog.slice(-40).join('\n')}`);
+    }
+    say(`server log (last 40 lines):\n${tail(d.serverLog, 40)}`);
+  }
+  await cleanup();
+  const ok = report({
+    suite: mode === 'vsix' ? 'integration-vsix' : 'integration', counts, problem,
+    seconds: (Date.now() - t0) / 1000, say,
+  });
+  process.exitCode = ok ? 0 : 1;
+}
+
+main().catch((e) => {
+  say(`FAILED: ${e.stack ?? e}`);
+  report({ suite: 'integration', problem: String(e.message ?? e), say });
+  process.exitCode = 1;
+});
