@@ -81,20 +81,24 @@ export function countChar(text: string, char: string): number {
   return count;
 }
 
-/** Keeps the indexes of the last few opened outputs; a build runs once however many ask at once. */
-export class LineIndexCache {
-  private readonly entries = new Map<string, Promise<LineIndex>>();
+/**
+ * Keeps what was computed for the last few opened outputs (their line index, a rebuilt preview);
+ * a computation runs once however many requests ask for it at the same time.
+ */
+export class PromiseCache<T> {
+  private readonly entries = new Map<string, Promise<T>>();
 
   constructor(private readonly capacity = 8) {}
 
-  get(key: string, build: () => Promise<LineIndex>): Promise<LineIndex> {
+  get(key: string, build: () => Promise<T>): Promise<T> {
     let entry = this.entries.get(key);
     if (entry) {
       this.entries.delete(key);
     } else {
-      entry = build();
+      const created = build();
       // A failed build (evicted meanwhile, store closed) must not stick.
-      entry.catch(() => { if (this.entries.get(key) === entry) this.entries.delete(key); });
+      created.catch(() => { if (this.entries.get(key) === created) this.entries.delete(key); });
+      entry = created;
     }
     this.entries.set(key, entry);
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
