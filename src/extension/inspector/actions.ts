@@ -1,0 +1,83 @@
+/**
+ * What the inspector and the tree do through VS Code: copy to the clipboard, open the whole copy
+ * as a read-only editor document, save it as a file. Shared by the webview's buttons and the
+ * tree's context menu so both behave the same.
+ */
+import * as vscode from 'vscode';
+import { decodeUtf8 } from '../../core/utf8';
+import type { OutputInfo } from '../../core/types';
+import type { InspectorActions } from './requestHandler';
+import type { InspectorServices } from './register';
+
+/** Read-only documents holding a whole copy: `tool-output-recall:/<outputId>/<name>.log`. */
+export const COPY_SCHEME = 'tool-output-recall';
+
+export class CopyDocuments implements vscode.TextDocumentContentProvider {
+  constructor(private readonly services: InspectorServices) {}
+
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const outputId = uri.path.split('/')[1] ?? '';
+    const store = await this.services.store();
+    // Errors propagate: VS Code shows the engine's message (not found, evicted) instead of a document.
+    return decodeUtf8(await store.readAll(outputId));
+  }
+}
+
+export function copyUri(info: Pick<OutputInfo, 'outputId' | 'title' | 'tool'>): vscode.Uri {
+  return vscode.Uri.from({ scheme: COPY_SCHEME, path: `/${info.outputId}/${fileNameFor(info)}` });
+}
+
+/** A file name from the command or title: readable, and safe on every platform. */
+export function fileNameFor(info: Pick<OutputInfo, 'outputId' | 'title' | 'tool'>): string {
+  const base = (info.title ?? info.tool ?? '').split('\n')[0]
+    .replace(/[^\p{L}\p{N}._ -]+/gu, '-')
+    .replace(/-{2,}/g, '-')
+    .replace(/^[-. ]+|[-. ]+$/g, '')
+    .slice(0, 60);
+  return `${base ? `${base}-` : ''}${info.outputId.slice(4, 12)}.log`;
+}
+
+export function inspectorActions(services: InspectorServices): InspectorActions {
+  return {
+    async copyText(text, what) {
+      await vscode.env.clipboard.writeText(text);
+      vscode.window.setStatusBarMessage(`$(copy) ${what} copied`, 3000);
+    },
+
+    async openInEditor(outputId, line) {
+      const store = await services.store();
+      const info = await store.info(outputId);
+      const document = await vscode.workspace.openTextDocument(copyUri(info));
+      const position = new vscode.Position(Math.max(0, (line ?? 1) - 1), 0);
+      await vscode.window.showTextDocument(document, {
+        preview: false,
+        viewColumn: vscode.ViewColumn.Beside,
+        selection: line ? new vscode.Range(position, position) : undefined,
+      });
+      if (!info.complete) {
+        void vscode.window.showWarningMessage(`This copy is incomplete: ${info.droppedBytes.toLocaleString('en-US')} bytes of the output were dropped${info.gapOffset !== undefined ? ` at byte ${info.gapOffset.toLocaleString('en-US')}` : ''}.`);
+      }
+    },
+
+    async saveAs(outputId) {
+      const store = await services.store();
+      const info = await store.info(outputId);
+      const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+      const target = await vscode.window.showSaveDialog({
+        title: `Save the copy of ${outputId}`,
+        saveLabel: 'Save Copy',
+        defaultUri: folder ? vscode.Uri.joinPath(folder, fileNameFor(info)) : undefined,
+        filters: { 'Log files': ['log', 'txt'], 'All files': ['*'] },
+      });
+      if (!target) return false;
+      // The exact bytes of the copy (not re-encoded text): binary output survives the round trip.
+      await vscode.workspace.fs.writeFile(target, await store.readAll(outputId));
+      const incomplete = info.complete ? '' : ` It is incomplete: ${info.droppedBytes.toLocaleString('en-US')} bytes were dropped before it was saved.`;
+      const open = 'Open';
+      void vscode.window.showInformationMessage(`Saved ${info.totalBytes.toLocaleString('en-US')} bytes to ${vscode.workspace.asRelativePath(target)}.${incomplete}`, open).then((choice) => {
+        if (choice === open) void vscode.window.showTextDocument(target);
+      });
+      return true;
+    },
+  };
+}

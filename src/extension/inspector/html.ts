@@ -1,0 +1,51 @@
+/**
+ * The inspector's HTML shell. vscode-free so the browser tests load the exact same document (same
+ * CSP, same nonce rule) as the panel does.
+ *
+ * The CSP allows nothing by default: one script (by nonce), the bundle's stylesheet, and nothing
+ * else — no images, fonts, frames, connections or inline handlers — so text from a command's output
+ * could not load or run anything even if it ever reached the DOM as markup (it never does: the
+ * webview renders output with textContent only).
+ */
+import { randomBytes } from 'node:crypto';
+
+export interface InspectorHtmlOptions {
+  /** `webview.cspSource`: the origin resources are served from. */
+  cspSource: string;
+  scriptUri: string;
+  styleUri: string;
+  /** A fresh nonce per render; tests pass their own. */
+  nonce?: string;
+  title?: string;
+}
+
+export const newNonce = (): string => randomBytes(18).toString('base64');
+
+const escapeAttribute = (value: string): string =>
+  value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+export function inspectorHtml(options: InspectorHtmlOptions): string {
+  const nonce = options.nonce ?? newNonce();
+  const csp = [
+    "default-src 'none'",
+    `style-src ${options.cspSource}`,
+    `script-src 'nonce-${nonce}'`,
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${escapeAttribute(csp)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="${escapeAttribute(options.styleUri)}">
+<title>${escapeAttribute(options.title ?? 'Tool Output Inspector')}</title>
+</head>
+<body>
+<div id="app" class="app" aria-busy="true"><p class="loading">Loading output…</p></div>
+<script nonce="${escapeAttribute(nonce)}" src="${escapeAttribute(options.scriptUri)}"></script>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,115 @@
+/**
+ * One inspector webview panel per output: created or revealed by `show`, rebuilt by the serializer
+ * after a window reload, and wired to the vscode-free protocol handler (`InspectorSession`).
+ */
+import * as vscode from 'vscode';
+import { INSPECTOR_VIEW_TYPE, type PersistedState } from '../../../webview/protocol';
+import { inspectorHtml } from './html';
+import { InspectorSession, type InspectorActions } from './requestHandler';
+import type { InspectorServices } from './register';
+
+export interface InspectorContext {
+  extensionUri: vscode.Uri;
+  services: InspectorServices;
+  actions: InspectorActions;
+}
+
+export class InspectorPanel {
+  private static readonly open = new Map<string, InspectorPanel>();
+
+  /** Reveals the panel of `outputId`, creating it if needed; `offset` moves it to that byte. */
+  static show(context: InspectorContext, outputId: string, offset?: number, column = vscode.ViewColumn.Active): InspectorPanel {
+    const existing = InspectorPanel.open.get(outputId);
+    if (existing) {
+      existing.panel.reveal(column);
+      if (offset !== undefined) existing.session.reveal(offset);
+      return existing;
+    }
+    const panel = vscode.window.createWebviewPanel(INSPECTOR_VIEW_TYPE, titleFor(outputId), { viewColumn: column, preserveFocus: false }, options(context.extensionUri));
+    return new InspectorPanel(context, panel, outputId, offset);
+  }
+
+  /** Called by the serializer with the state the webview last saved (`setState`). */
+  static revive(context: InspectorContext, panel: vscode.WebviewPanel, state: unknown): void {
+    const outputId = typeof state === 'object' && state !== null ? (state as Partial<PersistedState>).outputId : undefined;
+    if (typeof outputId !== 'string' || InspectorPanel.open.has(outputId)) {
+      // Nothing to restore (or a duplicate): a blank panel helps no one.
+      panel.dispose();
+      return;
+    }
+    panel.webview.options = options(context.extensionUri);
+    // The webview restores its own offset from getState(); the host passes none.
+    new InspectorPanel(context, panel, outputId, undefined);
+  }
+
+  static changed(): void {
+    for (const panel of InspectorPanel.open.values()) panel.session.changed();
+  }
+
+  static close(outputId: string): void {
+    InspectorPanel.open.get(outputId)?.panel.dispose();
+  }
+
+  static active(): string | undefined {
+    for (const [outputId, panel] of InspectorPanel.open) if (panel.panel.active) return outputId;
+    return undefined;
+  }
+
+  private readonly session: InspectorSession;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  private constructor(context: InspectorContext, readonly panel: vscode.WebviewPanel, readonly outputId: string, offset: number | undefined) {
+    const { services } = context;
+    InspectorPanel.open.set(outputId, this);
+    this.session = new InspectorSession({
+      store: () => services.store(),
+      post: (message) => void panel.webview.postMessage(message),
+      previewBytes: () => vscode.workspace.getConfiguration('toolOutputRecall').get<number>('previewBytes', 24576),
+      actions: context.actions,
+      log: (level, message) => services.log[level](message),
+    }, outputId, offset);
+
+    panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icon.png');
+    const bundle = vscode.Uri.joinPath(context.extensionUri, 'dist', 'webview');
+    panel.webview.html = inspectorHtml({
+      cspSource: panel.webview.cspSource,
+      scriptUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(bundle, 'inspector.js')).toString(),
+      styleUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(bundle, 'inspector.css')).toString(),
+      title: titleFor(outputId),
+    });
+    this.disposables.push(
+      panel.webview.onDidReceiveMessage((message) => void this.session.handle(message)),
+      panel.onDidDispose(() => this.dispose()),
+    );
+    void this.retitle(services);
+  }
+
+  /** Names the tab after the command or title, once the store says what it is. */
+  private async retitle(services: InspectorServices): Promise<void> {
+    try {
+      const info = await (await services.store()).info(this.outputId);
+      const name = (info.title ?? info.tool ?? this.outputId).split('\n')[0];
+      this.panel.title = name.length > 40 ? `${name.slice(0, 39)}…` : name;
+    } catch {
+      // The webview shows why (not found, store unavailable); the tab keeps the ID.
+    }
+  }
+
+  private dispose(): void {
+    if (InspectorPanel.open.get(this.outputId) === this) InspectorPanel.open.delete(this.outputId);
+    for (const disposable of this.disposables.splice(0)) disposable.dispose();
+  }
+}
+
+function options(extensionUri: vscode.Uri): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+  return {
+    enableScripts: true,
+    // Only the bundle folder: the page can load its script and stylesheet and nothing else.
+    localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview')],
+    // State is small and restored through getState; no need to keep hidden panels alive.
+    retainContextWhenHidden: false,
+    enableFindWidget: false, // Ctrl+F goes to the inspector's search, which covers the whole copy
+  };
+}
+
+const titleFor = (outputId: string): string => `Output ${outputId}`;

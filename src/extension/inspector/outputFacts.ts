@@ -1,0 +1,101 @@
+/**
+ * What the inspector shows about one output besides its pages: the run_command facts from `extra`
+ * (free-form JSON, so every field is checked) and the preview the model received, with its
+ * omission marker located exactly. vscode-free: the browser tests run it in plain Node.
+ */
+import { previewHeadTail } from '../../core/preview';
+import { decodeUtf8 } from '../../core/utf8';
+import type { OutputInfo } from '../../core/types';
+import type { CommandFacts, PreviewView, StreamFacts } from '../../../webview/protocol';
+
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+function streamFacts(value: unknown): StreamFacts | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const s = value as Record<string, unknown>;
+  if (!isNumber(s.totalBytes) || !isNumber(s.capturedBytes)) return undefined;
+  const droppedBytes = isNumber(s.droppedBytes) ? s.droppedBytes : Math.max(0, s.totalBytes - s.capturedBytes);
+  const complete = typeof s.complete === 'boolean' ? s.complete : droppedBytes === 0;
+  return { totalBytes: s.totalBytes, capturedBytes: s.capturedBytes, droppedBytes, complete };
+}
+
+export function commandFacts(info: OutputInfo): CommandFacts {
+  const extra = info.extra ?? {};
+  const facts: CommandFacts = {};
+  if (info.tool === 'run_command' && info.title) facts.command = info.title;
+  if (typeof extra.command === 'string') facts.command = extra.command;
+  if (typeof extra.cwd === 'string') facts.cwd = extra.cwd;
+  if (isNumber(extra.exitCode) || extra.exitCode === null) facts.exitCode = extra.exitCode as number | null;
+  if (typeof extra.signal === 'string' || extra.signal === null) facts.signal = extra.signal as string | null;
+  if (typeof extra.timedOut === 'boolean') facts.timedOut = extra.timedOut;
+  if (typeof extra.cancelled === 'boolean') facts.cancelled = extra.cancelled;
+  facts.stdout = streamFacts(extra.stdout);
+  facts.stderr = streamFacts(extra.stderr);
+  return facts;
+}
+
+const MARKER = /^\[\.\.\. (\d+) bytes omitted: bytes \[(\d+), (\d+)\) of (\d+),[^\n]*\]$/gm;
+
+/**
+ * Finds the omission marker in a preview text. Command output can itself contain lines that look
+ * like a marker (an agent's log of another agent), so the real one is the candidate whose numbers
+ * match the copy and whose position in the text is exactly its `from` byte offset (the head is the
+ * copy's first `from` bytes, plus at most one newline the preview adds before the marker).
+ */
+export function locateMarker(text: string, totalBytes: number): Pick<PreviewView, 'marker' | 'omitted'> {
+  let fallback: Pick<PreviewView, 'marker' | 'omitted'> = {};
+  MARKER.lastIndex = 0;
+  for (let m = MARKER.exec(text); m; m = MARKER.exec(text)) {
+    const [, bytes, from, to, total] = m.map(Number);
+    if (to - from !== bytes || total !== totalBytes || !(from <= to)) continue;
+    const found = { marker: { start: m.index, end: m.index + m[0].length }, omitted: { from, to } };
+    const headBytes = Buffer.byteLength(text.slice(0, m.index), 'utf8');
+    if (headBytes === from || headBytes === from + 1) return found;
+    fallback = fallback.marker ? fallback : found;
+  }
+  return fallback;
+}
+
+export interface PreviewInputs {
+  info: OutputInfo;
+  /** The copy's bytes, when it is readable (to recompute a preview that was not recorded). */
+  bytes?: Uint8Array;
+  /** The preview budget in force now (the `toolOutputRecall.previewBytes` setting). */
+  budgetBytes: number;
+}
+
+export function previewView({ info, bytes, budgetBytes }: PreviewInputs): PreviewView {
+  const extra = info.extra ?? {};
+  if (typeof extra.preview === 'string') {
+    return { text: extra.preview, source: 'recorded', ...locateMarker(extra.preview, info.totalBytes) };
+  }
+  if (info.tool !== 'run_command') {
+    return {
+      source: 'unavailable',
+      note: `The preview of this ${info.tool ?? 'tool'} result was not recorded, and only run_command previews can be rebuilt from the copy.`,
+    };
+  }
+  if (!bytes) {
+    return { source: 'unavailable', note: 'The preview was not recorded, and the copy it would be rebuilt from is gone.' };
+  }
+  const budget = isNumber(extra.previewBytes) ? extra.previewBytes : budgetBytes;
+  try {
+    const preview = previewHeadTail(bytes, { budgetBytes: budget, kind: 'command', outputId: info.outputId, copyComplete: info.complete });
+    const view: PreviewView = {
+      text: preview.text,
+      source: 'recomputed',
+      note: `Rebuilt from the copy with a ${budget}-byte budget${isNumber(extra.previewBytes) ? '' : ' (the current previewBytes setting)'}: the exact text the model got was not recorded.`,
+    };
+    if (preview.omitted) {
+      // The head is the copy's first `from` bytes, then one newline unless it ended with one.
+      const head = decodeUtf8(bytes.subarray(0, preview.omitted.from));
+      const start = head.length + (head.length === 0 || head.endsWith('\n') ? 0 : 1);
+      const end = preview.text.indexOf('\n', start);
+      view.marker = { start, end: end < 0 ? preview.text.length : end };
+      view.omitted = { from: preview.omitted.from, to: preview.omitted.to };
+    }
+    return view;
+  } catch (error) {
+    return { source: 'unavailable', note: `The preview could not be rebuilt: ${(error as Error).message}` };
+  }
+}

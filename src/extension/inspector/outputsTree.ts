@@ -1,0 +1,143 @@
+/**
+ * The "Retained Outputs" tree: the current session's copies, newest first. Incomplete and evicted
+ * copies carry a file-decoration badge (the way the SCM view marks files), besides their icon.
+ */
+import * as vscode from 'vscode';
+import { describeError } from '../../core/errors';
+import type { OutputInfo } from '../../core/types';
+import type { InspectorServices } from './register';
+
+/** Tree items get a resourceUri in this scheme only so the decoration provider can badge them. */
+const DECORATION_SCHEME = 'tool-output-recall-item';
+
+export class OutputsTree implements vscode.TreeDataProvider<OutputInfo>, vscode.FileDecorationProvider, vscode.Disposable {
+  private readonly changeTree = new vscode.EventEmitter<OutputInfo | undefined>();
+  private readonly changeDecorations = new vscode.EventEmitter<vscode.Uri[] | undefined>();
+  readonly onDidChangeTreeData = this.changeTree.event;
+  readonly onDidChangeFileDecorations = this.changeDecorations.event;
+  private view: vscode.TreeView<OutputInfo> | undefined;
+  private known = new Map<string, OutputInfo>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly services: InspectorServices) {}
+
+  attach(view: vscode.TreeView<OutputInfo>): void {
+    this.view = view;
+  }
+
+  /** Coalesces bursts (a tool that retains several parts) into one refresh. */
+  refresh(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.changeTree.fire(undefined);
+    }, 100);
+  }
+
+  selected(): OutputInfo | undefined {
+    return this.view?.selection[0];
+  }
+
+  async getChildren(element?: OutputInfo): Promise<OutputInfo[]> {
+    if (element) return [];
+    try {
+      const store = await this.services.store();
+      const outputs = await store.list();
+      this.known = new Map(outputs.map((info) => [info.outputId, info]));
+      this.changeDecorations.fire(undefined);
+      if (this.view) {
+        this.view.message = undefined;
+        const live = outputs.filter((o) => !o.evicted);
+        const size = live.reduce((sum, o) => sum + o.totalBytes, 0);
+        this.view.description = outputs.length === 0 ? undefined : `${live.length} retained · ${formatSize(size)}`;
+      }
+      return outputs;
+    } catch (error) {
+      this.services.log.warn(`outputs view: ${describeError(error)}`);
+      if (this.view) this.view.message = `Retained outputs cannot be listed: ${describeError(error)}`;
+      return [];
+    }
+  }
+
+  getTreeItem(info: OutputInfo): vscode.TreeItem {
+    const facts = factsOf(info);
+    const item = new vscode.TreeItem(labelOf(info), vscode.TreeItemCollapsibleState.None);
+    item.id = info.outputId;
+    item.description = [info.tool, formatTime(info.createdAt), formatSize(info.totalBytes), facts.status].filter(Boolean).join(' · ');
+    item.contextValue = info.evicted ? 'output-evicted' : 'output';
+    item.resourceUri = vscode.Uri.from({ scheme: DECORATION_SCHEME, path: `/${info.outputId}` });
+    item.iconPath = iconOf(info, facts.failed);
+    item.tooltip = tooltipOf(info, facts.status);
+    item.command = { command: 'toolOutputRecall.openOutput', title: 'Open Output in Inspector', arguments: [info.outputId] };
+    const state = info.evicted ? ', evicted' : !info.complete ? ', incomplete copy' : '';
+    item.accessibilityInformation = { label: `${labelOf(info)}, ${item.description}${state}` };
+    return item;
+  }
+
+  provideFileDecoration(uri: vscode.Uri): vscode.FileDecoration | undefined {
+    if (uri.scheme !== DECORATION_SCHEME) return undefined;
+    const info = this.known.get(uri.path.slice(1));
+    if (!info) return undefined;
+    if (info.evicted) return new vscode.FileDecoration('EV', 'Evicted: the copy\'s content is gone', new vscode.ThemeColor('disabledForeground'));
+    if (!info.complete) return new vscode.FileDecoration('!', `Incomplete copy: ${info.droppedBytes} bytes were dropped`, new vscode.ThemeColor('list.warningForeground'));
+    return undefined;
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.changeTree.dispose();
+    this.changeDecorations.dispose();
+  }
+}
+
+function labelOf(info: OutputInfo): string {
+  const text = (info.title ?? info.tool ?? info.outputId).split('\n')[0].trim() || info.outputId;
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}
+
+function factsOf(info: OutputInfo): { status?: string; failed: boolean } {
+  const extra = info.extra ?? {};
+  if (extra.timedOut === true) return { status: 'timed out', failed: true };
+  if (extra.cancelled === true) return { status: 'cancelled', failed: true };
+  if (typeof extra.signal === 'string') return { status: extra.signal, failed: true };
+  if (typeof extra.exitCode === 'number') return { status: `exit ${extra.exitCode}`, failed: extra.exitCode !== 0 };
+  return { failed: false };
+}
+
+function iconOf(info: OutputInfo, failed: boolean): vscode.ThemeIcon {
+  if (info.evicted) return new vscode.ThemeIcon('circle-slash', new vscode.ThemeColor('disabledForeground'));
+  if (!info.complete) return new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
+  if (failed) return new vscode.ThemeIcon('error', new vscode.ThemeColor('list.errorForeground'));
+  return new vscode.ThemeIcon(info.tool === 'run_command' ? 'terminal' : 'output');
+}
+
+function tooltipOf(info: OutputInfo, status: string | undefined): vscode.MarkdownString {
+  // appendText / appendCodeblock escape everything: a command line cannot inject markdown or links.
+  const md = new vscode.MarkdownString();
+  md.appendCodeblock((info.title ?? info.tool ?? info.outputId).slice(0, 2000), info.tool === 'run_command' ? 'shellscript' : 'text');
+  const lines = [
+    `${info.tool ?? 'unknown tool'} · ${new Date(info.createdAt).toLocaleString()}`,
+    `${info.outputId}`,
+    `${formatSize(info.totalBytes)} (${info.totalBytes.toLocaleString('en-US')} bytes)${status ? ` · ${status}` : ''}`,
+    info.evicted
+      ? 'Evicted: the copy was removed to keep the session within its quota; its content is gone.'
+      : info.complete
+        ? 'Complete copy: every byte the tool produced.'
+        : `Incomplete copy: ${info.droppedBytes.toLocaleString('en-US')} bytes were dropped${info.gapOffset !== undefined ? ` at byte ${info.gapOffset.toLocaleString('en-US')}` : ''}.`,
+  ];
+  md.appendText(lines.join('\n'));
+  return md;
+}
+
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+function formatTime(epochMs: number): string {
+  const date = new Date(epochMs);
+  const today = new Date();
+  const sameDay = date.toDateString() === today.toDateString();
+  return sameDay ? date.toLocaleTimeString() : date.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+}

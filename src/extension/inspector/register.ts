@@ -1,0 +1,132 @@
+/**
+ * Wires the inspector into VS Code: the Retained Outputs tree, the inspector panels (and their
+ * serializer, so they come back after a reload), the read-only copy documents, a vscode:// link
+ * handler, and the output commands. Everything registered goes to context.subscriptions.
+ */
+import * as vscode from 'vscode';
+import { describeError } from '../../core/errors';
+import type { OutputInfo, RecallStore } from '../../core/types';
+import { INSPECTOR_VIEW_TYPE } from '../../../webview/protocol';
+import { COPY_SCHEME, CopyDocuments, inspectorActions } from './actions';
+import { InspectorPanel, type InspectorContext } from './inspectorPanel';
+import { OutputsTree } from './outputsTree';
+
+export interface InspectorServices {
+  /** The current session's store, opened lazily. */
+  store(): Promise<RecallStore>;
+  /** Fired after a retain, a remove or a session switch. */
+  onDidChangeOutputs: vscode.Event<void>;
+  log: vscode.LogOutputChannel;
+  fireChanged(): void;
+}
+
+export interface OpenOutputOptions {
+  offset?: number;
+  viewColumn?: vscode.ViewColumn;
+}
+
+/** A `command:` link that opens an output in the inspector (for trusted MarkdownStrings). */
+export function openOutputCommandLink(outputId: string, offset?: number): string {
+  const args = offset === undefined ? [outputId] : [outputId, { offset }];
+  return `command:toolOutputRecall.openOutput?${encodeURIComponent(JSON.stringify(args))}`;
+}
+
+/** A `vscode://` link that opens an output in the inspector; works in untrusted markdown too. */
+export function openOutputUri(extensionId: string, outputId: string, offset?: number): vscode.Uri {
+  const query = new URLSearchParams({ outputId, ...(offset !== undefined ? { offset: String(offset) } : {}) });
+  return vscode.Uri.parse(`${vscode.env.uriScheme}://${extensionId}/openOutput?${query.toString()}`);
+}
+
+export function registerInspector(context: vscode.ExtensionContext, services: InspectorServices): void {
+  const tree = new OutputsTree(services);
+  const view = vscode.window.createTreeView('toolOutputRecall.outputs', { treeDataProvider: tree });
+  tree.attach(view);
+  const panels: InspectorContext = { extensionUri: context.extensionUri, services, actions: inspectorActions(services) };
+
+  /** The output a command is about: its argument (ID, tree node, {outputId}), else the selection or the active panel. */
+  const target = (arg: unknown): string => {
+    if (typeof arg === 'string' && arg.trim()) return arg.trim();
+    if (typeof arg === 'object' && arg !== null && typeof (arg as OutputInfo).outputId === 'string') return (arg as OutputInfo).outputId;
+    const fallback = tree.selected()?.outputId ?? InspectorPanel.active();
+    if (fallback) return fallback;
+    throw new Error('No output given: pass an outputId such as "out_0123456789abcdef01234567", or choose one in the Retained Outputs view.');
+  };
+
+  const command = (id: string, run: (...args: unknown[]) => Promise<unknown>): void => {
+    context.subscriptions.push(vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+      try {
+        return await run(...args);
+      } catch (error) {
+        services.log.error(`${id}: ${describeError(error)}`);
+        void vscode.window.showErrorMessage(describeError(error));
+        return undefined;
+      }
+    }));
+  };
+
+  const openOutput = async (arg: unknown, options?: unknown): Promise<boolean> => {
+    const outputId = target(arg);
+    const opts: OpenOutputOptions = typeof options === 'number' ? { offset: options } : typeof options === 'object' && options !== null ? (options as OpenOutputOptions) : {};
+    const offset = typeof opts.offset === 'number' && Number.isInteger(opts.offset) && opts.offset >= 0 ? opts.offset : undefined;
+    // Check first, so a mistyped ID gets the engine's explanation rather than an empty panel.
+    await (await services.store()).info(outputId);
+    InspectorPanel.show(panels, outputId, offset, opts.viewColumn);
+    return true;
+  };
+
+  command('toolOutputRecall.openOutput', openOutput);
+  command('toolOutputRecall.refreshOutputs', async () => {
+    tree.refresh();
+    InspectorPanel.changed();
+  });
+  command('toolOutputRecall.copyOutputId', async (arg) => {
+    await panels.actions.copyText(target(arg), 'Output ID');
+  });
+  command('toolOutputRecall.saveOutputAs', async (arg) => panels.actions.saveAs(target(arg)));
+  command('toolOutputRecall.openOutputInEditor', async (arg, line) => panels.actions.openInEditor(target(arg), typeof line === 'number' ? line : undefined));
+  command('toolOutputRecall.deleteOutput', async (arg) => {
+    const outputId = target(arg);
+    const store = await services.store();
+    const info = await store.info(outputId);
+    const name = (info.title ?? info.tool ?? outputId).split('\n')[0].slice(0, 80);
+    const choice = await vscode.window.showWarningMessage(
+      `Delete the retained copy of "${name}"?`,
+      { modal: true, detail: `${outputId} will stop resolving: read_tool_output and search_tool_output will answer NOT_FOUND for it. This cannot be undone.` },
+      'Delete',
+    );
+    if (choice !== 'Delete') return false;
+    await store.remove(outputId);
+    InspectorPanel.close(outputId);
+    services.fireChanged();
+    return true;
+  });
+
+  context.subscriptions.push(
+    view,
+    tree,
+    vscode.window.registerFileDecorationProvider(tree),
+    vscode.workspace.registerTextDocumentContentProvider(COPY_SCHEME, new CopyDocuments(services)),
+    vscode.window.registerWebviewPanelSerializer(INSPECTOR_VIEW_TYPE, {
+      async deserializeWebviewPanel(panel, state) {
+        InspectorPanel.revive(panels, panel, state);
+      },
+    }),
+    vscode.window.registerUriHandler({
+      handleUri(uri) {
+        const query = new URLSearchParams(uri.query);
+        const outputId = query.get('outputId');
+        if (uri.path !== '/openOutput' || !outputId) {
+          void vscode.window.showErrorMessage(`Tool Output Recall cannot open the link ${uri.toString(true)}: expected /openOutput?outputId=out_…`);
+          return;
+        }
+        const offset = Number(query.get('offset'));
+        void vscode.commands.executeCommand('toolOutputRecall.openOutput', outputId, Number.isInteger(offset) && offset >= 0 && query.has('offset') ? { offset } : undefined);
+      },
+    }),
+    services.onDidChangeOutputs(() => {
+      tree.refresh();
+      InspectorPanel.changed();
+    }),
+  );
+}
+

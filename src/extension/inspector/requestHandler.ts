@@ -1,0 +1,268 @@
+/**
+ * The host side of the inspector protocol, free of VS Code: it answers the webview's requests by
+ * calling the session store, and speaks the handshake. `InspectorPanel` plugs it into a real
+ * WebviewPanel; the browser tests plug the very same class into a test page, so they exercise the
+ * real handler against the real engine.
+ */
+import { RecallError, describeError, isRecallError } from '../../core/errors';
+import type { OutputInfo, ReadResult, RecallStore } from '../../core/types';
+import {
+  MAX_PAGE_BYTES,
+  PROTOCOL_VERSION,
+  isWebviewToHost,
+  type ActionParams,
+  type DescribeResult,
+  type ErrorView,
+  type HostToWebview,
+  type PageBeforeParams,
+  type PageParams,
+  type PageResult,
+  type PreviewView,
+  type RequestMessage,
+  type RequestMethod,
+  type Requests,
+  type SearchParams,
+  type SearchResultView,
+} from '../../../webview/protocol';
+import { buildLineIndex, countChar, lineAt, PromiseCache, type LineIndex } from './lineIndex';
+import { commandFacts, previewView } from './outputFacts';
+
+/** What only the editor can do; the panel implements these with VS Code APIs, tests with doubles. */
+export interface InspectorActions {
+  copyText(text: string, what: string): Promise<void>;
+  openInEditor(outputId: string, line?: number): Promise<void>;
+  /** Resolves false when the user cancelled. */
+  saveAs(outputId: string): Promise<boolean>;
+}
+
+export interface InspectorHost {
+  store(): Promise<RecallStore>;
+  post(message: HostToWebview): void;
+  /** The preview budget in force, used only to rebuild a preview that was not recorded. */
+  previewBytes(): number;
+  actions: InspectorActions;
+  log?(level: 'info' | 'warn' | 'error', message: string): void;
+}
+
+/** Computed once per opened output and shared by every panel and request. */
+interface Analysis {
+  index: LineIndex;
+  preview?: PreviewView;
+}
+
+const SEARCH_MAX_MATCHES = 500;
+const analyses = new PromiseCache<Analysis>(8);
+
+export class InspectorSession {
+  private ready = false;
+  private pendingOffset: number | undefined;
+
+  constructor(
+    private readonly host: InspectorHost,
+    readonly outputId: string,
+    initialOffset?: number,
+  ) {
+    this.pendingOffset = initialOffset;
+  }
+
+  /** Shows a new offset (e.g. `openOutput` called again for this output with an offset). */
+  reveal(offset?: number): void {
+    if (this.ready) this.host.post({ type: 'notification', method: 'show', params: { outputId: this.outputId, offset } });
+    else this.pendingOffset = offset ?? this.pendingOffset;
+  }
+
+  /** Tells the webview to describe the output again (retained/removed/evicted, session switched). */
+  changed(): void {
+    if (this.ready) this.host.post({ type: 'notification', method: 'changed', params: {} });
+  }
+
+  /** Handles one message from the webview; never throws (a bad message is logged and dropped). */
+  async handle(message: unknown): Promise<void> {
+    if (!isWebviewToHost(message)) {
+      this.host.log?.('warn', `inspector: ignored a malformed message ${describeJson(message)}`);
+      return;
+    }
+    if (message.type === 'notification') {
+      if (message.method === 'ready') {
+        if (message.params?.protocolVersion !== PROTOCOL_VERSION) {
+          this.host.log?.('warn', `inspector: webview speaks protocol ${message.params?.protocolVersion}, host ${PROTOCOL_VERSION}`);
+        }
+        this.ready = true;
+        const offset = this.pendingOffset;
+        this.pendingOffset = undefined;
+        this.host.post({ type: 'notification', method: 'show', params: { outputId: this.outputId, offset } });
+      }
+      return;
+    }
+    await this.answer(message);
+  }
+
+  private async answer(request: RequestMessage): Promise<void> {
+    const { id, method } = request;
+    try {
+      const params = request.params as { outputId?: unknown };
+      if (params?.outputId !== this.outputId) {
+        throw new RecallError('INVALID_ARGUMENT', `This inspector shows ${this.outputId}; it does not answer for ${String(params?.outputId)}.`);
+      }
+      const result = await this.dispatch(request);
+      this.host.post({ type: 'response', id, method, ok: true, result } as HostToWebview);
+    } catch (error) {
+      if (!isRecallError(error)) this.host.log?.('error', `inspector ${method} failed: ${describeError(error)}`);
+      this.host.post({ type: 'response', id, method, ok: false, error: toErrorView(error) });
+    }
+  }
+
+  private dispatch(request: RequestMessage): Promise<Requests[RequestMethod]['result']> {
+    switch (request.method) {
+      case 'describe': return this.describe();
+      case 'page': return this.page(request.params);
+      case 'pageBefore': return this.pageBefore(request.params);
+      case 'search': return this.search(request.params);
+      case 'action': return this.action(request.params);
+      default: throw new RecallError('INVALID_ARGUMENT', `Unknown inspector request "${(request as { method: string }).method}".`);
+    }
+  }
+
+  /** The line index (and a rebuilt preview); `info` saves a lookup when the caller has it. */
+  private analysis(store: RecallStore, known?: OutputInfo): Promise<Analysis> {
+    return analyses.get(`${store.sessionId}:${this.outputId}`, async () => {
+      const info = known ?? await store.info(this.outputId);
+      const bytes = await store.readAll(info.outputId);
+      const index = buildLineIndex(bytes);
+      const needsPreview = typeof info.extra?.preview !== 'string' && info.tool === 'run_command';
+      const preview = needsPreview ? previewView({ info, bytes, budgetBytes: this.host.previewBytes() }) : undefined;
+      return { index, preview };
+    });
+  }
+
+  async describe(): Promise<DescribeResult> {
+    const store = await this.host.store();
+    const info = await store.info(this.outputId); // NOT_FOUND propagates: the webview shows it
+    const { extra, ...plain } = info; // extra can hold a 24 KiB preview: sent once, as `preview`
+    const result: DescribeResult = { info: plain, command: commandFacts(info), preview: previewView({ info, budgetBytes: this.host.previewBytes() }) };
+    if (info.evicted) {
+      result.unreadable = await store.read(this.outputId, 0, 1).then(
+        () => undefined,
+        (error: unknown) => toErrorView(error),
+      );
+      return result;
+    }
+    try {
+      const analysis = await this.analysis(store, info);
+      result.totalLines = analysis.index.totalLines;
+      if (analysis.preview) result.preview = analysis.preview;
+    } catch (error) {
+      result.unreadable = toErrorView(error);
+    }
+    return result;
+  }
+
+  async page({ offset, maxBytes, snap }: PageParams): Promise<PageResult> {
+    const size = pageSize(maxBytes);
+    if (!isOffset(offset)) throw new RecallError('INVALID_ARGUMENT', `The offset must be a whole number of bytes from 0; got ${JSON.stringify(offset)}.`);
+    const store = await this.host.store();
+    const { index } = await this.analysis(store);
+    let start = offset;
+    if (snap === 'before') start = Math.min(offset, Math.max(0, index.totalBytes - 1));
+    let read: ReadResult;
+    try {
+      read = await store.read(this.outputId, start, size);
+    } catch (error) {
+      // The slider lands anywhere; move back to the start of the character it hit.
+      if (snap !== 'before' || !isRecallError(error, 'MID_CHARACTER_OFFSET')) throw error;
+      start = Number(error.details.before);
+      read = await store.read(this.outputId, start, size);
+    }
+    return this.withLines(store, index, offset, start, read);
+  }
+
+  async pageBefore({ end, maxBytes }: PageBeforeParams): Promise<PageResult> {
+    const size = pageSize(maxBytes);
+    if (!isOffset(end)) throw new RecallError('INVALID_ARGUMENT', `The end offset must be a whole number of bytes from 0; got ${JSON.stringify(end)}.`);
+    const store = await this.host.store();
+    const { index } = await this.analysis(store);
+    const stop = Math.min(end, index.totalBytes);
+    if (stop === 0) return this.page({ outputId: this.outputId, offset: 0, maxBytes: size, snap: 'exact' });
+    let start = Math.max(0, stop - size);
+    let read: ReadResult;
+    try {
+      read = await store.read(this.outputId, start, stop - start);
+    } catch (error) {
+      // Start at the next boundary so the page still ends exactly where the current one begins.
+      if (!isRecallError(error, 'MID_CHARACTER_OFFSET')) throw error;
+      start = Number(error.details.after);
+      read = await store.read(this.outputId, start, Math.max(1, stop - start));
+    }
+    return this.withLines(store, index, stop - size, start, read);
+  }
+
+  private async withLines(store: RecallStore, index: LineIndex, requested: number, start: number, read: ReadResult): Promise<PageResult> {
+    const firstLine = await lineAt(index, store, this.outputId, start);
+    // A page that ends with a newline ends on that line, not on the next (empty) one.
+    const body = read.text.endsWith('\n') ? read.text.slice(0, -1) : read.text;
+    const lastLine = firstLine + countChar(body, '\n');
+    return {
+      offset: start,
+      requestedOffset: Math.max(0, requested),
+      text: read.text,
+      nextOffset: read.nextOffset,
+      totalBytes: read.totalBytes,
+      hasMore: read.hasMore,
+      complete: read.complete,
+      firstLine,
+      lastLine,
+    };
+  }
+
+  async search({ pattern, regex, caseSensitive }: SearchParams): Promise<SearchResultView> {
+    const store = await this.host.store();
+    const found = await store.search(this.outputId, pattern, { regex: regex === true, caseSensitive: caseSensitive === true, maxMatches: SEARCH_MAX_MATCHES });
+    return { matches: found.matches, truncated: found.truncated };
+  }
+
+  async action({ action, offset, end, line }: ActionParams): Promise<{ done: boolean; message?: string }> {
+    const { actions } = this.host;
+    switch (action) {
+      case 'copyOutputId':
+        await actions.copyText(this.outputId, 'Output ID');
+        return { done: true, message: 'Output ID copied.' };
+      case 'copyPage': {
+        if (!isOffset(offset) || !isOffset(end) || end < offset) throw new RecallError('INVALID_ARGUMENT', 'copyPage needs the page\'s offset and end.');
+        // Re-read rather than trust text sent back by the page: the clipboard gets the copy's bytes.
+        const store = await this.host.store();
+        const text = end === offset ? '' : (await store.read(this.outputId, offset, Math.min(MAX_PAGE_BYTES, end - offset))).text;
+        await actions.copyText(text, 'Page');
+        return { done: true, message: `Copied bytes ${offset}–${end}.` };
+      }
+      case 'openInEditor':
+        await actions.openInEditor(this.outputId, typeof line === 'number' && line >= 1 ? Math.floor(line) : undefined);
+        return { done: true };
+      case 'saveAs':
+        return { done: await actions.saveAs(this.outputId) };
+      default:
+        throw new RecallError('INVALID_ARGUMENT', `Unknown action "${String(action)}".`);
+    }
+  }
+}
+
+function pageSize(maxBytes: unknown): number {
+  if (typeof maxBytes !== 'number' || !Number.isInteger(maxBytes) || maxBytes < 1 || maxBytes > MAX_PAGE_BYTES) {
+    throw new RecallError('INVALID_ARGUMENT', `The page size must be a whole number of bytes from 1 to ${MAX_PAGE_BYTES}; got ${JSON.stringify(maxBytes)}.`);
+  }
+  return maxBytes;
+}
+
+const isOffset = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
+
+export function toErrorView(error: unknown): ErrorView {
+  if (isRecallError(error)) return { code: error.code, message: error.message, details: error.details };
+  return { code: 'ERROR', message: describeError(error) };
+}
+
+function describeJson(value: unknown): string {
+  try {
+    return (JSON.stringify(value) ?? String(value)).slice(0, 200);
+  } catch {
+    return String(value);
+  }
+}

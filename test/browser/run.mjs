@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+// Browser tests of the inspector webview, in Debian's headless Chromium driven by playwright-core.
+// Builds the webview bundle exactly as scripts/build.mjs does (into .cache/, so a parallel build of
+// dist/ is never disturbed), then runs test/browser/*.test.ts in this process through tsx.
+//
+//   node test/browser/run.mjs [--grep <text>]
+//
+// Prints `N passed, N failed` last; writes {passed, failed} to $TOR_RESULTS_FILE when set; exits
+// non-zero on any failure. Screenshots go to test/artifacts/.
+import { build } from 'esbuild';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..', '..');
+const bundleDir = path.join(root, '.cache', 'browser-test', 'webview');
+const artifactsDir = path.join(root, 'test', 'artifacts');
+const { values: opts } = parseArgs({ options: { grep: { type: 'string' } } });
+
+function finish(passed, failed) {
+  process.stdout.write(`${passed} passed, ${failed} failed\n`);
+  if (process.env.TOR_RESULTS_FILE) writeFileSync(process.env.TOR_RESULTS_FILE, JSON.stringify({ passed, failed }));
+  process.exit(failed > 0 || passed === 0 ? 1 : 0);
+}
+
+if (!existsSync('/usr/bin/chromium')) {
+  process.stdout.write('[browser] /usr/bin/chromium is missing: apt-get update && apt-get install -y chromium\n');
+  finish(0, 1);
+}
+
+mkdirSync(bundleDir, { recursive: true });
+mkdirSync(artifactsDir, { recursive: true });
+// Same options as scripts/build.mjs's webview bundle.
+await build({
+  bundle: true,
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  absWorkingDir: root,
+  entryPoints: ['webview/main.ts'],
+  outfile: path.join(bundleDir, 'inspector.js'),
+  platform: 'browser',
+  format: 'iife',
+  target: 'chrome120',
+});
+
+const { register } = await import('tsx/cjs/api');
+register();
+const require = createRequire(import.meta.url);
+const { runAll } = require('./harness.ts');
+const files = readdirSync(here).filter((f) => f.endsWith('.test.ts')).sort().map((f) => path.join(here, f));
+try {
+  const { passed, failed } = await runAll(files, { bundleDir, artifactsDir, grep: opts.grep });
+  finish(passed, failed);
+} catch (error) {
+  process.stdout.write(`[browser] the run broke: ${error?.stack ?? error}\n`);
+  finish(0, 1);
+}

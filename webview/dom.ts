@@ -1,0 +1,71 @@
+/**
+ * A tiny element builder. Children that are strings become text nodes, and there is no way to pass
+ * markup: output text can only ever reach the DOM through textContent/createTextNode.
+ */
+export type Child = Node | string | number | false | null | undefined;
+
+export interface Props {
+  className?: string;
+  id?: string;
+  title?: string;
+  /** Attributes (aria-*, role, data-*, type…); values are set with setAttribute, never parsed. */
+  attrs?: Record<string, string | number | boolean | undefined>;
+  on?: { [K in keyof HTMLElementEventMap]?: (event: HTMLElementEventMap[K]) => void };
+}
+
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  if (props.className) element.className = props.className;
+  if (props.id) element.id = props.id;
+  if (props.title) element.title = props.title;
+  for (const [name, value] of Object.entries(props.attrs ?? {})) {
+    if (value === undefined || value === false) continue;
+    // Never let a caller set an event handler attribute or a URL-bearing one by accident.
+    if (/^on/i.test(name) || /^(href|src|srcdoc|style|action|formaction)$/i.test(name)) throw new Error(`refusing attribute ${name}`);
+    element.setAttribute(name, value === true ? '' : String(value));
+  }
+  for (const [type, listener] of Object.entries(props.on ?? {})) element.addEventListener(type, listener as EventListener);
+  append(element, ...children);
+  return element;
+}
+
+export function append(parent: Node, ...children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    parent.appendChild(typeof child === 'object' ? child : document.createTextNode(String(child)));
+  }
+}
+
+export function clear(element: Element): void {
+  element.replaceChildren();
+}
+
+let nextId = 0;
+/** A document-unique id for aria-describedby and friends. */
+export const uid = (prefix: string): string => `${prefix}-${++nextId}`;
+
+export function button(label: string, onClick: () => void, props: Props & { secondary?: boolean; icon?: string } = {}): HTMLButtonElement {
+  const { secondary, icon, className, ...rest } = props;
+  const classes = ['btn', secondary ? 'secondary' : '', icon ? 'with-icon' : '', className ?? ''].filter(Boolean).join(' ');
+  return h('button', { ...rest, className: classes, attrs: { type: 'button', ...rest.attrs }, on: { click: onClick, ...rest.on } },
+    icon ? h('span', { className: 'icon', attrs: { 'aria-hidden': 'true' } }, icon) : null,
+    h('span', { className: 'label' }, label));
+}
+
+/** A toggle in the style of VS Code's find widget options (aria-pressed). */
+export function toggle(label: string, text: string, pressed: boolean, onChange: (pressed: boolean) => void, title?: string): HTMLButtonElement {
+  const element = h('button', { className: 'toggle', title: title ?? label, attrs: { type: 'button', 'aria-pressed': String(pressed), 'aria-label': label } }, text);
+  element.addEventListener('click', () => {
+    const next = element.getAttribute('aria-pressed') !== 'true';
+    element.setAttribute('aria-pressed', String(next));
+    onChange(next);
+  });
+  return element;
+}
+
+/** Centres `element` in the scrolling `container` without scrolling anything around it. */
+export function scrollWithin(container: HTMLElement, element: HTMLElement): void {
+  const box = container.getBoundingClientRect();
+  const target = element.getBoundingClientRect();
+  container.scrollTop += target.top - box.top - (container.clientHeight - target.height) / 2;
+}

@@ -1,0 +1,308 @@
+/**
+ * The byte-offset page scroller over the retained copy: slider, offset box, previous/next, start,
+ * end, jump to a gap, and the page itself. Pages are fetched from the host one at a time; a newer
+ * navigation supersedes an older one, and while the slider moves at most one request is in flight
+ * (the latest position is sent when it returns), so dragging over 8 MiB never floods the host.
+ */
+import { button, h, scrollWithin, uid } from './dom';
+import { num, plural } from './format';
+import { HostError, type HostConnection } from './ipc';
+import { MAX_PAGE_BYTES, type DescribeResult, type PageResult } from './protocol';
+import { charIndexAtByte, renderText } from './textView';
+
+export interface PagerEvents {
+  onPage(page: PageResult | undefined): void;
+}
+
+export interface ViewOptions {
+  wrap: boolean;
+  raw: boolean;
+  highlight?: RegExp;
+}
+
+export class Pager {
+  readonly element: HTMLElement;
+  page: PageResult | undefined;
+  pageBytes = MAX_PAGE_BYTES;
+  private describe: DescribeResult | undefined;
+  private seq = 0;
+  private sliderBusy = false;
+  private sliderPending: number | undefined;
+  private dragging = false;
+  private focusLine: number | undefined;
+  private view: ViewOptions = { wrap: true, raw: false };
+
+  private readonly slider = h('input', { className: 'slider', attrs: { type: 'range', min: 0, max: 0, step: 1, 'aria-label': 'Byte offset in the copy' } });
+  private readonly offsetBox = h('input', { className: 'input offset', attrs: { type: 'text', inputmode: 'numeric', spellcheck: 'false', autocomplete: 'off', 'aria-label': 'Byte offset' } });
+  private readonly sizeBox = h('input', { className: 'input size', attrs: { type: 'number', min: 1, max: MAX_PAGE_BYTES, step: 1, 'aria-label': `Page size in bytes (1 to ${MAX_PAGE_BYTES})` } });
+  private readonly status = h('div', { className: 'page-status', attrs: { 'aria-live': 'polite' } });
+  private readonly seen = h('div', { className: 'page-seen' });
+  private readonly error = h('div', { className: 'page-error', attrs: { role: 'alert', hidden: true } });
+  readonly text = h('div', { className: 'page-text', attrs: { tabindex: 0, role: 'region', 'aria-label': 'Page of the retained copy' } });
+  private readonly buttons = {
+    start: button('Start', () => void this.go(0), { secondary: true, icon: '⇤', attrs: { 'aria-keyshortcuts': 'Alt+Home' }, title: 'First page (Alt+Home)' }),
+    prev: button('Previous', () => void this.previous(), { secondary: true, icon: '‹', attrs: { 'aria-keyshortcuts': 'Alt+PageUp' }, title: 'Previous page (Alt+PageUp)' }),
+    next: button('Next', () => void this.next(), { secondary: true, icon: '›', attrs: { 'aria-keyshortcuts': 'Alt+PageDown' }, title: 'Next page: read from nextOffset (Alt+PageDown)' }),
+    end: button('End', () => void this.end(), { secondary: true, icon: '⇥', attrs: { 'aria-keyshortcuts': 'Alt+End' }, title: 'Last page (Alt+End)' }),
+    omitted: button('Preview gap', () => this.describe?.preview.omitted && void this.go(this.describe.preview.omitted.from), { secondary: true, icon: '⤓', title: 'Jump to the first byte the model did not see in its preview' }),
+    gap: button('Capture gap', () => void this.goToCaptureGap(), { secondary: true, icon: '⤓', title: 'Jump to where capture dropped bytes' }),
+    go: button('Go', () => void this.goTyped(), { secondary: true, title: 'Show the page at this byte offset (Enter)' }),
+  };
+
+  constructor(private readonly conn: HostConnection, private readonly events: PagerEvents) {
+    const b = this.buttons;
+    this.offsetBox.id = uid('offset');
+    this.sizeBox.id = uid('size');
+    this.error.id = uid('offset-error');
+    this.offsetBox.setAttribute('aria-describedby', this.error.id);
+    const offsetGroup = h('div', { className: 'field' }, h('label', { className: 'field-label', attrs: { for: this.offsetBox.id } }, 'Offset'), this.offsetBox, b.go);
+    const sizeGroup = h('div', { className: 'field' }, h('label', { className: 'field-label', attrs: { for: this.sizeBox.id } }, 'Page size'), this.sizeBox, h('span', { className: 'field-unit' }, 'bytes'));
+    this.element = h('section', { className: 'pager', attrs: { 'aria-label': 'Page through the retained copy' } },
+      h('div', { className: 'toolbar', attrs: { role: 'toolbar', 'aria-label': 'Page navigation' } }, b.start, b.prev, b.next, b.end, b.omitted, b.gap),
+      h('div', { className: 'toolbar' }, offsetGroup, sizeGroup),
+      this.slider,
+      h('div', { className: 'status-row' }, this.status, this.seen),
+      this.error,
+      this.text);
+
+    this.slider.addEventListener('input', () => this.slide(Number(this.slider.value)));
+    this.slider.addEventListener('pointerdown', () => { this.dragging = true; });
+    const release = (): void => {
+      this.dragging = false;
+      if (this.page && !this.sliderBusy) this.slider.value = String(this.page.offset);
+    };
+    this.slider.addEventListener('pointerup', release);
+    this.slider.addEventListener('change', release);
+    // The native step (one byte) is useless on megabytes: arrows move a page, PageUp/Down ten.
+    this.slider.addEventListener('keydown', (event) => {
+      const keys: Record<string, () => void> = {
+        ArrowRight: () => void this.next(), ArrowUp: () => void this.next(),
+        ArrowLeft: () => void this.previous(), ArrowDown: () => void this.previous(),
+        PageDown: () => this.slide(Math.min(this.total() - 1, (this.page?.offset ?? 0) + 10 * this.pageBytes)),
+        PageUp: () => this.slide(Math.max(0, (this.page?.offset ?? 0) - 10 * this.pageBytes)),
+        Home: () => void this.go(0), End: () => void this.end(),
+      };
+      const action = keys[event.key];
+      if (action) {
+        event.preventDefault();
+        action();
+      }
+    });
+    this.offsetBox.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter') void this.goTyped();
+    });
+    this.offsetBox.addEventListener('input', () => this.clearError());
+    this.sizeBox.addEventListener('change', () => {
+      const size = Math.max(1, Math.min(MAX_PAGE_BYTES, Math.floor(Number(this.sizeBox.value)) || MAX_PAGE_BYTES));
+      this.sizeBox.value = String(size);
+      this.pageBytes = size;
+      if (this.page) void this.go(this.page.offset);
+    });
+    this.sizeBox.value = String(this.pageBytes);
+  }
+
+  total(): number {
+    return this.describe?.info.totalBytes ?? 0;
+  }
+
+  /** A new description of the output (first show, or after `changed`). */
+  setOutput(describe: DescribeResult, pageBytes: number): void {
+    this.describe = describe;
+    this.pageBytes = Math.max(1, Math.min(MAX_PAGE_BYTES, pageBytes));
+    this.sizeBox.value = String(this.pageBytes);
+    const total = describe.info.totalBytes;
+    this.slider.max = String(Math.max(0, total - 1));
+    const readable = !describe.unreadable && !describe.info.evicted;
+    for (const control of [this.slider, this.offsetBox, this.sizeBox, ...Object.values(this.buttons)]) control.disabled = !readable;
+    this.buttons.omitted.hidden = !describe.preview.omitted;
+    this.buttons.gap.hidden = describe.info.gapOffset === undefined;
+    if (!readable) {
+      this.page = undefined;
+      this.text.replaceChildren(h('p', { className: 'unreadable' }, describe.unreadable?.message ?? 'The copy cannot be read.'));
+      this.status.textContent = '';
+      this.seen.textContent = '';
+      this.events.onPage(undefined);
+    }
+  }
+
+  setView(view: Partial<ViewOptions>): void {
+    this.view = { ...this.view, ...view };
+    this.text.classList.toggle('nowrap', !this.view.wrap);
+    if (this.page) this.render(this.page);
+  }
+
+  /** Shows the page at `offset`; `snap: 'before'` moves a mid-character offset back to a boundary. */
+  async go(offset: number, snap: 'exact' | 'before' = 'exact', focusLine?: number): Promise<boolean> {
+    const outputId = this.describe?.info.outputId;
+    if (!outputId) return false;
+    return this.fetch(() => this.conn.request('page', { outputId, offset, maxBytes: this.pageBytes, snap }), focusLine);
+  }
+
+  previous(): Promise<boolean> {
+    const outputId = this.describe?.info.outputId;
+    if (!outputId || !this.page || this.page.offset === 0) return Promise.resolve(false);
+    const end = this.page.offset;
+    return this.fetch(() => this.conn.request('pageBefore', { outputId, end, maxBytes: this.pageBytes }));
+  }
+
+  next(): Promise<boolean> {
+    if (!this.page?.hasMore) return Promise.resolve(false);
+    return this.go(this.page.nextOffset);
+  }
+
+  end(): Promise<boolean> {
+    const outputId = this.describe?.info.outputId;
+    if (!outputId) return Promise.resolve(false);
+    return this.fetch(() => this.conn.request('pageBefore', { outputId, end: this.total(), maxBytes: this.pageBytes }));
+  }
+
+  goToCaptureGap(): Promise<boolean> {
+    const gap = this.describe?.info.gapOffset;
+    if (gap === undefined) return Promise.resolve(false);
+    // Start a little before the gap so both sides of it are on screen.
+    return this.go(Math.max(0, gap - Math.floor(this.pageBytes / 2)), 'before');
+  }
+
+  private slide(value: number): void {
+    if (this.sliderBusy) {
+      this.sliderPending = value;
+      return;
+    }
+    this.sliderBusy = true;
+    void this.go(value, 'before').finally(() => {
+      this.sliderBusy = false;
+      const pending = this.sliderPending;
+      this.sliderPending = undefined;
+      if (pending !== undefined) this.slide(pending);
+      else if (!this.dragging && this.page) this.slider.value = String(this.page.offset);
+    });
+  }
+
+  private async goTyped(): Promise<void> {
+    const typed = this.offsetBox.value.trim().replace(/[,_\s]/g, '');
+    if (!/^\d+$/.test(typed)) {
+      this.showError(`"${this.offsetBox.value}" is not a byte offset: type a whole number from 0 to ${num(this.total())}.`);
+      return;
+    }
+    await this.go(Number(typed), 'exact');
+  }
+
+  private async fetch(request: () => Promise<PageResult>, focusLine?: number): Promise<boolean> {
+    const seq = ++this.seq;
+    try {
+      const page = await request();
+      if (seq !== this.seq) return false; // a newer navigation won
+      this.clearError();
+      this.focusLine = focusLine;
+      this.render(page);
+      return true;
+    } catch (error) {
+      if (seq !== this.seq) return false;
+      this.showError(error);
+      return false;
+    }
+  }
+
+  private render(page: PageResult): void {
+    this.page = page;
+    const gapOffset = this.describe?.info.gapOffset;
+    let gap: { at: number; label: string; detail: string } | undefined;
+    if (gapOffset !== undefined && gapOffset >= page.offset && gapOffset <= page.nextOffset && (gapOffset < page.nextOffset || gapOffset === page.totalBytes)) {
+      const dropped = this.describe?.info.droppedBytes ?? 0;
+      const at = charIndexAtByte(page.text, gapOffset - page.offset);
+      const detail = `Capture dropped ${num(dropped)} bytes here (at byte ${num(gapOffset)}): the text on either side was not adjacent in the real output.`;
+      gap = { at: at < 0 ? 0 : at, label: ` ⟪ ${plural(dropped, 'byte')} dropped here ⟫ `, detail };
+    }
+    renderText(this.text, page.text, { firstLine: page.firstLine, raw: this.view.raw, highlight: this.view.highlight, gap });
+    const data = this.text.dataset;
+    data.offset = String(page.offset);
+    data.nextOffset = String(page.nextOffset);
+    data.firstLine = String(page.firstLine);
+    data.lastLine = String(page.lastLine);
+    if (this.focusLine !== undefined) {
+      const row = this.text.children[this.focusLine - page.firstLine] as HTMLElement | undefined;
+      row?.classList.add('focus-line');
+      const target = row?.querySelector<HTMLElement>('mark.match') ?? row;
+      if (target) scrollWithin(this.text, target);
+    } else {
+      this.text.scrollTop = 0;
+    }
+    if (!this.dragging && !this.sliderBusy) this.slider.value = String(page.offset);
+    this.offsetBox.value = String(page.offset);
+    this.updateStatus(page);
+    this.updateButtons(page);
+    this.events.onPage(page);
+  }
+
+  private updateStatus(page: PageResult): void {
+    const totalLines = this.describe?.totalLines;
+    const lines = page.firstLine === page.lastLine ? `line ${num(page.firstLine)}` : `lines ${num(page.firstLine)}–${num(page.lastLine)}`;
+    const range = `Bytes ${num(page.offset)} to ${num(page.nextOffset)} of ${num(page.totalBytes)}`;
+    const snapped = page.offset !== page.requestedOffset && page.requestedOffset < page.offset + 4 && page.requestedOffset > page.offset
+      ? ` (moved back from ${num(page.requestedOffset)} to the start of a character)` : '';
+    this.status.textContent = `${range} · ${lines}${totalLines !== undefined ? ` of ${num(totalLines)}` : ''}${snapped}`;
+    const label = `bytes ${page.offset} to ${page.nextOffset} of ${page.totalBytes}, ${lines}`;
+    this.slider.setAttribute('aria-valuetext', label);
+    const omitted = this.describe?.preview.omitted;
+    if (!omitted) {
+      this.seen.textContent = this.describe?.preview.source === 'unavailable' ? '' : 'The model saw this page in its preview.';
+      this.seen.dataset.seen = this.seen.textContent ? 'all' : '';
+      return;
+    }
+    const inside = Math.max(0, Math.min(page.nextOffset, omitted.to) - Math.max(page.offset, omitted.from));
+    const size = page.nextOffset - page.offset;
+    const seen = inside === 0 ? 'all' : inside >= size ? 'none' : 'part';
+    this.seen.dataset.seen = seen;
+    this.seen.textContent = seen === 'all' ? 'The model saw this page in its preview.'
+      : seen === 'none' ? 'The model did not see this page: it is in the preview\'s omitted range.'
+        : 'The model saw only part of this page: the preview\'s omitted range starts or ends here.';
+  }
+
+  private updateButtons(page: PageResult): void {
+    this.buttons.prev.disabled = page.offset === 0;
+    this.buttons.start.disabled = page.offset === 0;
+    this.buttons.next.disabled = !page.hasMore;
+    this.buttons.end.disabled = !page.hasMore;
+  }
+
+  private showError(error: unknown): void {
+    const box = this.error;
+    box.hidden = false;
+    const message = error instanceof Error ? error.message : String(error);
+    box.replaceChildren(h('p', { className: 'error-message' }, message));
+    this.offsetBox.setAttribute('aria-invalid', 'true');
+    if (error instanceof HostError && error.code === 'MID_CHARACTER_OFFSET') {
+      const before = Number(error.details.before);
+      const after = Number(error.details.after);
+      box.dataset.code = error.code;
+      box.appendChild(h('div', { className: 'boundaries' },
+        h('span', {}, 'Nearest character boundaries: '),
+        button(`byte ${num(before)} (before)`, () => void this.go(before), { secondary: true, attrs: { 'data-boundary': 'before' } }),
+        button(`byte ${num(after)} (after)`, () => void this.go(after), { secondary: true, attrs: { 'data-boundary': 'after' } })));
+    } else if (error instanceof HostError && error.code === 'OFFSET_OUT_OF_RANGE') {
+      box.dataset.code = error.code;
+      box.appendChild(h('div', { className: 'boundaries' }, button('Go to the last page', () => void this.end(), { secondary: true })));
+    } else {
+      box.dataset.code = error instanceof HostError ? error.code : 'ERROR';
+    }
+  }
+
+  private clearError(): void {
+    this.error.hidden = true;
+    this.error.replaceChildren();
+    delete this.error.dataset.code;
+    this.offsetBox.removeAttribute('aria-invalid');
+  }
+
+  /** Keyboard shortcuts that work anywhere in the panel. */
+  handleGlobalKey(event: KeyboardEvent): boolean {
+    if (!event.altKey || event.ctrlKey || event.metaKey) return false;
+    const actions: Record<string, () => unknown> = {
+      PageDown: () => this.next(), PageUp: () => this.previous(), Home: () => this.go(0), End: () => this.end(),
+    };
+    const action = actions[event.key];
+    if (!action || !this.page) return false;
+    action();
+    return true;
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * The one contract between the inspector webview and the extension host. Both sides import this
+ * file; nothing else crosses the boundary. Shaped like gitlens' webview protocol: typed requests
+ * that carry an id and get exactly one reply, fire-and-forget notifications in both directions, and
+ * a ready handshake so the host never posts into a page that is not listening yet.
+ *
+ * Pages are always fetched on demand (at most 4096 bytes each); the whole copy never crosses.
+ * Keep this file free of DOM and Node types: it is compiled by both tsconfigs.
+ */
+import type { OutputInfo, SearchMatch } from '../src/core/types';
+
+export type { OutputInfo, SearchMatch };
+
+/** Bumped on any incompatible change; a webview restored from an older build then reloads. */
+export const PROTOCOL_VERSION = 1;
+
+/** The webview panel type, shared by the serializer and the panel factory. */
+export const INSPECTOR_VIEW_TYPE = 'toolOutputRecall.inspector';
+
+export const MAX_PAGE_BYTES = 4096;
+
+// ---------------------------------------------------------------------------------------------
+// Payloads
+
+export interface PreviewView {
+  /** The preview text as the model received it, or undefined when it is unknown. */
+  text?: string;
+  /** 'recorded': the exact text stored at retain time; 'recomputed': rebuilt from the copy. */
+  source: 'recorded' | 'recomputed' | 'unavailable';
+  /** Why the preview is not shown, or what a recomputed one assumed. */
+  note?: string;
+  /** The omission marker's span in `text`, as UTF-16 indexes [start, end). */
+  marker?: { start: number; end: number };
+  /** The range of the copy the model did not see, in byte offsets [from, to). */
+  omitted?: { from: number; to: number };
+}
+
+export interface StreamFacts {
+  totalBytes: number;
+  capturedBytes: number;
+  droppedBytes: number;
+  complete: boolean;
+}
+
+/** The run_command facts from `extra`, validated (extra is free-form JSON). */
+export interface CommandFacts {
+  command?: string;
+  cwd?: string;
+  exitCode?: number | null;
+  signal?: string | null;
+  timedOut?: boolean;
+  cancelled?: boolean;
+  stdout?: StreamFacts;
+  stderr?: StreamFacts;
+}
+
+export interface DescribeResult {
+  /** Info as the store reports it; `extra` is dropped (it can be large: see `preview`). */
+  info: Omit<OutputInfo, 'extra'>;
+  command: CommandFacts;
+  preview: PreviewView;
+  /** Lines in the copy, or undefined for an evicted copy. */
+  totalLines?: number;
+  /** Set when the copy cannot be read: the engine's message (EVICTED, STORE_UNAVAILABLE…). */
+  unreadable?: { code: string; message: string };
+}
+
+export type SnapMode =
+  /** Use the offset as typed: a mid-character offset is an error (MID_CHARACTER_OFFSET). */
+  | 'exact'
+  /** Move to the nearest character boundary at or before the offset (the slider). */
+  | 'before';
+
+export interface PageParams {
+  outputId: string;
+  offset: number;
+  maxBytes: number;
+  snap: SnapMode;
+}
+
+/** The page that ends at `end`, as long as `maxBytes` allows (for "previous page"). */
+export interface PageBeforeParams {
+  outputId: string;
+  end: number;
+  maxBytes: number;
+}
+
+export interface PageResult {
+  /** Where the page starts (a character boundary; differs from the request when snapped). */
+  offset: number;
+  requestedOffset: number;
+  text: string;
+  nextOffset: number;
+  totalBytes: number;
+  /** As `read` reported it for this page. */
+  hasMore: boolean;
+  complete: boolean;
+  /** 1-based line of `offset`, and of the last byte of the page (same line for an empty page). */
+  firstLine: number;
+  lastLine: number;
+}
+
+export interface SearchParams {
+  outputId: string;
+  pattern: string;
+  regex: boolean;
+  caseSensitive: boolean;
+}
+
+export interface SearchResultView {
+  matches: SearchMatch[];
+  truncated: boolean;
+}
+
+export type HostAction = 'copyPage' | 'copyOutputId' | 'openInEditor' | 'saveAs';
+
+export interface ActionParams {
+  outputId: string;
+  action: HostAction;
+  /** The page on screen, for copyPage (the host re-reads it) and to place the editor's cursor. */
+  offset?: number;
+  end?: number;
+  line?: number;
+}
+
+/** A failed request: the engine's error code (e.g. MID_CHARACTER_OFFSET) and its details. */
+export interface ErrorView {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Message maps: one entry per method. The helpers below derive the wire types from them.
+
+export interface Requests {
+  describe: { params: { outputId: string }; result: DescribeResult };
+  page: { params: PageParams; result: PageResult };
+  pageBefore: { params: PageBeforeParams; result: PageResult };
+  search: { params: SearchParams; result: SearchResultView };
+  action: { params: ActionParams; result: { done: boolean; message?: string } };
+}
+
+/** Webview → host notifications. */
+export interface WebviewNotifications {
+  /** Sent once the page listens; the host answers with `show`. */
+  ready: { protocolVersion: number };
+}
+
+/** Host → webview notifications. */
+export interface HostNotifications {
+  /** Which output this panel shows; `offset` overrides the offset the webview restored. */
+  show: { outputId: string; offset?: number };
+  /** Outputs were retained, removed or evicted, or the session changed: describe again. */
+  changed: Record<string, never>;
+}
+
+export type RequestMethod = keyof Requests;
+
+export type RequestMessage<M extends RequestMethod = RequestMethod> = {
+  [K in M]: { type: 'request'; id: number; method: K; params: Requests[K]['params'] };
+}[M];
+
+export type ResponseMessage<M extends RequestMethod = RequestMethod> =
+  | { type: 'response'; id: number; method: M; ok: true; result: Requests[M]['result'] }
+  | { type: 'response'; id: number; method: M; ok: false; error: ErrorView };
+
+export type NotificationMessage<Map> = {
+  [K in keyof Map]: { type: 'notification'; method: K; params: Map[K] };
+}[keyof Map];
+
+export type WebviewToHost = RequestMessage | NotificationMessage<WebviewNotifications>;
+export type HostToWebview = ResponseMessage | NotificationMessage<HostNotifications>;
+
+/** What the webview persists with setState (and what the panel serializer is handed back). */
+export interface PersistedState {
+  outputId: string;
+  offset: number;
+  pageBytes: number;
+  wrap?: boolean;
+  search?: { pattern: string; regex: boolean; caseSensitive: boolean };
+}
+
+/** Cheap structural check for messages arriving from the other side (never trust the wire). */
+export function isWebviewToHost(value: unknown): value is WebviewToHost {
+  if (typeof value !== 'object' || value === null) return false;
+  const m = value as { type?: unknown; method?: unknown; id?: unknown };
+  if (typeof m.method !== 'string') return false;
+  return m.type === 'notification' || (m.type === 'request' && typeof m.id === 'number');
+}

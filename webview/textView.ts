@@ -1,0 +1,220 @@
+/**
+ * Renders output text (a page of the copy, or the preview) as rows of lines. Every character of
+ * the output goes through createTextNode: there is no path from output to markup. Line numbers sit
+ * in an aria-hidden, unselectable gutter so a selection copies only the output.
+ */
+import { parseAnsi, type Segment, type Style } from './ansi';
+import { append, h } from './dom';
+
+type Item =
+  | { kind: 'text'; segment: Segment }
+  | { kind: 'gap'; label: string; detail: string }
+  | { kind: 'marker'; text: string; action?: { label: string; run(): void } };
+
+export interface RenderOptions {
+  /** Line number of the first line; omit for no gutter. */
+  firstLine?: number;
+  /** Show control characters and escape sequences as they are instead of interpreting SGR. */
+  raw: boolean;
+  /** Occurrences to highlight, matched within each line's visible text. */
+  highlight?: RegExp;
+  /** A capture gap at this UTF-16 index: bytes were dropped there. */
+  gap?: { at: number; label: string; detail: string };
+  /** The omission marker's span in the text (preview only). */
+  marker?: { start: number; end: number; action?: { label: string; run(): void } };
+}
+
+export interface Rendered {
+  lines: number;
+  /** Highlighted occurrences, in order, for "scroll to match". */
+  marks: HTMLElement[];
+}
+
+export function renderText(container: HTMLElement, text: string, options: RenderOptions): Rendered {
+  const items = toItems(text, options);
+  const lines = splitLines(items);
+  const fragment = document.createDocumentFragment();
+  const marks: HTMLElement[] = [];
+  const first = options.firstLine;
+  // Gutter as wide as the largest line number on the page (plus room), set through CSSOM.
+  const digits = first === undefined ? 0 : String(first + lines.length).length;
+  container.style.setProperty('--gutter', first === undefined ? '0px' : `${Math.max(4, digits) + 2}ch`);
+  // Plain blocks with a hanging indent, not a flex row per line: a 4096-line page lays out fast.
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index];
+    const row = document.createElement('div');
+    row.className = 'line';
+    if (first !== undefined) {
+      const number = document.createElement('span');
+      number.className = 'ln';
+      number.setAttribute('aria-hidden', 'true');
+      number.textContent = String(first + index);
+      row.appendChild(number);
+    }
+    const body = document.createElement('span');
+    body.className = 'text';
+    const only = line.length === 1 ? line[0] : undefined;
+    if (line.length === 0) {
+      // nothing: an empty line
+    } else if (only?.kind === 'text' && !only.segment.style && !only.segment.control && !options.highlight) {
+      body.textContent = only.segment.text; // the common case, without building pieces
+    } else {
+      renderLine(body, line, options.highlight, marks);
+    }
+    row.appendChild(body);
+    // The empty "line" after a final newline: kept in the DOM (the text stays exact), not shown.
+    if (index === lines.length - 1 && index > 0 && line.length === 0) row.classList.add('trailing');
+    fragment.appendChild(row);
+  }
+  container.replaceChildren(fragment);
+  return { lines: lines.length, marks };
+}
+
+function toItems(text: string, options: RenderOptions): Item[] {
+  const cuts: { at: number; end: number; item: Item }[] = [];
+  if (options.marker) {
+    const { start, end, action } = options.marker;
+    cuts.push({ at: start, end, item: { kind: 'marker', text: text.slice(start, end), action } });
+  }
+  if (options.gap && options.gap.at >= 0 && options.gap.at <= text.length) {
+    cuts.push({ at: options.gap.at, end: options.gap.at, item: { kind: 'gap', label: options.gap.label, detail: options.gap.detail } });
+  }
+  cuts.sort((a, b) => a.at - b.at);
+  const items: Item[] = [];
+  let state: Style = {};
+  let at = 0;
+  const pushText = (part: string): void => {
+    const parsed = parseAnsi(part, state, options.raw);
+    state = parsed.state;
+    for (const segment of parsed.segments) items.push({ kind: 'text', segment });
+  };
+  for (const cut of cuts) {
+    if (cut.at < at) continue;
+    pushText(text.slice(at, cut.at));
+    items.push(cut.item);
+    at = cut.end;
+  }
+  pushText(text.slice(at));
+  return items;
+}
+
+function splitLines(items: Item[]): Item[][] {
+  const lines: Item[][] = [[]];
+  for (const item of items) {
+    if (item.kind !== 'text' || item.segment.control) {
+      lines[lines.length - 1].push(item);
+      continue;
+    }
+    const parts = item.segment.text.split('\n');
+    parts.forEach((part, i) => {
+      if (i > 0) lines.push([]);
+      if (part.length > 0) lines[lines.length - 1].push({ kind: 'text', segment: { text: part, style: item.segment.style } });
+    });
+  }
+  return lines;
+}
+
+function matchRanges(line: Item[], pattern: RegExp | undefined): [number, number][] {
+  if (!pattern) return [];
+  const visible = line.map((item) => (item.kind === 'text' ? item.segment.text : '')).join('');
+  const ranges: [number, number][] = [];
+  pattern.lastIndex = 0;
+  for (let m = pattern.exec(visible); m && ranges.length < 1000; m = pattern.exec(visible)) {
+    if (m[0].length === 0) {
+      pattern.lastIndex++;
+      continue;
+    }
+    ranges.push([m.index, m.index + m[0].length]);
+  }
+  return ranges;
+}
+
+function renderLine(body: HTMLElement, line: Item[], highlight: RegExp | undefined, marks: HTMLElement[]): void {
+  const ranges = matchRanges(line, highlight);
+  let position = 0;
+  let range = 0;
+  for (const item of line) {
+    if (item.kind === 'gap') {
+      body.appendChild(h('span', { className: 'gap-inline', title: item.detail, attrs: { role: 'note', 'aria-label': item.detail } }, item.label));
+      continue;
+    }
+    if (item.kind === 'marker') {
+      body.appendChild(h('mark', { className: 'omission', attrs: { 'aria-label': `Omission marker: ${item.text}` } }, item.text));
+      if (item.action) {
+        const action = item.action;
+        body.appendChild(h('button', { className: 'btn secondary inline-action', attrs: { type: 'button' }, on: { click: () => action.run() } }, action.label));
+      }
+      continue;
+    }
+    const { segment } = item;
+    const end = position + segment.text.length;
+    let cursor = position;
+    while (cursor < end) {
+      while (range < ranges.length && ranges[range][1] <= cursor) range++;
+      const current = ranges[range];
+      const inside = current !== undefined && current[0] <= cursor;
+      const stop = Math.min(end, current === undefined ? end : inside ? current[1] : current[0]);
+      const piece = segment.text.slice(cursor - position, stop - position);
+      const node = styled(piece, segment);
+      if (inside) {
+        const mark = h('mark', { className: 'match' }, node);
+        marks.push(mark);
+        body.appendChild(mark);
+      } else {
+        append(body, node);
+      }
+      cursor = stop;
+    }
+    position = end;
+  }
+}
+
+function styled(text: string, segment: Segment): Node {
+  const { style, control } = segment;
+  if (!style && !control) return document.createTextNode(text);
+  const span = h('span', {}, text);
+  if (control) span.className = 'ctrl';
+  if (!style) return span;
+  let fg = style.fg;
+  let bg = style.bg;
+  if (style.inverse) [fg, bg] = [bg ?? 'fg', fg ?? 'bg'];
+  const classes: string[] = [];
+  if (style.bold) classes.push('b');
+  if (style.dim) classes.push('dim');
+  if (style.italic) classes.push('i');
+  if (style.underline) classes.push('u');
+  if (style.strike) classes.push('s');
+  if (typeof fg === 'number') classes.push(`fg${fg}`);
+  else if (fg === 'bg') classes.push('fg-inverse');
+  else if (fg) span.style.color = fg; // CSSOM, allowed by the CSP; the value is built from numbers
+  if (typeof bg === 'number') classes.push(`bg${bg}`);
+  else if (bg === 'fg') classes.push('bg-inverse');
+  else if (bg) span.style.backgroundColor = bg;
+  span.classList.add(...classes);
+  return span;
+}
+
+/** One line of output (a search excerpt) into `element`, escapes interpreted like the pages. */
+export function renderInline(element: HTMLElement, text: string, raw = false): void {
+  const { segments } = parseAnsi(text, {}, raw);
+  element.replaceChildren(...segments.map((segment) => styled(segment.text, segment)));
+}
+
+/**
+ * UTF-16 index in `text` of the byte `byteDelta` bytes into it, or -1 when that cannot be known
+ * exactly (U+FFFD stands for 1-3 original bytes of an ill-formed sequence).
+ */
+export function charIndexAtByte(text: string, byteDelta: number): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (bytes === byteDelta) return i;
+    if (bytes > byteDelta) return -1;
+    const code = text.charCodeAt(i);
+    if (code === 0xfffd) return -1;
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff) { bytes += 4; i++; }
+    else bytes += 3;
+  }
+  return bytes === byteDelta ? text.length : -1;
+}
