@@ -58,7 +58,10 @@ export class RecallParticipant {
       }
       messages.push(assistant);
       const calls = assistant.parts.filter((part) => part.kind === 'toolCall');
-      if (calls.length === 0) return { metadata: { rounds: round, retained } };
+      if (calls.length === 0) {
+        offerInspector(stream, retained);
+        return { metadata: { rounds: round, retained } };
+      }
 
       const results: Message = { role: 'tool', parts: [] };
       for (const call of calls) {
@@ -88,6 +91,13 @@ export class RecallParticipant {
       this.log.warn(`@recall: ${name} failed: ${describeError(error)}`);
       return [{ kind: 'text' as const, text: `Tool ${name} failed: ${describeError(error)}` }];
     }
+  }
+}
+
+/** Tool results are text for the model; the person gets buttons to see what was kept. */
+function offerInspector(stream: vscode.ChatResponseStream, outputIds: string[]): void {
+  for (const outputId of [...new Set(outputIds)].slice(-3)) {
+    stream.button({ command: 'toolOutputRecall.openOutput', arguments: [outputId], title: `Inspect ${outputId}` });
   }
 }
 
