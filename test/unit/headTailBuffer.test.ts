@@ -95,6 +95,15 @@ describe('HeadTailBuffer', () => {
     }
   });
 
+  it('summary() reports what finish() would, without building the bytes', () => {
+    for (const size of [0, 100, 4096, 4097, 5000, 40_000]) {
+      const sink = new HeadTailBuffer(4096);
+      sink.write(Buffer.from('é😀a'.repeat(Math.ceil(size / 7))).subarray(0, size));
+      const { totalBytes, droppedBytes, complete } = sink.finish();
+      assert.deepEqual(sink.summary(), { totalBytes, droppedBytes, complete }, `size ${size}`);
+    }
+  });
+
   it('rejects a cap too small for the marker', () => {
     assert.throws(() => new HeadTailBuffer(1023), RangeError);
     assert.throws(() => new HeadTailBuffer(2048.5), RangeError);

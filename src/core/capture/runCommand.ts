@@ -119,9 +119,12 @@ export async function runCommand(options: RunCommandOptions, store: RecallStore 
   };
 }
 
+type StreamCount = Pick<CappedBytes, 'totalBytes' | 'droppedBytes' | 'complete'>;
+
 interface Captured {
-  stdout: CappedBytes;
-  stderr: CappedBytes;
+  /** The streams are capped like the merged copy, but only counted: the merged copy is what is kept. */
+  stdout: StreamCount;
+  stderr: StreamCount;
   merged: CappedBytes;
   exitCode: number | null;
   signal: NodeJS.Signals | null;
@@ -134,7 +137,7 @@ function capture(command: string, cwd: string, env: NodeJS.ProcessEnv, streamCap
   const err = new HeadTailBuffer(streamCap);
   const merged = new HeadTailBuffer(mergedCap);
   const finish = (exitCode: number | null, signal: NodeJS.Signals | null, flags: { timedOut: boolean; cancelled: boolean }): Captured => ({
-    stdout: out.finish(), stderr: err.finish(), merged: merged.finish(), exitCode, signal, ...flags,
+    stdout: out.summary(), stderr: err.summary(), merged: merged.finish(), exitCode, signal, ...flags,
   });
   if (options.signal?.aborted) return Promise.resolve(finish(null, null, { timedOut: false, cancelled: true }));
 
@@ -178,6 +181,6 @@ function capture(command: string, cwd: string, env: NodeJS.ProcessEnv, streamCap
   });
 }
 
-function report(bytes: CappedBytes): StreamReport {
+function report(bytes: StreamCount): StreamReport {
   return { totalBytes: bytes.totalBytes, capturedBytes: bytes.totalBytes - bytes.droppedBytes, droppedBytes: bytes.droppedBytes, complete: bytes.complete };
 }
