@@ -133,6 +133,16 @@ describe('worker store', function () {
       assert.equal(pooled.toString(), 'pooled');
       assert.equal((await store.read(third.outputId)).text, 'pooled');
     });
+
+    it('leaves a large Node Buffer intact when it is not transferred (run_command retains its capture so)', async () => {
+      const store = await open();
+      const capture = Buffer.from('line of captured output\n'.repeat(13_000)); // ~300 KiB, sent in parts
+      const before = capture.toString();
+      const kept = await store.retain(capture);
+      assert.equal(capture.length, Buffer.byteLength(before));
+      assert.equal(capture.toString(), before, 'the caller can still use its buffer (e.g. for the preview)');
+      assert.equal(kept.totalBytes, capture.length);
+    });
   });
 
   describe('errors keep their codes', () => {

@@ -608,13 +608,15 @@ async function encodeContent(content: string | Uint8Array): Promise<Encoded> {
     }
     return packParts(parts);
   }
+  // new Uint8Array(view) copies; a Node Buffer's slice() would be a view of the caller's memory (or
+  // of Node's shared pool), and transferring its buffer would detach the caller's bytes.
   if (content.byteLength <= INLINE_BYTES) {
-    const copy = content.slice();
+    const copy = new Uint8Array(content);
     return { args: { content: copy }, transfer: [copy.buffer as ArrayBuffer] };
   }
   const parts: Uint8Array[] = [];
   for (let at = 0; at < content.byteLength; at += PART_BYTES) {
-    parts.push(content.slice(at, Math.min(content.byteLength, at + PART_BYTES)));
+    parts.push(new Uint8Array(content.subarray(at, Math.min(content.byteLength, at + PART_BYTES))));
     if (at + PART_BYTES < content.byteLength) await nextTurn();
   }
   return packParts(parts);
