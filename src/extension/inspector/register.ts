@@ -84,12 +84,13 @@ export function registerInspector(context: vscode.ExtensionContext, services: In
   });
   command('toolOutputRecall.saveOutputAs', async (arg) => panels.actions.saveAs(target(arg)));
   command('toolOutputRecall.openOutputInEditor', async (arg, line) => panels.actions.openInEditor(target(arg), typeof line === 'number' ? line : undefined));
-  command('toolOutputRecall.deleteOutput', async (arg) => {
+  // `{ confirm: false }` as a second argument skips the dialog (scripts and tests, like deleteSession).
+  command('toolOutputRecall.deleteOutput', async (arg, options) => {
     const outputId = target(arg);
     const store = await services.store();
     const info = await store.info(outputId);
     const name = (info.title ?? info.tool ?? outputId).split('\n')[0].slice(0, 80);
-    const choice = await vscode.window.showWarningMessage(
+    const choice = (options as { confirm?: boolean } | undefined)?.confirm === false ? 'Delete' : await vscode.window.showWarningMessage(
       `Delete the retained copy of "${name}"?`,
       { modal: true, detail: `${outputId} will stop resolving: read_tool_output and search_tool_output will answer NOT_FOUND for it. This cannot be undone.` },
       'Delete',

@@ -1,0 +1,189 @@
+// The tools through vscode.lm.invokeTool in a real extension host: real commands, real retained
+// copies, and the errors a model gets for bad inputs.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { RunCommandTool } from '../../src/extension/tools/runCommandTool';
+import { RunCodeTool } from '../../src/extension/tools/runCodeTool';
+import { readSettings } from '../../src/extension/config';
+import {
+  OUTPUT_ID, commandOutputId, firstLineJson, invoke, invokeError, isAlive, readPage, recallApi, scratchDir, sh, testChannel, waitFor,
+} from './helpers/host';
+
+const MiB = 1024 * 1024;
+
+describe('tools', function () {
+  this.timeout(120_000);
+  let dir: string;
+
+  before(async () => {
+    await recallApi();
+    dir = scratchDir('tools');
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  describe('run_command with a summary at the end of a large output', () => {
+    let text: string;
+    let result: vscode.LanguageModelToolResult;
+    let outputId: string;
+    let counter: string;
+
+    before(async () => {
+      counter = path.join(dir, 'runs.txt');
+      // 6,000 lines (~100 KiB), the summary last, and one line per run appended to a counter file.
+      const command = `echo run >> ${sh(counter)}; i=1; while [ $i -le 6000 ]; do echo "row $i: some build output padding the log"; i=$((i+1)); done; echo TOTAL_SUMMARY=12345`;
+      ({ text, result } = await invoke('run_command', { command }));
+      outputId = commandOutputId(text);
+    });
+
+    it('returns the status, a head+tail preview with an omission marker, and the outputId', () => {
+      assert.match(text, /exit code 0/);
+      assert.match(text, /row 1: some build output/, 'the head is in the preview');
+      assert.match(text, /TOTAL_SUMMARY=12345/, 'the tail is in the preview');
+      assert.match(text, /\[\.\.\. [\d,]+ bytes omitted/, 'an omission marker');
+      assert.ok(text.includes(outputId));
+      assert.ok(!text.includes('row 3000:'), 'the middle is not in the preview');
+    });
+
+    it('returns only text parts, none over 8000 bytes', () => {
+      assert.ok(result.content.length > 1, 'a ~25 KiB result comes in several parts');
+      for (const part of result.content) {
+        assert.ok(part instanceof vscode.LanguageModelTextPart, `part is ${part?.constructor?.name}`);
+        assert.ok(Buffer.byteLength(part.value, 'utf8') <= 8000, `part of ${Buffer.byteLength(part.value, 'utf8')} bytes`);
+      }
+    });
+
+    it('search_tool_output finds the summary with an offset that read_tool_output reads', async () => {
+      const found = (await invoke('search_tool_output', { outputId, pattern: 'TOTAL_SUMMARY' })).text;
+      const summary = firstLineJson<{ matches: number; complete: boolean }>(found);
+      assert.equal(summary.matches, 1);
+      assert.equal(summary.complete, true);
+      const match = JSON.parse(found.split('\n')[1]) as { offset: number; lineOffset: number; line: number };
+      assert.equal(match.line, 6001);
+      const page = await readPage(outputId, match.offset);
+      assert.ok(page.text.startsWith('TOTAL_SUMMARY=12345'), page.text.slice(0, 80));
+      assert.equal(page.hasMore, false);
+      assert.equal(page.complete, true);
+      const middle = await readPage(outputId, (await readPage(outputId, 0)).nextOffset);
+      assert.match(middle.text, /row \d+: some build output/);
+    });
+
+    it('ran the command once (reading and searching never re-runs it)', () => {
+      assert.equal(fs.readFileSync(counter, 'utf8'), 'run\n');
+    });
+  });
+
+  describe('read_tool_output errors', () => {
+    let outputId: string;
+    before(async () => {
+      outputId = (await (await recallApi()).retain('漢字かな'.repeat(2000), { tool: 'test', title: 'CJK' })).outputId;
+    });
+
+    it('an unknown outputId: NOT_FOUND', async () => {
+      const message = await invokeError('read_tool_output', { outputId: 'out_0123456789abcdef01234567' });
+      assert.match(message, /NOT_FOUND/);
+      assert.match(message, /out_0123456789abcdef01234567/);
+    });
+
+    it('an offset inside a character: MID_CHARACTER_OFFSET with the boundaries either side', async () => {
+      const message = await invokeError('read_tool_output', { outputId, offset: 4 });
+      assert.match(message, /MID_CHARACTER_OFFSET/);
+      assert.match(message, /"offset":3\}/);
+      assert.match(message, /"offset":6\}/);
+      assert.equal((await readPage(outputId, 3, 6)).text, '字か');
+    });
+
+    it('an offset past the end: OFFSET_OUT_OF_RANGE', async () => {
+      const total = 12 * 2000;
+      assert.equal((await readPage(outputId, total)).hasMore, false, 'the end itself is a valid offset');
+      const message = await invokeError('read_tool_output', { outputId, offset: total + 1 });
+      assert.match(message, /OFFSET_OUT_OF_RANGE/);
+      assert.match(message, new RegExp(`holds ${total} bytes`));
+    });
+
+    it('maxBytes 0: INVALID_ARGUMENT', async () => {
+      assert.match(await invokeError('read_tool_output', { outputId, maxBytes: 0 }), /INVALID_ARGUMENT/);
+    });
+  });
+
+  it('20 MiB stdout + 1 MiB stderr: kept head and tail, complete:false to the last page', async () => {
+    const command = `yes 'stdout line 0123456789 abcdefghij' | head -c ${20 * MiB}; yes 'stderr line' | head -c ${MiB} >&2; echo LAST_LINE`;
+    const { text } = await invoke('run_command', { command });
+    assert.match(text, new RegExp(`stdout: ${20 * MiB + 10} bytes, \\d+ kept, \\d+ dropped \\(complete: false\\)`));
+    assert.match(text, new RegExp(`stderr: ${MiB} bytes\n`), 'stderr alone fits its cap');
+    assert.match(text, /complete: false/);
+    const outputId = commandOutputId(text);
+    const first = await readPage(outputId, 0);
+    assert.equal(first.complete, false);
+    assert.ok(first.totalBytes <= 8 * MiB + 1024, `copy of ${first.totalBytes} bytes`);
+    const last = await readPage(outputId, first.totalBytes - 64);
+    assert.equal(last.hasMore, false);
+    assert.equal(last.complete, false);
+    assert.match(last.text, /LAST_LINE\n$/, 'the tail is kept');
+  });
+
+  it('cancellation stops the command and its whole process tree promptly', async () => {
+    const shellPid = path.join(dir, 'shell.pid');
+    const childPid = path.join(dir, 'child.pid');
+    const command = `echo $$ > ${sh(shellPid)}; sh -c 'echo $$ > ${childPid}; exec sleep 1000' & wait`;
+    const source = new vscode.CancellationTokenSource();
+    const started = Date.now();
+    const running = invoke('run_command', { command }, source.token).then(
+      ({ text }) => ({ text }), (error: Error) => ({ error }));
+    await waitFor('the child to write its pid', () => fs.existsSync(childPid) && fs.readFileSync(childPid, 'utf8').trim() !== '');
+    const pids = [shellPid, childPid].map((f) => Number(fs.readFileSync(f, 'utf8').trim()));
+    assert.ok(pids.every(isAlive), 'both processes run before the cancel');
+    await new Promise((r) => setTimeout(r, Math.max(0, 1000 - (Date.now() - started))));
+    const cancelledAt = Date.now();
+    source.cancel();
+    const outcome = await running;
+    const took = Date.now() - cancelledAt;
+    assert.ok(took < 3000, `the invocation took ${took} ms to end after the cancel`);
+    if ('text' in outcome) assert.match(outcome.text, /cancelled \(the process tree was stopped\)/);
+    else assert.match(String(outcome.error), /cancel/i);
+    await waitFor('the process tree to be gone', () => !pids.some(isAlive), 3000);
+  });
+
+  describe('in an untrusted workspace', () => {
+    // The test host runs with trust disabled (always trusted), so the tools are built with a fake answer.
+    const deps = () => ({
+      store: async () => { throw new Error('no store needed'); },
+      settings: readSettings,
+      isTrusted: () => false,
+      onRetained: () => undefined,
+      log: testChannel(),
+    });
+    const options = <T>(input: T) => ({ input, toolInvocationToken: undefined }) as vscode.LanguageModelToolInvocationOptions<T>;
+
+    it('run_command refuses and runs nothing', async () => {
+      const marker = path.join(dir, 'untrusted-ran');
+      await assert.rejects(
+        new RunCommandTool(deps()).invoke(options({ command: `touch ${sh(marker)}` }), new vscode.CancellationTokenSource().token),
+        /run_command refuses to run in an untrusted workspace/,
+      );
+      assert.equal(fs.existsSync(marker), false);
+    });
+
+    it('run_code refuses', async () => {
+      await assert.rejects(
+        new RunCodeTool(deps()).invoke(options({ code: 'return 1' }), new vscode.CancellationTokenSource().token),
+        /run_code refuses to run in an untrusted workspace/,
+      );
+    });
+  });
+
+  it('a token budget shrinks the run_command preview', async () => {
+    const command = 'i=1; while [ $i -le 3000 ]; do echo "budget line $i"; i=$((i+1)); done';
+    const plain = (await invoke('run_command', { command })).text;
+    const budgeted = (await invoke('run_command', { command }, undefined, {
+      tokenBudget: 2000,
+      countTokens: async (t: string) => Math.ceil(t.length / 4),
+    })).text;
+    const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
+    assert.ok(bytes(plain) > 20_000, `unbudgeted result ${bytes(plain)} bytes`);
+    assert.ok(bytes(budgeted) < 2000 * 2 + 1200, `budgeted result ${bytes(budgeted)} bytes`);
+    assert.match(budgeted, OUTPUT_ID, 'still names the retained copy');
+    assert.match(budgeted, /budget line 3000/, 'the tail survives');
+  });
+});
