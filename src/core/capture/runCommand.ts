@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { RecallError, describeError } from '../errors';
 import { DEFAULT_LIMITS } from '../limits';
 import { previewHeadTail } from '../preview';
+import { retainOrExplain } from '../retention';
 import type { RecallStore } from '../types';
 import { HeadTailBuffer, type CappedBytes } from './headTailBuffer';
 import { killTree, signalGroup, spawnShell } from './processTree';
@@ -89,25 +90,15 @@ export async function runCommand(options: RunCommandOptions, store: RecallStore 
     // Invalid bytes decode to U+FFFD (3 bytes each): binary output can outgrow the preview budget.
     if (Buffer.byteLength(whole) <= previewBytes) return { ...base, preview: whole, previewTruncated: false, recovery: 'not-needed' };
   }
-  let outputId: string | undefined;
-  let recoveryReason: string | undefined;
-  if (!store) {
-    recoveryReason = 'no session store is available';
-  } else {
-    try {
-      const retained = await store.retain(copy.bytes, {
-        tool: 'run_command',
-        title: command,
-        complete: copy.complete,
-        droppedBytes: copy.droppedBytes,
-        gapOffset: copy.gapOffset,
-        extra: { previewBytes, exitCode: captured.exitCode, signal: captured.signal, timedOut: captured.timedOut, cancelled: captured.cancelled, stdout, stderr, cwd },
-      });
-      outputId = retained.outputId;
-    } catch (error) {
-      recoveryReason = describeError(error);
-    }
-  }
+  const { retained, unavailableReason: recoveryReason } = await retainOrExplain(store, copy.bytes, {
+    tool: 'run_command',
+    title: command,
+    complete: copy.complete,
+    droppedBytes: copy.droppedBytes,
+    gapOffset: copy.gapOffset,
+    extra: { previewBytes, exitCode: captured.exitCode, signal: captured.signal, timedOut: captured.timedOut, cancelled: captured.cancelled, stdout, stderr, cwd },
+  });
+  const outputId = retained?.outputId;
   const preview = previewHeadTail(copy.bytes, { budgetBytes: previewBytes, kind: 'command', outputId, copyComplete: copy.complete, unavailableReason: recoveryReason });
   return {
     ...base,

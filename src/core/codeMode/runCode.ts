@@ -4,9 +4,9 @@
  * is kept here, outside the program, so whatever the program slices away stays readable. The
  * program's return value gets the usual head+tail preview and is retained when larger.
  */
-import { describeError } from '../errors';
 import { isOutputIdShape } from '../ids';
 import { DEFAULT_LIMITS } from '../limits';
+import { retainOrExplain } from '../retention';
 import { previewHeadTail } from '../preview';
 import type { RecallStore } from '../types';
 import { runSandbox, type SandboxFailureKind } from './sandbox';
@@ -113,13 +113,10 @@ export async function runCode(options: RunCodeOptions, deps: RunCodeDeps): Promi
     const refs = await nestedRefs(store, text);
     const base = { call, tool, input: clip(inputJson, 200), bytes, nestedOutputIds: refs };
     if (bytes <= previewBytes) return refs.length > 0 ? { ...base, status: 'small' } : undefined;
-    if (!store) return { ...base, status: 'unavailable', unavailableReason: 'no session store is available' };
-    try {
-      const kept = await store.retain(text, { tool, title: `${tool} ${clip(inputJson, 160)} (called from run_code)`, extra: { via: 'run_code', call } });
-      return { ...base, status: 'retained', outputId: kept.outputId, totalBytes: kept.totalBytes, complete: kept.complete };
-    } catch (error) {
-      return { ...base, status: 'unavailable', unavailableReason: describeError(error) };
-    }
+    const { retained: kept, unavailableReason } = await retainOrExplain(store, text, { tool, title: `${tool} ${clip(inputJson, 160)} (called from run_code)`, extra: { via: 'run_code', call } });
+    return kept
+      ? { ...base, status: 'retained', outputId: kept.outputId, totalBytes: kept.totalBytes, complete: kept.complete }
+      : { ...base, status: 'unavailable', unavailableReason };
   };
 
   const run = await runSandbox({ code: options.code, timeoutMs: options.timeoutMs, signal: options.signal, memoryMb: options.memoryMb }, onCall)
@@ -134,20 +131,13 @@ export async function runCode(options: RunCodeOptions, deps: RunCodeDeps): Promi
   const { kind, value } = run.outcome;
   const valueBytes = Buffer.byteLength(value, 'utf8');
   if (valueBytes <= previewBytes) return { ...common, valuePreview: value, valueKind: kind, valueBytes, valueTruncated: false };
-  let valueOutputId: string | undefined;
-  let valueUnavailableReason: string | undefined;
-  let copyComplete: boolean | undefined;
-  if (!store) {
-    valueUnavailableReason = 'no session store is available';
-  } else {
-    try {
-      const kept = await store.retain(value, { tool: 'run_code', title: `run_code return value: ${clip(options.code.trim().split('\n')[0] ?? '', 100)}`, extra: { via: 'run_code', kind } });
-      valueOutputId = kept.outputId;
-      copyComplete = kept.complete;
-    } catch (error) {
-      valueUnavailableReason = describeError(error);
-    }
-  }
+  const { retained: kept, unavailableReason: valueUnavailableReason } = await retainOrExplain(store, value, {
+    tool: 'run_code',
+    title: `run_code return value: ${clip(options.code.trim().split('\n')[0] ?? '', 100)}`,
+    extra: { via: 'run_code', kind },
+  });
+  const valueOutputId = kept?.outputId;
+  const copyComplete = kept?.complete;
   const preview = previewHeadTail(value, { budgetBytes: previewBytes, kind: 'generic', outputId: valueOutputId, copyComplete, unavailableReason: valueUnavailableReason });
   return { ...common, valuePreview: preview.text, valueKind: kind, valueBytes, valueTruncated: preview.truncated, valueOutputId, valueUnavailableReason };
 }

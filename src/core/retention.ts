@@ -1,0 +1,18 @@
+import { describeError } from './errors';
+import type { RecallStore, RetainMeta, RetainResult } from './types';
+
+/** A copy that was kept, or the reason it could not be: the caller's preview says which. */
+export type Retention = { retained: RetainResult; unavailableReason?: undefined } | { retained?: undefined; unavailableReason: string };
+
+/**
+ * Retains without throwing: a failed save must not cost the caller its result, only the way back
+ * to the omitted part, and that loss is reported (recovery unavailable, with the reason).
+ */
+export async function retainOrExplain(store: RecallStore | undefined, content: string | Uint8Array, meta: RetainMeta): Promise<Retention> {
+  if (!store) return { unavailableReason: 'no session store is available' };
+  try {
+    return { retained: await store.retain(content, meta) };
+  } catch (error) {
+    return { unavailableReason: describeError(error) };
+  }
+}
