@@ -10,6 +10,7 @@ import { openStore, type SessionStore } from '../../src/core/store/sessionStore'
 import { runCommand, type CommandResult } from '../../src/core/capture/runCommand';
 import { boundaryAtOrBefore } from '../../src/core/utf8';
 import { after } from './harness';
+import { makeRng } from '../unit/helpers/prng';
 
 export const MiB = 1024 * 1024;
 
@@ -21,18 +22,6 @@ export async function tempStore(options: { copyBytes?: number; quotaBytes?: numb
     await fs.rm(dir, { recursive: true, force: true });
   });
   return store;
-}
-
-/** A small deterministic PRNG (mulberry32): the same copy every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WORDS = ['build', 'test', 'error:', 'warning', 'ok', 'src/core/pager.ts', '{"k":1}', '0x1f', '---', 'done'];
@@ -48,7 +37,7 @@ export interface MixedCopy {
 
 /** About `size` bytes of lines mixing ASCII, CJK (3 bytes), emoji (4 bytes, ZWJ sequences) and 2-byte letters. */
 export function mixedCopy(size: number, seed = 7): MixedCopy {
-  const next = random(seed);
+  const { next } = makeRng(seed); // deterministic: the same copy every run
   const pick = <T>(list: T[]): T => list[Math.floor(next() * list.length)];
   const lines: string[] = [];
   let bytes = 0;
