@@ -9,6 +9,7 @@
 // non-zero on any failure. Screenshots go to test/artifacts/.
 import { build } from 'esbuild';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +27,14 @@ function finish(passed, failed) {
   process.exit(failed > 0 || passed === 0 ? 1 : 0);
 }
 
+// Debian's Chromium (never a browser download): installed here when this suite runs on its own on a
+// fresh machine (as root, as CI does); `npm test` usually has it from the host suite's setup already.
+if (!existsSync('/usr/bin/chromium') && process.getuid?.() === 0) {
+  process.stdout.write('[browser] installing Debian chromium (apt-get)\n');
+  const apt = (args) => spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  apt(['update']);
+  apt(['install', '-y', '--no-install-recommends', 'chromium']);
+}
 if (!existsSync('/usr/bin/chromium')) {
   process.stdout.write('[browser] /usr/bin/chromium is missing: apt-get update && apt-get install -y chromium\n');
   finish(0, 1);
