@@ -20,7 +20,7 @@ import { toBuffer } from '../preview';
 import type { OpenReport, OutputInfo, ReadResult, RecallStore, RetainMeta, RetainResult, SearchOptions, SearchResult } from '../types';
 import { randomBytes } from 'node:crypto';
 import { atomicWriteFile } from './atomicWrite';
-import { CHUNK_BYTES, Codec, decodeChunk, encodeChunks } from './chunks';
+import { CHUNK_BYTES, Codec, decodeChunk, encodeChunks, type EncodedChunk } from './chunks';
 import { JournalWriter, deleteSessionFiles, encodeRecord, journalFile, parseJournal, rotatedJournals, type JournalHeader, type RetainRecord } from './journal';
 import { openDatabase, sessionFile } from './sessionFile';
 import { applyPragmas, queryRows } from './schema';
@@ -97,8 +97,12 @@ export class SessionStore implements RecallStore {
   private readonly journal: JournalWriter;
   /** The next rotated journal's number (`<file>.journal.<n>`). */
   private nextRotation = 1;
-  /** Copies whose chunks are still raw, as the journal's fast path inserted them. */
-  private readonly pendingEncode = new Set<string>();
+  /**
+   * Copies journalled since the last checkpoint: their rows are in the database, their content only
+   * here (and in the journal) until a checkpoint deflates it into chunk rows. Inserting 8 MiB of raw
+   * chunks into sql.js costs 200-400 ms, far more than the journal append.
+   */
+  private readonly pendingContent = new Map<string, Buffer>();
   private checkpointTimer: NodeJS.Timeout | undefined;
   private persistError: Error | undefined;
 
@@ -151,7 +155,7 @@ export class SessionStore implements RecallStore {
       for (const { header, content } of parsed.entries) {
         if (header.op === 'remove') {
           this.transaction(() => this.removeOutput(header.outputId));
-          this.pendingEncode.delete(header.outputId);
+          this.pendingContent.delete(header.outputId);
           continue;
         }
         if (header.seq <= applied) continue;
@@ -183,6 +187,8 @@ export class SessionStore implements RecallStore {
       throw new RecallError('INVALID_ARGUMENT', 'retain() takes a string or a Uint8Array.');
     }
     const capped = capBytes(typeof content === 'string' ? Buffer.from(content, 'utf8') : toBuffer(content), this.copyBytes);
+    // Kept in memory until the next checkpoint: own it (capBytes may return a view of the caller's buffer).
+    const bytes = typeof content === 'string' ? capped.bytes : Buffer.from(capped.bytes);
     this.ensureOpen();
     const outputId = newOutputId();
     const complete = capped.complete && meta.complete !== false;
@@ -199,10 +205,10 @@ export class SessionStore implements RecallStore {
       gapOffset: capped.gapOffset ?? meta.gapOffset ?? null,
       meta: { tool: meta.tool, title: meta.title, extra: meta.extra },
     };
-    const start = await this.appendRecord(record, capped.bytes);
+    const start = await this.appendRecord(record, bytes);
     try {
       this.ensureOpen();
-      this.applyRetain(record, capped.bytes);
+      this.applyRetain(record, bytes);
       this.nextSeq = record.seq + 1;
     } catch (error) {
       // Not in the database: take the record back so a replay cannot bring it back either.
@@ -225,26 +231,20 @@ export class SessionStore implements RecallStore {
     }
   }
 
-  /** Inserts a journalled copy with raw chunks (the next checkpoint deflates them), evicting for the quota. */
+  /** Inserts a journalled copy's row (its content waits for the next checkpoint), evicting for the quota. */
   private applyRetain(record: RetainRecord, content: Buffer): void {
+    let evicted: string[] = [];
     this.transaction(() => {
-      this.evictFor(record.totalBytes);
+      evicted = this.evictFor(record.totalBytes);
       this.db.run(
         `INSERT INTO outputs (id, seq, tool, title, created_at, total_bytes, complete, dropped_bytes, gap_offset, chunk_bytes, extra)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [record.outputId, record.seq, record.meta.tool ?? null, record.meta.title ?? null, record.createdAt, record.totalBytes, record.complete ? 1 : 0,
           record.droppedBytes, record.gapOffset, CHUNK_BYTES, record.meta.extra ? JSON.stringify(record.meta.extra) : null],
       );
-      const insert = this.db.prepare('INSERT INTO chunks (output_id, idx, codec, data) VALUES (?, ?, ?, ?)');
-      try {
-        for (let at = 0, index = 0; at < content.length; at += CHUNK_BYTES, index++) {
-          insert.run([record.outputId, index, Codec.Raw, content.subarray(at, Math.min(content.length, at + CHUNK_BYTES))]);
-        }
-      } finally {
-        insert.free();
-      }
     });
-    this.pendingEncode.add(record.outputId);
+    for (const id of evicted) this.pendingContent.delete(id);
+    this.pendingContent.set(record.outputId, content);
   }
 
   async read(outputId: string, offset = 0, maxBytes: number = DEFAULT_LIMITS.pageBytes): Promise<ReadResult> {
@@ -301,7 +301,7 @@ export class SessionStore implements RecallStore {
       await this.appendRecord({ op: 'remove', outputId });
       this.ensureOpen();
       this.transaction(() => this.removeOutput(outputId));
-      this.pendingEncode.delete(outputId);
+      this.pendingContent.delete(outputId);
     });
     // Durable already; a failed checkpoint is surfaced in lastPersistError and retried later.
     if (this.closed === 'open') await this.flush().catch(() => undefined);
@@ -375,10 +375,20 @@ export class SessionStore implements RecallStore {
   private async checkpointNow(): Promise<void> {
     // 1. Rotate, between changes: every record in the rotated files is in the database from now on.
     const upTo = await this.serializedChange(() => this.rotateJournal());
-    // 2. Deflate the raw chunks the journal's fast path inserted (retains go on meanwhile).
-    await this.encodePending();
+    // 2. Deflate the pending copies into chunk rows (retains go on meanwhile). The export must hold
+    //    the content of every row it holds, since replay skips records the database has: so from the
+    //    check that nothing is pending to the export, nothing awaits. Retains that keep arriving are
+    //    stored raw after a few rounds rather than deflated.
+    for (let round = 0; ; round++) {
+      await this.encodePending();
+      this.ensureOpen();
+      if (this.pendingContent.size === 0) break;
+      if (round >= 2) {
+        for (const [outputId, content] of [...this.pendingContent]) this.insertChunks(outputId, rawChunks(content));
+        break;
+      }
+    }
     // 3. Write the database out.
-    this.ensureOpen();
     this.db.run("INSERT OR REPLACE INTO session (key, value) VALUES ('last_seq', ?)", [String(this.nextSeq - 1)]);
     this.compactIfWasteful();
     const data = this.db.export();
@@ -406,33 +416,27 @@ export class SessionStore implements RecallStore {
     return this.nextRotation - 1;
   }
 
+  /** Deflates the pending copies (where it pays, as encodeChunks decides) into chunk rows. */
   private async encodePending(): Promise<void> {
-    for (const outputId of [...this.pendingEncode]) {
+    for (const [outputId, content] of [...this.pendingContent]) {
+      const encoded = await encodeChunks(content);
       if (this.closed !== 'open') return;
-      this.pendingEncode.delete(outputId);
-      const rows = queryRows<{ idx: number; codec: number; data: Uint8Array }>(
-        this.db, 'SELECT idx, codec, data FROM chunks WHERE output_id = ? ORDER BY idx', [outputId]);
-      if (rows.length === 0 || rows.some((row) => row.codec !== Codec.Raw)) continue;
-      let encoded;
-      try {
-        encoded = await encodeChunks(Buffer.concat(rows.map((row) => row.data)));
-      } catch (error) {
-        this.pendingEncode.add(outputId);
-        throw error;
-      }
-      if (this.closed !== 'open') return;
-      // The copy may have been evicted or removed meanwhile: then these updates match nothing.
-      this.transaction(() => {
-        const update = this.db.prepare('UPDATE chunks SET codec = ?, data = ? WHERE output_id = ? AND idx = ? AND codec = ?');
-        try {
-          encoded.forEach((chunk, index) => {
-            if (chunk.codec !== Codec.Raw) update.run([chunk.codec, chunk.data, outputId, index, Codec.Raw]);
-          });
-        } finally {
-          update.free();
-        }
-      });
+      // Evicted or removed meanwhile: then it is no longer pending, and there is nothing to store.
+      if (this.pendingContent.get(outputId) !== content) continue;
+      this.insertChunks(outputId, encoded);
     }
+  }
+
+  private insertChunks(outputId: string, chunks: EncodedChunk[]): void {
+    this.transaction(() => {
+      const insert = this.db.prepare('INSERT INTO chunks (output_id, idx, codec, data) VALUES (?, ?, ?, ?)');
+      try {
+        chunks.forEach((chunk, index) => insert.run([outputId, index, chunk.codec, chunk.data]));
+      } finally {
+        insert.free();
+      }
+    });
+    this.pendingContent.delete(outputId);
   }
 
   private scheduleCheckpoint(): void {
@@ -477,6 +481,8 @@ export class SessionStore implements RecallStore {
   /** Bytes [from, to) of a copy, fetched chunk by chunk. */
   private bytes(row: OutputRow, from: number, to: number, cache: boolean): Buffer {
     if (to <= from) return Buffer.alloc(0);
+    const pending = this.pendingContent.get(row.id);
+    if (pending) return pending.subarray(from, to);
     const first = Math.floor(from / row.chunk_bytes);
     const last = Math.floor((to - 1) / row.chunk_bytes);
     const parts: Buffer[] = [];
@@ -516,16 +522,19 @@ export class SessionStore implements RecallStore {
   }
 
   /** Evicts the oldest live copies until `incoming` more bytes fit the quota. */
-  private evictFor(incoming: number): void {
+  private evictFor(incoming: number): string[] {
     const live = queryRows<{ id: string; total_bytes: number }>(this.db, 'SELECT id, total_bytes FROM outputs WHERE evicted = 0 ORDER BY seq');
     let used = live.reduce((sum, row) => sum + row.total_bytes, 0);
+    const evicted: string[] = [];
     for (const row of live) {
       if (used + incoming <= this.quotaBytes) break;
       this.db.run('DELETE FROM chunks WHERE output_id = ?', [row.id]);
       this.db.run('UPDATE outputs SET evicted = 1 WHERE id = ?', [row.id]);
+      evicted.push(row.id);
       used -= row.total_bytes;
     }
     this.cache.clear();
+    return evicted;
   }
 
   private removeOutput(outputId: string): void {
@@ -572,4 +581,11 @@ function toInfo(row: OutputRow): OutputInfo {
     evicted: row.evicted === 1,
     extra: row.extra ? (JSON.parse(row.extra) as Record<string, unknown>) : undefined,
   };
+}
+
+/** A copy's chunks stored as they are (codec Raw). */
+function rawChunks(content: Buffer): EncodedChunk[] {
+  const chunks: EncodedChunk[] = [];
+  for (let at = 0; at < content.length; at += CHUNK_BYTES) chunks.push({ codec: Codec.Raw, data: content.subarray(at, Math.min(content.length, at + CHUNK_BYTES)) });
+  return chunks;
 }
