@@ -215,6 +215,20 @@ describe('store journal: a retained copy is durable before the session file is r
     await resumed.delete();
   });
 
+  it('close(): retains already queued finish and are durable; a retain after close began is refused and never appears', async () => {
+    const dir = dirs.make();
+    const store = await openStore({ dir });
+    const queued = store.retain('queued before close');
+    const closing = store.close();
+    await rejectsWith(store.retain('too late'), 'STORE_CLOSED');
+    const { outputId } = await queued;
+    await closing;
+    assert.deepEqual(journalNames(dir), [], 'close() checkpointed');
+    const resumed = await openStore({ dir, sessionId: store.sessionId });
+    assert.deepEqual((await resumed.list()).map((o) => o.outputId), [outputId]);
+    await resumed.delete();
+  });
+
   it('delete() removes the session file and every journal file; sessionFiles lists them', async () => {
     const dir = dirs.make();
     const store = await openStore({ dir, checkpoints: 'manual' });

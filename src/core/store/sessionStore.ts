@@ -104,6 +104,8 @@ export class SessionStore implements RecallStore {
    */
   private readonly pendingContent = new Map<string, Buffer>();
   private checkpointTimer: NodeJS.Timeout | undefined;
+  /** close() or delete() has begun: changes already queued finish, new ones are refused. */
+  private closing = false;
   private persistError: Error | undefined;
 
   /** @internal use openStore */
@@ -179,6 +181,7 @@ export class SessionStore implements RecallStore {
    */
   async retain(content: string | Uint8Array, meta: RetainMeta = {}): Promise<RetainResult> {
     this.ensureOpen();
+    this.ensureNotClosing();
     return this.serializedChange(() => this.retainNow(content, meta));
   }
 
@@ -295,6 +298,7 @@ export class SessionStore implements RecallStore {
    */
   async remove(outputId: string): Promise<void> {
     this.lookup(outputId, { allowEvicted: true });
+    this.ensureNotClosing();
     await this.serializedChange(async () => {
       this.ensureOpen();
       if (queryRows(this.db, 'SELECT 1 FROM outputs WHERE id = ?', [outputId]).length === 0) return;
@@ -323,6 +327,7 @@ export class SessionStore implements RecallStore {
   /** Deletes the session file and its journals; this store is closed and its IDs resolve nowhere. */
   async delete(): Promise<void> {
     if (this.closed === 'deleted') return;
+    this.closing = true;
     this.cancelCheckpoint();
     await this.changes.catch(() => undefined);
     await this.settleWrites();
@@ -336,6 +341,7 @@ export class SessionStore implements RecallStore {
   /** Checkpoints (a failure leaves the journal, which replays on the next open) and closes. */
   async close(): Promise<void> {
     if (this.closed !== 'open') return;
+    this.closing = true;
     await this.changes.catch(() => undefined);
     if (this.closed !== 'open') return;
     await this.flush().catch(() => undefined);
@@ -559,6 +565,10 @@ export class SessionStore implements RecallStore {
       this.db.exec('ROLLBACK');
       throw error;
     }
+  }
+
+  private ensureNotClosing(): void {
+    if (this.closing) throw new RecallError('STORE_CLOSED', `Session ${this.sessionId} is closing; nothing more can be retained or removed in it. Use the current session.`);
   }
 
   private ensureOpen(): void {

@@ -176,6 +176,9 @@ export class SessionManager implements vscode.Disposable {
       this.log.error(`session file would not open (${aside.reason}); kept it as ${aside.path} and started empty`);
       void vscode.window.showWarningMessage(`Tool Output Recall: the session file could not be opened (${aside.reason}). It was kept as ${aside.path}; the session starts empty.`);
     }
+    for (const torn of store.openReport.journalTruncated ?? []) {
+      this.log.warn(`session journal ended in a damaged or incomplete record (a crash while saving?): ${torn.bytesIgnored} bytes not replayed; kept the journal as ${torn.path}`);
+    }
     this.changed.fire();
     void this.prune().catch((error) => this.log.warn(`pruning sessions failed: ${describeError(error)}`));
     return store;
