@@ -281,15 +281,21 @@ describe('store journal: a retained copy is durable before the session file is r
           flushes.push(await store.flush().then(() => 'ok', (error) => error.code));
         }
         const lastError = store.lastPersistError && store.lastPersistError.code;
+        // A journal append over the limit fails part way: it is cut back, so later records still replay.
+        const tooBig = await store.retain(randomBytes(1200 * 1024)).then(() => 'retained', (error) => error.code + ' ' + error.message);
+        const after = (await store.retain('after the failed append')).outputId;
         await store.close();
-        console.log(JSON.stringify({ sessionId: store.sessionId, copies, flushes, lastError }));
+        console.log(JSON.stringify({ sessionId: store.sessionId, copies, flushes, lastError, tooBig, after }));
       })().catch((error) => { console.error(error); process.exit(1); });
     `;
     // dash counts ulimit -f in 512-byte blocks, bash in 1024: 512 KiB or 1 MiB. One record (450 KiB)
     // fits either; a session file of three copies (1.35 MiB) fits neither.
     const limited = `ulimit -f 1024; exec "${process.execPath}" -r tsx/cjs -e "$SCRIPT"`;
     const { stdout } = await exec('/bin/sh', ['-c', limited], { cwd: REPO, env: { ...process.env, SCRIPT: script }, maxBuffer: 1 << 20 });
-    const outcome = JSON.parse(stdout.trim().split('\n').pop()!) as { sessionId: string; copies: { outputId: string; sha: string }[]; flushes: string[]; lastError?: string };
+    const outcome = JSON.parse(stdout.trim().split('\n').pop()!) as {
+      sessionId: string; copies: { outputId: string; sha: string }[]; flushes: string[]; lastError?: string; tooBig: string; after: string;
+    };
+    assert.match(outcome.tooBig, /^STORE_UNAVAILABLE .*EFBIG.*not retained/);
     assert.equal(outcome.flushes[0], 'ok');
     assert.equal(outcome.flushes[2], 'EFBIG', 'the last checkpoint failed');
     assert.equal(outcome.lastError, 'EFBIG');
@@ -301,6 +307,8 @@ describe('store journal: a retained copy is durable before the session file is r
     for (const copy of outcome.copies) {
       assert.equal(createHash('sha256').update(await store.readAll(copy.outputId)).digest('hex'), copy.sha);
     }
+    assert.equal((await store.read(outcome.after)).text, 'after the failed append');
+    assert.equal((await store.list()).length, 4, 'the failed copy is not there');
     assert.equal(store.lastPersistError, undefined);
     assert.deepEqual(journalNames(dir), [], 'without the limit, the checkpoint after replay succeeds and drops the journals');
     await store.delete();
