@@ -7,6 +7,7 @@ export { DEFAULT_LIMITS, KiB, MiB, type Limits } from './limits';
 export { openStore, SessionStore, type OpenStoreOptions } from './store/sessionStore';
 export { openWorkerStore, WorkerStore, DEFAULT_SEARCH_TIMEOUT_MS, type WorkerStoreOptions, type WorkerRetainOptions } from './store/workerClient';
 export { listSessions, sessionFile, type SessionFileInfo } from './store/sessionFile';
+export { sessionFiles, deleteSessionFiles } from './store/journal';
 export { runCommand, type RunCommandOptions, type CommandResult, type StreamReport, type CaptureLimits } from './capture/runCommand';
 export { HeadTailBuffer, capBytes, type CappedBytes } from './capture/headTailBuffer';
 export { previewHeadTail, hasImportantTail, MIN_PREVIEW_BUDGET, type Preview, type PreviewOptions, type PreviewKind } from './preview';

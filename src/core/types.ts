@@ -78,6 +78,11 @@ export interface OutputInfo {
 export interface OpenReport {
   /** Set when the session file would not open: where it was moved, and why. */
   movedAside?: { path: string; reason: string };
+  /**
+   * Set when a journal file ended in a torn or damaged record (a crash mid-append, or damage): the
+   * records before it were replayed; the file was kept aside at `path`, `bytesIgnored` not replayed.
+   */
+  journalTruncated?: { path: string; bytesIgnored: number }[];
 }
 
 /**

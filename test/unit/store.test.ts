@@ -44,7 +44,10 @@ describe('store: retention in the session file', () => {
     assert.match(retained.outputId, OUTPUT_ID);
     assert.notEqual(retained.outputId, binary.outputId);
     assert.deepEqual({ ...retained, outputId: '' }, { outputId: '', totalBytes: Buffer.byteLength(text), complete: true, droppedBytes: 0 });
-    // Durable on return: the file on disk already holds both copies.
+    // Durable on return in the journal (see storeJournal.test.ts); a checkpoint (in the background, or
+    // flush()) writes the copies into the session file and drops the journal.
+    await store.flush();
+    assert.deepEqual(readdirSync(dir).filter((name) => name.includes('.journal')), [], 'the checkpoint dropped the journal');
     const file = store.file;
     assert.equal(readFileSync(file).subarray(0, 16).toString('latin1'), 'SQLite format 3\0');
     const chunks = await rowsOf(file, `SELECT output_id, idx, codec, length(data) AS size FROM chunks ORDER BY output_id, idx`);

@@ -1,8 +1,11 @@
 /**
- * One session's retained copies, in one SQLite file (sql.js) per session.
+ * One session's retained copies, in one SQLite file (sql.js) per session plus its journal.
  *
- * The database lives in memory and is written out whole, atomically, after every change; a copy
- * is returned to the caller only once it is durable. IDs are looked up only in this session.
+ * The database lives in memory. A retained copy (or a removal) is first appended to the session's
+ * journal and fsync'd: that is when retain() resolves, so its cost follows the new copy, not the
+ * session. Checkpoints, in the background (and on flush, close, remove and fork), deflate the new
+ * chunks, write the database out whole and atomically, and only then drop the journal records it
+ * now holds. Opening replays the journal over the database. IDs are looked up only in this session.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -15,10 +18,11 @@ import { compileSearch, searchBytes } from '../search';
 import { capBytes } from '../capture/headTailBuffer';
 import { toBuffer } from '../preview';
 import type { OpenReport, OutputInfo, ReadResult, RecallStore, RetainMeta, RetainResult, SearchOptions, SearchResult } from '../types';
+import { randomBytes } from 'node:crypto';
 import { atomicWriteFile } from './atomicWrite';
-import { CHUNK_BYTES, decodeChunk, encodeChunks } from './chunks';
+import { CHUNK_BYTES, Codec, decodeChunk, encodeChunks, type EncodedChunk } from './chunks';
+import { JournalWriter, deleteSessionFiles, encodeRecord, journalFile, parseJournal, rotatedJournals, type JournalHeader, type RetainRecord } from './journal';
 import { openDatabase, sessionFile } from './sessionFile';
-import { loadSqlJs } from './sqljs';
 import { applyPragmas, queryRows } from './schema';
 
 export interface OpenStoreOptions {
@@ -32,6 +36,11 @@ export interface OpenStoreOptions {
   copyBytes?: number;
   /** @internal recorded in a fork's file. */
   forkedFrom?: string;
+  /**
+   * @internal 'manual' turns off background checkpoints (tests simulate a crash before one runs);
+   * flush(), close(), remove() and fork() still checkpoint.
+   */
+  checkpoints?: 'auto' | 'manual';
 }
 
 interface OutputRow {
@@ -64,8 +73,11 @@ export async function openStore(options: OpenStoreOptions): Promise<SessionStore
   try {
     await fs.mkdir(options.dir, { recursive: true });
     const opened = await openDatabase(file, sessionId, options.forkedFrom);
-    const store = new SessionStore(sessionId, file, opened.db, quotaBytes, copyBytes, opened.report, opened.resumed);
+    const store = new SessionStore(sessionId, file, opened.db, quotaBytes, copyBytes, opened.report, opened.resumed, options.checkpoints ?? 'auto');
+    const replayed = await store.replayJournals();
     if (!opened.resumed) await store.flush();
+    // Replayed records are durable in the journal already: a failed checkpoint is retried later.
+    else if (replayed) await store.flush().catch(() => undefined);
     return store;
   } catch (error) {
     if (error instanceof RecallError) throw error;
@@ -77,11 +89,24 @@ export class SessionStore implements RecallStore {
   private closed: 'open' | 'closed' | 'deleted' = 'open';
   private readonly cache = new Map<string, Buffer>();
   private nextSeq: number;
-  /** The latest durable write, and the one not yet started that new changes can join. */
+  /** The latest checkpoint, and the one not yet started that new changes can join. */
   private writeChain: Promise<void> = Promise.resolve();
   private pendingWrite: Promise<void> | undefined;
-  /** Retains and removals, one at a time (see retain). */
+  /** Retains, removals and journal rotations, one at a time (see retain). */
   private changes: Promise<unknown> = Promise.resolve();
+  private readonly journal: JournalWriter;
+  /** The next rotated journal's number (`<file>.journal.<n>`). */
+  private nextRotation = 1;
+  /**
+   * Copies journalled since the last checkpoint: their rows are in the database, their content only
+   * here (and in the journal) until a checkpoint deflates it into chunk rows. Inserting 8 MiB of raw
+   * chunks into sql.js costs 200-400 ms, far more than the journal append.
+   */
+  private readonly pendingContent = new Map<string, Buffer>();
+  private checkpointTimer: NodeJS.Timeout | undefined;
+  /** close() or delete() has begun: changes already queued finish, new ones are refused. */
+  private closing = false;
+  private persistError: Error | undefined;
 
   /** @internal use openStore */
   constructor(
@@ -94,18 +119,69 @@ export class SessionStore implements RecallStore {
     readonly openReport: OpenReport,
     /** Whether an existing session was resumed. */
     readonly resumed: boolean,
+    private readonly checkpoints: 'auto' | 'manual' = 'auto',
   ) {
-    const [row] = queryRows<{ seq: number | null }>(db, 'SELECT max(seq) AS seq FROM outputs');
-    this.nextSeq = (row?.seq ?? 0) + 1;
+    this.nextSeq = this.snapshotSeq() + 1;
+    this.journal = new JournalWriter(journalFile(file));
   }
 
   /**
-   * Retains a copy and resolves once it is durable. Changes are serialised: when a write fails,
-   * the in-memory database is put back to what the file holds, so neither the new copy nor the
-   * evictions it caused survive a failed save.
+   * The last checkpoint's error, if the latest one failed (cleared by the next that succeeds).
+   * Retained copies stay durable in the journal meanwhile; the database file is just behind.
+   */
+  get lastPersistError(): Error | undefined {
+    return this.persistError;
+  }
+
+  /** The highest seq the database holds or has held (a removed copy's seq is not reused). */
+  private snapshotSeq(): number {
+    const [row] = queryRows<{ seq: number | null }>(this.db, 'SELECT max(seq) AS seq FROM outputs');
+    const [last] = queryRows<{ value: string }>(this.db, "SELECT value FROM session WHERE key = 'last_seq'");
+    return Math.max(row?.seq ?? 0, Number(last?.value ?? 0) || 0);
+  }
+
+  /**
+   * @internal (openStore) Applies the journal files over the database, oldest first: retains the
+   * database does not hold yet, and removals. A damaged or torn tail ends that file's replay; the
+   * file is kept aside and reported. Returns whether there were journal files.
+   */
+  async replayJournals(): Promise<boolean> {
+    const files = [...(await rotatedJournals(this.file))];
+    this.nextRotation = (files.at(-1)?.n ?? 0) + 1;
+    const current = journalFile(this.file);
+    const paths = files.map((f) => f.path);
+    if (await fs.stat(current).then(() => true, () => false)) paths.push(current);
+    const applied = this.snapshotSeq();
+    for (const journalPath of paths) {
+      const parsed = parseJournal(await fs.readFile(journalPath));
+      for (const { header, content } of parsed.entries) {
+        if (header.op === 'remove') {
+          this.transaction(() => this.removeOutput(header.outputId));
+          this.pendingContent.delete(header.outputId);
+          continue;
+        }
+        if (header.seq <= applied) continue;
+        if (queryRows(this.db, 'SELECT 1 FROM outputs WHERE id = ?', [header.outputId]).length > 0) continue;
+        this.applyRetain(header, content);
+        this.nextSeq = Math.max(this.nextSeq, header.seq + 1);
+      }
+      if (parsed.bytesIgnored > 0) {
+        const aside = `${journalPath}.torn-${Date.now()}-${randomBytes(3).toString('hex')}`;
+        await fs.rename(journalPath, aside);
+        (this.openReport.journalTruncated ??= []).push({ path: aside, bytesIgnored: parsed.bytesIgnored });
+      }
+    }
+    return paths.length > 0;
+  }
+
+  /**
+   * Retains a copy and resolves once it is durable (its journal record is fsync'd). Changes are
+   * serialised; the record is written before the database changes, so when the write fails neither
+   * the new copy nor the evictions it would cause happen.
    */
   async retain(content: string | Uint8Array, meta: RetainMeta = {}): Promise<RetainResult> {
     this.ensureOpen();
+    this.ensureNotClosing();
     return this.serializedChange(() => this.retainNow(content, meta));
   }
 
@@ -114,39 +190,64 @@ export class SessionStore implements RecallStore {
       throw new RecallError('INVALID_ARGUMENT', 'retain() takes a string or a Uint8Array.');
     }
     const capped = capBytes(typeof content === 'string' ? Buffer.from(content, 'utf8') : toBuffer(content), this.copyBytes);
-    const chunks = await encodeChunks(capped.bytes);
+    // Kept in memory until the next checkpoint: own it (capBytes may return a view of the caller's buffer).
+    const bytes = typeof content === 'string' ? capped.bytes : Buffer.from(capped.bytes);
     this.ensureOpen();
     const outputId = newOutputId();
     const complete = capped.complete && meta.complete !== false;
     const droppedBytes = capped.droppedBytes + Math.max(0, meta.droppedBytes ?? 0);
     const totalBytes = capped.bytes.length;
+    const record: RetainRecord = {
+      op: 'retain',
+      outputId,
+      seq: this.nextSeq,
+      createdAt: Date.now(),
+      totalBytes,
+      complete,
+      droppedBytes,
+      gapOffset: capped.gapOffset ?? meta.gapOffset ?? null,
+      meta: { tool: meta.tool, title: meta.title, extra: meta.extra },
+    };
+    const start = await this.appendRecord(record, bytes);
+    try {
+      this.ensureOpen();
+      this.applyRetain(record, bytes);
+      this.nextSeq = record.seq + 1;
+    } catch (error) {
+      // Not in the database: take the record back so a replay cannot bring it back either.
+      await this.journal.cutBack(start);
+      throw error instanceof RecallError ? error : new RecallError('STORE_UNAVAILABLE', `The output could not be stored (${describeError(error)}), so it was not retained. Only the preview is available.`);
+    }
+    this.scheduleCheckpoint();
+    return { outputId, totalBytes, complete, droppedBytes };
+  }
 
+  /** Appends a record durably; a failure is STORE_UNAVAILABLE naming the errno, and nothing changed. */
+  private async appendRecord(header: JournalHeader, content?: Uint8Array): Promise<number> {
+    try {
+      if (this.journal.damaged) await this.rotateJournal();
+      return await this.journal.append(encodeRecord(header, content));
+    } catch (error) {
+      const what = header.op === 'retain' ? 'The output could not be saved' : `The removal of "${header.outputId}" could not be saved`;
+      const outcome = header.op === 'retain' ? 'so it was not retained and cannot be read back. Only the preview is available.' : 'so the output was not removed.';
+      throw new RecallError('STORE_UNAVAILABLE', `${what} to the session journal ${this.journal.path} (${describeError(error)}), ${outcome}`);
+    }
+  }
+
+  /** Inserts a journalled copy's row (its content waits for the next checkpoint), evicting for the quota. */
+  private applyRetain(record: RetainRecord, content: Buffer): void {
+    let evicted: string[] = [];
     this.transaction(() => {
-      this.evictFor(totalBytes);
+      evicted = this.evictFor(record.totalBytes);
       this.db.run(
         `INSERT INTO outputs (id, seq, tool, title, created_at, total_bytes, complete, dropped_bytes, gap_offset, chunk_bytes, extra)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [outputId, this.nextSeq++, meta.tool ?? null, meta.title ?? null, Date.now(), totalBytes, complete ? 1 : 0, droppedBytes,
-          capped.gapOffset ?? meta.gapOffset ?? null, CHUNK_BYTES, meta.extra ? JSON.stringify(meta.extra) : null],
+        [record.outputId, record.seq, record.meta.tool ?? null, record.meta.title ?? null, record.createdAt, record.totalBytes, record.complete ? 1 : 0,
+          record.droppedBytes, record.gapOffset, CHUNK_BYTES, record.meta.extra ? JSON.stringify(record.meta.extra) : null],
       );
-      const insert = this.db.prepare('INSERT INTO chunks (output_id, idx, codec, data) VALUES (?, ?, ?, ?)');
-      try {
-        chunks.forEach((chunk, index) => insert.run([outputId, index, chunk.codec, chunk.data]));
-      } finally {
-        insert.free();
-      }
     });
-
-    try {
-      await this.flush();
-    } catch (error) {
-      if (this.closed === 'open') await this.restoreFromFile(outputId);
-      throw new RecallError(
-        'STORE_UNAVAILABLE',
-        `The output could not be saved to the session file ${this.file} (${describeError(error)}), so it was not retained and cannot be read back. Only the preview is available.`,
-      );
-    }
-    return { outputId, totalBytes, complete, droppedBytes };
+    for (const id of evicted) this.pendingContent.delete(id);
+    this.pendingContent.set(record.outputId, content);
   }
 
   async read(outputId: string, offset = 0, maxBytes: number = DEFAULT_LIMITS.pageBytes): Promise<ReadResult> {
@@ -191,13 +292,23 @@ export class SessionStore implements RecallStore {
     return { outputs: row?.outputs ?? 0, retainedBytes: row?.bytes ?? 0, evicted: row?.evicted ?? 0 };
   }
 
-  /** Removes one copy; its ID stops resolving. */
+  /**
+   * Removes one copy; its ID stops resolving. The removal is journalled (durable) before it is
+   * applied, then a checkpoint drops the content from the files on disk.
+   */
   async remove(outputId: string): Promise<void> {
     this.lookup(outputId, { allowEvicted: true });
-    return this.serializedChange(async () => {
+    this.ensureNotClosing();
+    await this.serializedChange(async () => {
+      this.ensureOpen();
+      if (queryRows(this.db, 'SELECT 1 FROM outputs WHERE id = ?', [outputId]).length === 0) return;
+      await this.appendRecord({ op: 'remove', outputId });
+      this.ensureOpen();
       this.transaction(() => this.removeOutput(outputId));
-      await this.flush();
+      this.pendingContent.delete(outputId);
     });
+    // Durable already; a failed checkpoint is surfaced in lastPersistError and retried later.
+    if (this.closed === 'open') await this.flush().catch(() => undefined);
   }
 
   private serializedChange<T>(change: () => Promise<T>): Promise<T> {
@@ -206,62 +317,146 @@ export class SessionStore implements RecallStore {
     return run;
   }
 
-  /** After a failed write: reload the last durable state; if even that fails, drop the new copy. */
-  private async restoreFromFile(failedOutputId: string): Promise<void> {
-    try {
-      const SQL = await loadSqlJs();
-      const restored = new SQL.Database(await fs.readFile(this.file));
-      applyPragmas(restored);
-      this.db.close();
-      this.db = restored;
-      this.cache.clear();
-    } catch {
-      this.transaction(() => this.removeOutput(failedOutputId));
-    }
-  }
-
   /** A new session in the same folder that shares no copies with this one. */
-  fork(): Promise<SessionStore> {
+  async fork(): Promise<SessionStore> {
     this.ensureOpen();
-    return openStore({ dir: path.dirname(this.file), quotaBytes: this.quotaBytes, copyBytes: this.copyBytes, forkedFrom: this.sessionId });
+    await this.flush().catch(() => undefined);
+    return openStore({ dir: path.dirname(this.file), quotaBytes: this.quotaBytes, copyBytes: this.copyBytes, forkedFrom: this.sessionId, checkpoints: this.checkpoints });
   }
 
-  /** Deletes the session file; this store is closed and its IDs resolve nowhere. */
+  /** Deletes the session file and its journals; this store is closed and its IDs resolve nowhere. */
   async delete(): Promise<void> {
     if (this.closed === 'deleted') return;
+    this.closing = true;
+    this.cancelCheckpoint();
+    await this.changes.catch(() => undefined);
     await this.settleWrites();
+    await this.journal.close();
     if (this.closed === 'open') this.db.close();
     this.closed = 'deleted';
     this.cache.clear();
-    await fs.rm(this.file, { force: true });
+    await deleteSessionFiles(this.file);
   }
 
+  /** Checkpoints (a failure leaves the journal, which replays on the next open) and closes. */
   async close(): Promise<void> {
     if (this.closed !== 'open') return;
+    this.closing = true;
+    await this.changes.catch(() => undefined);
+    if (this.closed !== 'open') return;
+    await this.flush().catch(() => undefined);
+    this.cancelCheckpoint();
     await this.settleWrites();
+    await this.journal.close();
+    if (this.closed !== 'open') return;
     this.closed = 'closed';
     this.cache.clear();
     this.db.close();
   }
 
   /**
-   * Writes the database out durably. Calls that arrive while a write runs share the next write, so a
-   * burst of retains costs two writes, not one per retain.
+   * Checkpoints: writes the database out durably, then drops the journal records it holds. Calls
+   * that arrive while one runs share the next, so a burst of retains costs two checkpoints.
+   * Rejects with the write's error (also kept in lastPersistError); journalled copies stay durable.
    */
   flush(): Promise<void> {
     this.ensureOpen();
     if (this.pendingWrite) return this.pendingWrite;
-    const write = this.writeChain.catch(() => undefined).then(() => {
+    const write = this.writeChain.catch(() => undefined).then(async () => {
       this.pendingWrite = undefined;
       this.ensureOpen();
-      this.compactIfWasteful();
-      const data = this.db.export();
-      applyPragmas(this.db);
-      return atomicWriteFile(this.file, data);
+      try {
+        await this.checkpointNow();
+        this.persistError = undefined;
+      } catch (error) {
+        this.persistError = error instanceof Error ? error : new Error(String(error));
+        throw error;
+      }
     });
     this.pendingWrite = write;
     this.writeChain = write;
     return write;
+  }
+
+  private async checkpointNow(): Promise<void> {
+    // 1. Rotate, between changes: every record in the rotated files is in the database from now on.
+    const upTo = await this.serializedChange(() => this.rotateJournal());
+    // 2. Deflate the pending copies into chunk rows (retains go on meanwhile). The export must hold
+    //    the content of every row it holds, since replay skips records the database has: so from the
+    //    check that nothing is pending to the export, nothing awaits. Retains that keep arriving are
+    //    stored raw after a few rounds rather than deflated.
+    for (let round = 0; ; round++) {
+      await this.encodePending();
+      this.ensureOpen();
+      if (this.pendingContent.size === 0) break;
+      if (round >= 2) {
+        for (const [outputId, content] of [...this.pendingContent]) this.insertChunks(outputId, rawChunks(content));
+        break;
+      }
+    }
+    // 3. Write the database out.
+    this.db.run("INSERT OR REPLACE INTO session (key, value) VALUES ('last_seq', ?)", [String(this.nextSeq - 1)]);
+    this.compactIfWasteful();
+    const data = this.db.export();
+    applyPragmas(this.db);
+    await atomicWriteFile(this.file, data);
+    // 4. Only now are the rotated records redundant. (Should a removal fail, the next checkpoint retries;
+    //    a leftover record is skipped on replay: its seq is at most the database's last_seq.)
+    for (const rotated of await rotatedJournals(this.file)) {
+      if (rotated.n <= upTo) await fs.rm(rotated.path, { force: true });
+    }
+  }
+
+  /** Renames the current journal to `<file>.journal.<n>` (new records start a new file); returns n. */
+  private async rotateJournal(): Promise<number> {
+    await this.journal.close();
+    const current = journalFile(this.file);
+    const n = this.nextRotation;
+    try {
+      await fs.rename(current, `${current}.${n}`);
+      this.nextRotation++;
+      this.journal.damaged = false;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    return this.nextRotation - 1;
+  }
+
+  /** Deflates the pending copies (where it pays, as encodeChunks decides) into chunk rows. */
+  private async encodePending(): Promise<void> {
+    for (const [outputId, content] of [...this.pendingContent]) {
+      const encoded = await encodeChunks(content);
+      if (this.closed !== 'open') return;
+      // Evicted or removed meanwhile: then it is no longer pending, and there is nothing to store.
+      if (this.pendingContent.get(outputId) !== content) continue;
+      this.insertChunks(outputId, encoded);
+    }
+  }
+
+  private insertChunks(outputId: string, chunks: EncodedChunk[]): void {
+    this.transaction(() => {
+      const insert = this.db.prepare('INSERT INTO chunks (output_id, idx, codec, data) VALUES (?, ?, ?, ?)');
+      try {
+        chunks.forEach((chunk, index) => insert.run([outputId, index, chunk.codec, chunk.data]));
+      } finally {
+        insert.free();
+      }
+    });
+    this.pendingContent.delete(outputId);
+  }
+
+  private scheduleCheckpoint(): void {
+    if (this.checkpoints !== 'auto' || this.checkpointTimer) return;
+    this.checkpointTimer = setTimeout(() => {
+      this.checkpointTimer = undefined;
+      if (this.closed === 'open') this.flush().catch(() => undefined);
+    }, 0);
+    this.checkpointTimer.unref?.();
+  }
+
+  private cancelCheckpoint(): void {
+    if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
+    this.checkpointTimer = undefined;
   }
 
   private async settleWrites(): Promise<void> {
@@ -292,6 +487,8 @@ export class SessionStore implements RecallStore {
   /** Bytes [from, to) of a copy, fetched chunk by chunk. */
   private bytes(row: OutputRow, from: number, to: number, cache: boolean): Buffer {
     if (to <= from) return Buffer.alloc(0);
+    const pending = this.pendingContent.get(row.id);
+    if (pending) return pending.subarray(from, to);
     const first = Math.floor(from / row.chunk_bytes);
     const last = Math.floor((to - 1) / row.chunk_bytes);
     const parts: Buffer[] = [];
@@ -331,16 +528,19 @@ export class SessionStore implements RecallStore {
   }
 
   /** Evicts the oldest live copies until `incoming` more bytes fit the quota. */
-  private evictFor(incoming: number): void {
+  private evictFor(incoming: number): string[] {
     const live = queryRows<{ id: string; total_bytes: number }>(this.db, 'SELECT id, total_bytes FROM outputs WHERE evicted = 0 ORDER BY seq');
     let used = live.reduce((sum, row) => sum + row.total_bytes, 0);
+    const evicted: string[] = [];
     for (const row of live) {
       if (used + incoming <= this.quotaBytes) break;
       this.db.run('DELETE FROM chunks WHERE output_id = ?', [row.id]);
       this.db.run('UPDATE outputs SET evicted = 1 WHERE id = ?', [row.id]);
+      evicted.push(row.id);
       used -= row.total_bytes;
     }
     this.cache.clear();
+    return evicted;
   }
 
   private removeOutput(outputId: string): void {
@@ -367,6 +567,10 @@ export class SessionStore implements RecallStore {
     }
   }
 
+  private ensureNotClosing(): void {
+    if (this.closing) throw new RecallError('STORE_CLOSED', `Session ${this.sessionId} is closing; nothing more can be retained or removed in it. Use the current session.`);
+  }
+
   private ensureOpen(): void {
     if (this.closed !== 'open') {
       throw new RecallError('STORE_CLOSED', `Session ${this.sessionId} is ${this.closed}; its outputs can no longer be read. Use the current session.`);
@@ -387,4 +591,11 @@ function toInfo(row: OutputRow): OutputInfo {
     evicted: row.evicted === 1,
     extra: row.extra ? (JSON.parse(row.extra) as Record<string, unknown>) : undefined,
   };
+}
+
+/** A copy's chunks stored as they are (codec Raw). */
+function rawChunks(content: Buffer): EncodedChunk[] {
+  const chunks: EncodedChunk[] = [];
+  for (let at = 0; at < content.length; at += CHUNK_BYTES) chunks.push({ codec: Codec.Raw, data: content.subarray(at, Math.min(content.length, at + CHUNK_BYTES)) });
+  return chunks;
 }

@@ -3,6 +3,7 @@ import { promises as fs } from 'node:fs';
 import { RecallError, describeError } from '../../core/errors';
 import { listSessions, sessionFile, type SessionFileInfo } from '../../core/store/sessionFile';
 import { tryLockSession, isSessionLocked, type SessionLock } from '../../core/store/sessionLock';
+import { deleteSessionFiles } from '../../core/store/journal';
 import { newSessionId } from '../../core/ids';
 import type { OpenReport, RecallStore, RetainMeta, RetainResult } from '../../core/types';
 import type { OpenStoreOptions } from '../../core/store/sessionStore';
@@ -123,7 +124,7 @@ export class SessionManager implements vscode.Disposable {
         bytes += session.bytes;
         continue;
       }
-      await fs.rm(session.file, { force: true });
+      await deleteSessionFiles(session.file);
       removed.push(session.sessionId);
     }
     if (removed.length > 0) this.log.info(`pruned ${removed.length} old session(s): ${removed.join(', ')}`);
@@ -174,6 +175,9 @@ export class SessionManager implements vscode.Disposable {
     if (aside) {
       this.log.error(`session file would not open (${aside.reason}); kept it as ${aside.path} and started empty`);
       void vscode.window.showWarningMessage(`Tool Output Recall: the session file could not be opened (${aside.reason}). It was kept as ${aside.path}; the session starts empty.`);
+    }
+    for (const torn of store.openReport.journalTruncated ?? []) {
+      this.log.warn(`session journal ended in a damaged or incomplete record (a crash while saving?): ${torn.bytesIgnored} bytes not replayed; kept the journal as ${torn.path}`);
     }
     this.changed.fire();
     void this.prune().catch((error) => this.log.warn(`pruning sessions failed: ${describeError(error)}`));
