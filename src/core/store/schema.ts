@@ -50,3 +50,21 @@ export function queryRows<T>(db: Database, sql: string, params: (string | number
     statement.free();
   }
 }
+
+export function inTransaction(db: Database, work: () => void): void {
+  db.exec('BEGIN');
+  try {
+    work();
+    db.exec('COMMIT');
+  } catch (error) {
+    db.exec('ROLLBACK');
+    throw error;
+  }
+}
+
+/** Evicted and removed copies leave free pages that every durable write would carry along. */
+export function compactIfWasteful(db: Database): void {
+  const [free] = queryRows<{ freelist_count: number }>(db, 'PRAGMA freelist_count');
+  const [pages] = queryRows<{ page_count: number }>(db, 'PRAGMA page_count');
+  if (free && pages && free.freelist_count > 256 && free.freelist_count * 3 > pages.page_count) db.exec('VACUUM');
+}

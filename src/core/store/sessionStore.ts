@@ -11,7 +11,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Database } from 'sql.js';
 import { RecallError, describeError } from '../errors';
-import { newOutputId, newSessionId, isOutputIdShape, isSessionIdShape } from '../ids';
+import { newOutputId, newSessionId, isSessionIdShape } from '../ids';
 import { DEFAULT_LIMITS } from '../limits';
 import { PAGE_CONTEXT, pageFromWindow, validatePageRequest } from '../pager';
 import { compileSearch, searchBytes } from '../search';
@@ -20,10 +20,12 @@ import { toBuffer } from '../preview';
 import type { OpenReport, OutputInfo, ReadResult, RecallStore, RetainMeta, RetainResult, SearchOptions, SearchResult } from '../types';
 import { randomBytes } from 'node:crypto';
 import { atomicWriteFile } from './atomicWrite';
-import { CHUNK_BYTES, Codec, decodeChunk, encodeChunks, type EncodedChunk } from './chunks';
+import { encodeChunks, type EncodedChunk } from './chunks';
+import { ChunkReader } from './chunkReader';
 import { JournalWriter, deleteSessionFiles, encodeRecord, journalFile, parseJournal, rotatedJournals, type JournalHeader, type RetainRecord } from './journal';
 import { openDatabase, sessionFile } from './sessionFile';
-import { applyPragmas, queryRows } from './schema';
+import { applyPragmas, compactIfWasteful, inTransaction, queryRows } from './schema';
+import { evictFor, insertOutputRow, lastSeq, lookupRow, outputStats, rawChunks, toInfo, type OutputRow } from './outputRows';
 
 export interface OpenStoreOptions {
   /** Folder that holds the session files. Created if missing. */
@@ -42,22 +44,6 @@ export interface OpenStoreOptions {
    */
   checkpoints?: 'auto' | 'manual';
 }
-
-interface OutputRow {
-  id: string;
-  tool: string | null;
-  title: string | null;
-  created_at: number;
-  total_bytes: number;
-  complete: number;
-  dropped_bytes: number;
-  gap_offset: number | null;
-  chunk_bytes: number;
-  evicted: number;
-  extra: string | null;
-}
-
-const CHUNK_CACHE_ENTRIES = 8;
 
 export async function openStore(options: OpenStoreOptions): Promise<SessionStore> {
   const copyBytes = options.copyBytes ?? DEFAULT_LIMITS.copyBytes;
@@ -87,7 +73,7 @@ export async function openStore(options: OpenStoreOptions): Promise<SessionStore
 
 export class SessionStore implements RecallStore {
   private closed: 'open' | 'closed' | 'deleted' = 'open';
-  private readonly cache = new Map<string, Buffer>();
+  private readonly chunks = new ChunkReader(() => this.db);
   private nextSeq: number;
   /** The latest checkpoint, and the one not yet started that new changes can join. */
   private writeChain: Promise<void> = Promise.resolve();
@@ -121,7 +107,7 @@ export class SessionStore implements RecallStore {
     readonly resumed: boolean,
     private readonly checkpoints: 'auto' | 'manual' = 'auto',
   ) {
-    this.nextSeq = this.snapshotSeq() + 1;
+    this.nextSeq = lastSeq(this.db) + 1;
     this.journal = new JournalWriter(journalFile(file));
   }
 
@@ -133,12 +119,6 @@ export class SessionStore implements RecallStore {
     return this.persistError;
   }
 
-  /** The highest seq the database holds or has held (a removed copy's seq is not reused). */
-  private snapshotSeq(): number {
-    const [row] = queryRows<{ seq: number | null }>(this.db, 'SELECT max(seq) AS seq FROM outputs');
-    const [last] = queryRows<{ value: string }>(this.db, "SELECT value FROM session WHERE key = 'last_seq'");
-    return Math.max(row?.seq ?? 0, Number(last?.value ?? 0) || 0);
-  }
 
   /**
    * @internal (openStore) Applies the journal files over the database, oldest first: retains the
@@ -151,12 +131,12 @@ export class SessionStore implements RecallStore {
     const current = journalFile(this.file);
     const paths = files.map((f) => f.path);
     if (await fs.stat(current).then(() => true, () => false)) paths.push(current);
-    const applied = this.snapshotSeq();
+    const applied = lastSeq(this.db);
     for (const journalPath of paths) {
       const parsed = parseJournal(await fs.readFile(journalPath));
       for (const { header, content } of parsed.entries) {
         if (header.op === 'remove') {
-          this.transaction(() => this.removeOutput(header.outputId));
+          inTransaction(this.db, () => this.removeOutput(header.outputId));
           this.pendingContent.delete(header.outputId);
           continue;
         }
@@ -237,14 +217,10 @@ export class SessionStore implements RecallStore {
   /** Inserts a journalled copy's row (its content waits for the next checkpoint), evicting for the quota. */
   private applyRetain(record: RetainRecord, content: Buffer): void {
     let evicted: string[] = [];
-    this.transaction(() => {
-      evicted = this.evictFor(record.totalBytes);
-      this.db.run(
-        `INSERT INTO outputs (id, seq, tool, title, created_at, total_bytes, complete, dropped_bytes, gap_offset, chunk_bytes, extra)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [record.outputId, record.seq, record.meta.tool ?? null, record.meta.title ?? null, record.createdAt, record.totalBytes, record.complete ? 1 : 0,
-          record.droppedBytes, record.gapOffset, CHUNK_BYTES, record.meta.extra ? JSON.stringify(record.meta.extra) : null],
-      );
+    inTransaction(this.db, () => {
+      evicted = evictFor(this.db, this.quotaBytes, record.totalBytes);
+      this.chunks.clear();
+      insertOutputRow(this.db, record);
     });
     for (const id of evicted) this.pendingContent.delete(id);
     this.pendingContent.set(record.outputId, content);
@@ -285,11 +261,7 @@ export class SessionStore implements RecallStore {
 
   async stats(): Promise<{ outputs: number; retainedBytes: number; evicted: number }> {
     this.ensureOpen();
-    const [row] = queryRows<{ outputs: number; bytes: number | null; evicted: number }>(
-      this.db,
-      'SELECT sum(evicted = 0) AS outputs, sum(CASE WHEN evicted = 0 THEN total_bytes END) AS bytes, sum(evicted) AS evicted FROM outputs',
-    );
-    return { outputs: row?.outputs ?? 0, retainedBytes: row?.bytes ?? 0, evicted: row?.evicted ?? 0 };
+    return outputStats(this.db);
   }
 
   /**
@@ -304,7 +276,7 @@ export class SessionStore implements RecallStore {
       if (queryRows(this.db, 'SELECT 1 FROM outputs WHERE id = ?', [outputId]).length === 0) return;
       await this.appendRecord({ op: 'remove', outputId });
       this.ensureOpen();
-      this.transaction(() => this.removeOutput(outputId));
+      inTransaction(this.db, () => this.removeOutput(outputId));
       this.pendingContent.delete(outputId);
     });
     // Durable already; a failed checkpoint is surfaced in lastPersistError and retried later.
@@ -334,7 +306,7 @@ export class SessionStore implements RecallStore {
     await this.journal.close();
     if (this.closed === 'open') this.db.close();
     this.closed = 'deleted';
-    this.cache.clear();
+    this.chunks.clear();
     await deleteSessionFiles(this.file);
   }
 
@@ -350,7 +322,7 @@ export class SessionStore implements RecallStore {
     await this.journal.close();
     if (this.closed !== 'open') return;
     this.closed = 'closed';
-    this.cache.clear();
+    this.chunks.clear();
     this.db.close();
   }
 
@@ -396,7 +368,7 @@ export class SessionStore implements RecallStore {
     }
     // 3. Write the database out.
     this.db.run("INSERT OR REPLACE INTO session (key, value) VALUES ('last_seq', ?)", [String(this.nextSeq - 1)]);
-    this.compactIfWasteful();
+    compactIfWasteful(this.db);
     const data = this.db.export();
     applyPragmas(this.db);
     await atomicWriteFile(this.file, data);
@@ -434,7 +406,7 @@ export class SessionStore implements RecallStore {
   }
 
   private insertChunks(outputId: string, chunks: EncodedChunk[]): void {
-    this.transaction(() => {
+    inTransaction(this.db, () => {
       const insert = this.db.prepare('INSERT INTO chunks (output_id, idx, codec, data) VALUES (?, ?, ?, ?)');
       try {
         chunks.forEach((chunk, index) => insert.run([outputId, index, chunk.codec, chunk.data]));
@@ -463,108 +435,25 @@ export class SessionStore implements RecallStore {
     await this.writeChain.catch(() => undefined);
   }
 
-  private lookup(outputId: string, { allowEvicted = false } = {}): OutputRow {
-    this.ensureOpen();
-    if (typeof outputId !== 'string' || outputId.length === 0) {
-      throw new RecallError('INVALID_ARGUMENT', 'outputId must be the string ID from a tool result, for example "out_0123456789abcdef01234567".');
-    }
-    const [row] = isOutputIdShape(outputId) ? queryRows<OutputRow>(this.db, 'SELECT * FROM outputs WHERE id = ?', [outputId]) : [];
-    if (!row) {
-      throw new RecallError(
-        'NOT_FOUND',
-        `No retained output "${outputId}" in this session. IDs resolve only in the session that made them (not in another window's session, a fork, or a deleted session). Copy the outputId exactly from the tool result; if it is gone, the output must be produced again.`,
-      );
-    }
-    if (row.evicted && !allowEvicted) {
-      throw new RecallError(
-        'EVICTED',
-        `Output "${outputId}" (${row.total_bytes} bytes) was evicted to keep this session within its ${Math.round(this.quotaBytes / 1048576)} MiB quota; its content is gone. Produce the output again if you need it.`,
-      );
-    }
-    return row;
-  }
 
-  /** Bytes [from, to) of a copy, fetched chunk by chunk. */
+  /** Bytes [from, to) of a copy: pending content from memory, the rest from its chunk rows. */
   private bytes(row: OutputRow, from: number, to: number, cache: boolean): Buffer {
     if (to <= from) return Buffer.alloc(0);
     const pending = this.pendingContent.get(row.id);
     if (pending) return pending.subarray(from, to);
-    const first = Math.floor(from / row.chunk_bytes);
-    const last = Math.floor((to - 1) / row.chunk_bytes);
-    const parts: Buffer[] = [];
-    const missing: number[] = [];
-    for (let index = first; index <= last; index++) if (!this.cache.has(`${row.id}:${index}`)) missing.push(index);
-    const fetched = new Map<number, Buffer>();
-    if (missing.length > 0) {
-      const rows = queryRows<{ idx: number; codec: number; data: Uint8Array }>(
-        this.db,
-        'SELECT idx, codec, data FROM chunks WHERE output_id = ? AND idx BETWEEN ? AND ?',
-        [row.id, missing[0], missing[missing.length - 1]],
-      );
-      for (const chunk of rows) {
-        try {
-          fetched.set(chunk.idx, decodeChunk(chunk.codec, chunk.data));
-        } catch (error) {
-          throw new RecallError('STORE_UNAVAILABLE', `Chunk ${chunk.idx} of output "${row.id}" is damaged in the session file (${describeError(error)}); that part cannot be read.`);
-        }
-      }
-    }
-    for (let index = first; index <= last; index++) {
-      const key = `${row.id}:${index}`;
-      const chunk = this.cache.get(key) ?? fetched.get(index);
-      if (!chunk) throw new RecallError('STORE_UNAVAILABLE', `Chunk ${index} of output "${row.id}" is missing from the session file; that part cannot be read.`);
-      if (cache) this.remember(key, chunk);
-      parts.push(chunk);
-    }
-    const joined = parts.length === 1 ? parts[0] : Buffer.concat(parts);
-    const base = first * row.chunk_bytes;
-    return joined.subarray(from - base, to - base);
+    return this.chunks.bytes(row, from, to, cache);
   }
 
-  private remember(key: string, chunk: Buffer): void {
-    this.cache.delete(key);
-    this.cache.set(key, chunk);
-    if (this.cache.size > CHUNK_CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
+  private lookup(outputId: string, { allowEvicted = false } = {}): OutputRow {
+    this.ensureOpen();
+    return lookupRow(this.db, outputId, this.quotaBytes, allowEvicted);
   }
 
-  /** Evicts the oldest live copies until `incoming` more bytes fit the quota. */
-  private evictFor(incoming: number): string[] {
-    const live = queryRows<{ id: string; total_bytes: number }>(this.db, 'SELECT id, total_bytes FROM outputs WHERE evicted = 0 ORDER BY seq');
-    let used = live.reduce((sum, row) => sum + row.total_bytes, 0);
-    const evicted: string[] = [];
-    for (const row of live) {
-      if (used + incoming <= this.quotaBytes) break;
-      this.db.run('DELETE FROM chunks WHERE output_id = ?', [row.id]);
-      this.db.run('UPDATE outputs SET evicted = 1 WHERE id = ?', [row.id]);
-      evicted.push(row.id);
-      used -= row.total_bytes;
-    }
-    this.cache.clear();
-    return evicted;
-  }
 
   private removeOutput(outputId: string): void {
     this.db.run('DELETE FROM chunks WHERE output_id = ?', [outputId]);
     this.db.run('DELETE FROM outputs WHERE id = ?', [outputId]);
-    for (const key of [...this.cache.keys()]) if (key.startsWith(`${outputId}:`)) this.cache.delete(key);
-  }
-
-  /** Evicted and removed copies leave free pages that every durable write would carry along. */
-  private compactIfWasteful(): void {
-    const [free] = queryRows<{ freelist_count: number }>(this.db, 'PRAGMA freelist_count');
-    const [pages] = queryRows<{ page_count: number }>(this.db, 'PRAGMA page_count');
-    if (free && pages && free.freelist_count > 256 && free.freelist_count * 3 > pages.page_count) this.db.exec('VACUUM');
-  }
-
-  private transaction(work: () => void): void {
-    this.db.exec('BEGIN');
-    try {
-      work();
-      this.db.exec('COMMIT');
-    } catch (error) {
-      this.db.exec('ROLLBACK');
-      throw error;
-    }
+    this.chunks.forget(outputId);
   }
 
   private ensureNotClosing(): void {
@@ -576,26 +465,4 @@ export class SessionStore implements RecallStore {
       throw new RecallError('STORE_CLOSED', `Session ${this.sessionId} is ${this.closed}; its outputs can no longer be read. Use the current session.`);
     }
   }
-}
-
-function toInfo(row: OutputRow): OutputInfo {
-  return {
-    outputId: row.id,
-    tool: row.tool ?? undefined,
-    title: row.title ?? undefined,
-    createdAt: row.created_at,
-    totalBytes: row.total_bytes,
-    complete: row.complete === 1,
-    droppedBytes: row.dropped_bytes,
-    gapOffset: row.gap_offset ?? undefined,
-    evicted: row.evicted === 1,
-    extra: row.extra ? (JSON.parse(row.extra) as Record<string, unknown>) : undefined,
-  };
-}
-
-/** A copy's chunks stored as they are (codec Raw). */
-function rawChunks(content: Buffer): EncodedChunk[] {
-  const chunks: EncodedChunk[] = [];
-  for (let at = 0; at < content.length; at += CHUNK_BYTES) chunks.push({ codec: Codec.Raw, data: content.subarray(at, Math.min(content.length, at + CHUNK_BYTES)) });
-  return chunks;
 }

@@ -1,0 +1,105 @@
+/** The outputs table: its rows, the queries on them, and what callers see of a row. */
+import type { Database } from 'sql.js';
+import { RecallError } from '../errors';
+import { isOutputIdShape } from '../ids';
+import type { OutputInfo } from '../types';
+import { CHUNK_BYTES, Codec, type EncodedChunk } from './chunks';
+import type { RetainRecord } from './journal';
+import { queryRows } from './schema';
+
+export interface OutputRow {
+  id: string;
+  tool: string | null;
+  title: string | null;
+  created_at: number;
+  total_bytes: number;
+  complete: number;
+  dropped_bytes: number;
+  gap_offset: number | null;
+  chunk_bytes: number;
+  evicted: number;
+  extra: string | null;
+}
+
+export function toInfo(row: OutputRow): OutputInfo {
+  return {
+    outputId: row.id,
+    tool: row.tool ?? undefined,
+    title: row.title ?? undefined,
+    createdAt: row.created_at,
+    totalBytes: row.total_bytes,
+    complete: row.complete === 1,
+    droppedBytes: row.dropped_bytes,
+    gapOffset: row.gap_offset ?? undefined,
+    evicted: row.evicted === 1,
+    extra: row.extra ? (JSON.parse(row.extra) as Record<string, unknown>) : undefined,
+  };
+}
+
+/** A copy's chunks stored as they are (codec Raw). */
+export function rawChunks(content: Buffer): EncodedChunk[] {
+  const chunks: EncodedChunk[] = [];
+  for (let at = 0; at < content.length; at += CHUNK_BYTES) chunks.push({ codec: Codec.Raw, data: content.subarray(at, Math.min(content.length, at + CHUNK_BYTES)) });
+  return chunks;
+}
+
+/** The highest seq the database holds or has held (a removed copy's seq is not reused). */
+export function lastSeq(db: Database): number {
+  const [row] = queryRows<{ seq: number | null }>(db, 'SELECT max(seq) AS seq FROM outputs');
+  const [last] = queryRows<{ value: string }>(db, "SELECT value FROM session WHERE key = 'last_seq'");
+  return Math.max(row?.seq ?? 0, Number(last?.value ?? 0) || 0);
+}
+
+/** A copy's row by ID; NOT_FOUND (or EVICTED, unless allowed) otherwise. */
+export function lookupRow(db: Database, outputId: string, quotaBytes: number, allowEvicted: boolean): OutputRow {
+  if (typeof outputId !== 'string' || outputId.length === 0) {
+    throw new RecallError('INVALID_ARGUMENT', 'outputId must be the string ID from a tool result, for example "out_0123456789abcdef01234567".');
+  }
+  const [row] = isOutputIdShape(outputId) ? queryRows<OutputRow>(db, 'SELECT * FROM outputs WHERE id = ?', [outputId]) : [];
+  if (!row) {
+    throw new RecallError(
+      'NOT_FOUND',
+      `No retained output "${outputId}" in this session. IDs resolve only in the session that made them (not in another window's session, a fork, or a deleted session). Copy the outputId exactly from the tool result; if it is gone, the output must be produced again.`,
+    );
+  }
+  if (row.evicted && !allowEvicted) {
+    throw new RecallError(
+      'EVICTED',
+      `Output "${outputId}" (${row.total_bytes} bytes) was evicted to keep this session within its ${Math.round(quotaBytes / 1048576)} MiB quota; its content is gone. Produce the output again if you need it.`,
+    );
+  }
+  return row;
+}
+
+/** Inserts a journalled copy's row (its content goes in separately). */
+export function insertOutputRow(db: Database, record: RetainRecord): void {
+  db.run(
+    `INSERT INTO outputs (id, seq, tool, title, created_at, total_bytes, complete, dropped_bytes, gap_offset, chunk_bytes, extra)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [record.outputId, record.seq, record.meta.tool ?? null, record.meta.title ?? null, record.createdAt, record.totalBytes, record.complete ? 1 : 0,
+      record.droppedBytes, record.gapOffset, CHUNK_BYTES, record.meta.extra ? JSON.stringify(record.meta.extra) : null],
+  );
+}
+
+/** Evicts the oldest live copies until `incoming` more bytes fit the quota; returns their IDs. */
+export function evictFor(db: Database, quotaBytes: number, incoming: number): string[] {
+  const live = queryRows<{ id: string; total_bytes: number }>(db, 'SELECT id, total_bytes FROM outputs WHERE evicted = 0 ORDER BY seq');
+  let used = live.reduce((sum, row) => sum + row.total_bytes, 0);
+  const evicted: string[] = [];
+  for (const row of live) {
+    if (used + incoming <= quotaBytes) break;
+    db.run('DELETE FROM chunks WHERE output_id = ?', [row.id]);
+    db.run('UPDATE outputs SET evicted = 1 WHERE id = ?', [row.id]);
+    evicted.push(row.id);
+    used -= row.total_bytes;
+  }
+  return evicted;
+}
+
+export function outputStats(db: Database): { outputs: number; retainedBytes: number; evicted: number } {
+  const [row] = queryRows<{ outputs: number; bytes: number | null; evicted: number }>(
+    db,
+    'SELECT sum(evicted = 0) AS outputs, sum(CASE WHEN evicted = 0 THEN total_bytes END) AS bytes, sum(evicted) AS evicted FROM outputs',
+  );
+  return { outputs: row?.outputs ?? 0, retainedBytes: row?.bytes ?? 0, evicted: row?.evicted ?? 0 };
+}
