@@ -25,7 +25,8 @@ export async function atomicWriteFile(file: string, data: Uint8Array): Promise<v
   await syncDirectory(path.dirname(file));
 }
 
-async function syncDirectory(dir: string): Promise<void> {
+/** Makes a rename or a new file in `dir` durable. */
+export async function syncDirectory(dir: string): Promise<void> {
   // Directories cannot be opened for fsync on Windows; there the rename is as durable as it gets.
   if (process.platform === 'win32') return;
   const handle = await fs.open(dir, 'r');

@@ -11,6 +11,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
+import { syncDirectory } from './atomicWrite';
 
 const MAGIC = Buffer.from('TORJ', 'latin1');
 const VERSION = 1;
@@ -254,16 +255,5 @@ export class JournalWriter {
     const handle = this.handle;
     this.handle = undefined;
     await handle?.close().catch(() => undefined);
-  }
-}
-
-export async function syncDirectory(dir: string): Promise<void> {
-  // Directories cannot be opened for fsync on Windows; there the rename is as durable as it gets.
-  if (process.platform === 'win32') return;
-  const handle = await fs.open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }
