@@ -3,11 +3,9 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isRecallError, type RecallErrorCode } from '../../src/core/errors';
+import { LINE_INDEX_STRIDE, clearLineIndexCache, lineIndexStats } from '../../src/core/files/lineIndex';
 import {
   CHEAP_COUNT_BYTES,
-  LINE_INDEX_STRIDE,
-  clearLineIndexCache,
-  lineIndexStats,
   readFilePage,
   type FilePage,
   type FilePageOptions,

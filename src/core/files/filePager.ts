@@ -28,6 +28,18 @@ import { RecallError } from '../errors';
 import { DEFAULT_LIMITS } from '../limits';
 import { PAGE_CONTEXT } from '../pager';
 import { countNewlines, decodeUtf8, unitAround } from '../utf8';
+import {
+  bestPointForLine,
+  forgetLineIndex,
+  bestPointForOffset,
+  lineIndexFor,
+  noteLineStart,
+  remember,
+  scanStats,
+  type FileIdentity,
+  type KnownPoint,
+  type LineIndex,
+} from './lineIndex';
 
 /** The tool whose calls `continuation` and error messages spell out. */
 export const READ_FILE_PAGE_TOOL = 'read_file_page';
@@ -35,18 +47,12 @@ export const READ_FILE_PAGE_TOOL = 'read_file_page';
 export const MAX_FILE_PAGE_BYTES = DEFAULT_LIMITS.pageBytes;
 /** Bytes read per chunk while counting lines (≥ 64 KiB: one native memchr pass per chunk). */
 export const SCAN_CHUNK_BYTES = 256 * 1024;
-/** The sparse line index keeps the offset of line 1, 1 + STRIDE, 1 + 2·STRIDE, … */
-export const LINE_INDEX_STRIDE = 4096;
 /**
  * `totalLines` is reported when already known, when the page reaches the end of the file, or when
  * at most this many bytes follow the page (counting them is then cheap; the count is cached).
  * Otherwise it is left out rather than streaming a large file just for the count.
  */
 export const CHEAP_COUNT_BYTES = 4 * 1024 * 1024;
-/** Files whose line index is kept (least recently used dropped first). */
-const INDEX_CACHE_FILES = 8;
-/** Landmarks kept per file. */
-const LANDMARKS_PER_FILE = 128;
 /** A byteOffset that does not fit a double exactly is not an offset. */
 const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
 
@@ -90,42 +96,6 @@ export interface FilePage {
   endsMidLine: boolean;
   /** The exact next call, for the model, or a note that the file is done. */
   continuation: string;
-}
-
-interface FileIdentity {
-  size: number;
-  mtimeMs: number;
-  ino: number;
-  dev: number;
-}
-
-/** A position whose line is known. `lineStart`: the position is the first byte of `line`. */
-interface KnownPoint {
-  offset: number;
-  line: number;
-  lineStart: boolean;
-}
-
-interface LineIndex {
-  identity: FileIdentity;
-  /** checkpoints[k] = byte offset where line k·STRIDE + 1 starts (contiguous from k = 0). */
-  checkpoints: number[];
-  /** offset → point, in insertion order (oldest first) for eviction. */
-  landmarks: Map<number, KnownPoint>;
-  totalLines?: number;
-}
-
-const indexCache = new Map<string, LineIndex>();
-const scanStats = { bytesScanned: 0 };
-
-/** Drops every cached line index (tests; or when the caller knows files changed). */
-export function clearLineIndexCache(): void {
-  indexCache.clear();
-}
-
-/** Diagnostics: files indexed, and bytes streamed to count lines since the process started. */
-export function lineIndexStats(): { files: number; bytesScanned: number } {
-  return { files: indexCache.size, bytesScanned: scanStats.bytesScanned };
 }
 
 /**
@@ -207,7 +177,7 @@ export async function readFilePage(file: string, options: FilePageOptions = {}):
     const page = window.subarray(s, e);
     // A file that shrank while being read ends where the read ended; its index is stale.
     const shrank = fileEnd < windowEnd;
-    if (shrank) indexCache.delete(file);
+    if (shrank) forgetLineIndex(file);
     const hasMore = endByte < (shrank ? fileEnd : size);
     const endsWithNewline = page.length > 0 && page[page.length - 1] === 0x0a;
 
@@ -323,67 +293,6 @@ async function readRange(handle: fs.FileHandle, position: number, length: number
 }
 
 // ---------------------------------------------------------------------------------------------
-// Line index
-
-function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
-  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino && a.dev === b.dev;
-}
-
-/** The cached index for this version of the file (a fresh one if it changed), most recent last. */
-function lineIndexFor(file: string, identity: FileIdentity): LineIndex {
-  let index = indexCache.get(file);
-  if (index && sameIdentity(index.identity, identity)) {
-    indexCache.delete(file);
-  } else {
-    index = { identity, checkpoints: [0], landmarks: new Map() };
-    if (identity.size === 0) index.totalLines = 0;
-  }
-  indexCache.set(file, index);
-  while (indexCache.size > INDEX_CACHE_FILES) indexCache.delete(indexCache.keys().next().value as string);
-  return index;
-}
-
-function remember(index: LineIndex, point: KnownPoint): void {
-  index.landmarks.delete(point.offset);
-  index.landmarks.set(point.offset, point);
-  while (index.landmarks.size > LANDMARKS_PER_FILE) index.landmarks.delete(index.landmarks.keys().next().value as number);
-}
-
-/** Records that `line` starts at `offset` (while scanning), extending the checkpoints if it is the next one. */
-function noteLineStart(index: LineIndex, line: number, offset: number): void {
-  if (!index) return;
-  const k = (line - 1) / LINE_INDEX_STRIDE;
-  if (k === index.checkpoints.length) index.checkpoints.push(offset);
-}
-
-/** The known point nearest before the start of `line` from which a scan can find it. */
-function bestPointForLine(index: LineIndex, line: number): KnownPoint {
-  const k = Math.min(Math.floor((line - 1) / LINE_INDEX_STRIDE), index.checkpoints.length - 1);
-  let best: KnownPoint = { offset: index.checkpoints[k], line: k * LINE_INDEX_STRIDE + 1, lineStart: true };
-  for (const point of index.landmarks.values()) {
-    const usable = point.line < line || (point.line === line && point.lineStart);
-    if (usable && point.offset > best.offset) best = point;
-  }
-  return best;
-}
-
-/** The known point nearest at or before byte `offset`. */
-function bestPointForOffset(index: LineIndex, offset: number): KnownPoint {
-  const checkpoints = index.checkpoints;
-  let lo = 0;
-  let hi = checkpoints.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (checkpoints[mid] <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  let best: KnownPoint = { offset: checkpoints[lo], line: lo * LINE_INDEX_STRIDE + 1, lineStart: true };
-  for (const point of index.landmarks.values()) {
-    if (point.offset <= offset && point.offset > best.offset) best = point;
-  }
-  return best;
-}
-
 interface ScanResult {
   /** Where the scan stopped, with its line. */
   point: KnownPoint;

@@ -1,16 +1,14 @@
 /** Workspace files for the model: the `read_file_page` pager and the sensitive-path guard. */
 export {
   readFilePage,
-  clearLineIndexCache,
-  lineIndexStats,
   READ_FILE_PAGE_TOOL,
   MAX_FILE_PAGE_BYTES,
   SCAN_CHUNK_BYTES,
-  LINE_INDEX_STRIDE,
   CHEAP_COUNT_BYTES,
   type FilePage,
   type FilePageOptions,
 } from './filePager';
+export { clearLineIndexCache, lineIndexStats, LINE_INDEX_STRIDE } from './lineIndex';
 export {
   isSensitivePath,
   isSensitiveFile,
