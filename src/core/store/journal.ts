@@ -8,6 +8,7 @@
  * Record layout (little endian):
  *   magic "TORJ" (4) | version (1) | header length (4) | header JSON | content length (4) | content | CRC32 of header+content (4)
  */
+import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
@@ -145,6 +146,36 @@ export function parseJournal(data: Buffer): ParsedJournal {
     at = entry.next;
   }
   return { entries, bytesIgnored: data.length - at };
+}
+
+export interface LeftJournals {
+  /** Records of every journal left on disk, oldest file first. */
+  entries: JournalEntry[];
+  /** Damaged files, renamed aside (kept for the user), and the bytes after their last valid record. */
+  torn: { path: string; bytesIgnored: number }[];
+  /** Whether any journal was found. */
+  found: boolean;
+  /** The number the next rotation gets. */
+  nextRotation: number;
+}
+
+/** Reads the journals a session left behind (rotated ones by number, then the current one). */
+export async function readLeftJournals(sessionFile: string): Promise<LeftJournals> {
+  const rotated = await rotatedJournals(sessionFile);
+  const paths = rotated.map((f) => f.path);
+  const current = journalFile(sessionFile);
+  if (await fs.stat(current).then(() => true, () => false)) paths.push(current);
+  const left: LeftJournals = { entries: [], torn: [], found: paths.length > 0, nextRotation: (rotated.at(-1)?.n ?? 0) + 1 };
+  for (const journalPath of paths) {
+    const parsed = parseJournal(await fs.readFile(journalPath));
+    left.entries.push(...parsed.entries);
+    if (parsed.bytesIgnored > 0) {
+      const aside = `${journalPath}.torn-${Date.now()}-${randomBytes(3).toString('hex')}`;
+      await fs.rename(journalPath, aside);
+      left.torn.push({ path: aside, bytesIgnored: parsed.bytesIgnored });
+    }
+  }
+  return left;
 }
 
 function parseRecord(data: Buffer, at: number): { entry: JournalEntry; next: number } | undefined {

@@ -18,11 +18,10 @@ import { compileSearch, searchBytes } from '../search';
 import { capBytes } from '../capture/headTailBuffer';
 import { toBuffer } from '../preview';
 import type { OpenReport, OutputInfo, ReadResult, RecallStore, RetainMeta, RetainResult, SearchOptions, SearchResult } from '../types';
-import { randomBytes } from 'node:crypto';
 import { atomicWriteFile } from './atomicWrite';
 import { encodeChunks, type EncodedChunk } from './chunks';
 import { ChunkReader } from './chunkReader';
-import { JournalWriter, deleteSessionFiles, encodeRecord, journalFile, parseJournal, rotatedJournals, type JournalHeader, type RetainRecord } from './journal';
+import { JournalWriter, deleteSessionFiles, encodeRecord, journalFile, readLeftJournals, rotatedJournals, type JournalHeader, type RetainRecord } from './journal';
 import { openDatabase, sessionFile } from './sessionFile';
 import { applyPragmas, compactIfWasteful, inTransaction, queryRows } from './schema';
 import { evictFor, insertOutputRow, lastSeq, lookupRow, outputStats, rawChunks, toInfo, type OutputRow } from './outputRows';
@@ -119,39 +118,28 @@ export class SessionStore implements RecallStore {
     return this.persistError;
   }
 
-
   /**
    * @internal (openStore) Applies the journal files over the database, oldest first: retains the
    * database does not hold yet, and removals. A damaged or torn tail ends that file's replay; the
    * file is kept aside and reported. Returns whether there were journal files.
    */
   async replayJournals(): Promise<boolean> {
-    const files = [...(await rotatedJournals(this.file))];
-    this.nextRotation = (files.at(-1)?.n ?? 0) + 1;
-    const current = journalFile(this.file);
-    const paths = files.map((f) => f.path);
-    if (await fs.stat(current).then(() => true, () => false)) paths.push(current);
+    const left = await readLeftJournals(this.file);
+    this.nextRotation = left.nextRotation;
     const applied = lastSeq(this.db);
-    for (const journalPath of paths) {
-      const parsed = parseJournal(await fs.readFile(journalPath));
-      for (const { header, content } of parsed.entries) {
-        if (header.op === 'remove') {
-          inTransaction(this.db, () => this.removeOutput(header.outputId));
-          this.pendingContent.delete(header.outputId);
-          continue;
-        }
-        if (header.seq <= applied) continue;
-        if (queryRows(this.db, 'SELECT 1 FROM outputs WHERE id = ?', [header.outputId]).length > 0) continue;
-        this.applyRetain(header, content);
-        this.nextSeq = Math.max(this.nextSeq, header.seq + 1);
+    for (const { header, content } of left.entries) {
+      if (header.op === 'remove') {
+        inTransaction(this.db, () => this.removeOutput(header.outputId));
+        this.pendingContent.delete(header.outputId);
+        continue;
       }
-      if (parsed.bytesIgnored > 0) {
-        const aside = `${journalPath}.torn-${Date.now()}-${randomBytes(3).toString('hex')}`;
-        await fs.rename(journalPath, aside);
-        (this.openReport.journalTruncated ??= []).push({ path: aside, bytesIgnored: parsed.bytesIgnored });
-      }
+      if (header.seq <= applied) continue;
+      if (queryRows(this.db, 'SELECT 1 FROM outputs WHERE id = ?', [header.outputId]).length > 0) continue;
+      this.applyRetain(header, content);
+      this.nextSeq = Math.max(this.nextSeq, header.seq + 1);
     }
-    return paths.length > 0;
+    if (left.torn.length > 0) (this.openReport.journalTruncated ??= []).push(...left.torn);
+    return left.found;
   }
 
   /**
