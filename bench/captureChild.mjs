@@ -38,13 +38,20 @@ await new Promise((resolve) => setTimeout(resolve, 50));
 
 /** Peak resident set (VmHWM) can be reset on Linux by writing 5 to clear_refs. */
 function resetHwm() {
-  try { writeFileSync('/proc/self/clear_refs', '5'); return true; } catch { return false; }
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+    return true;
+  } catch {
+    return false;
+  }
 }
 function hwmBytes() {
   try {
     const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
     return match ? Number(match[1]) * 1024 : NaN;
-  } catch { return NaN; }
+  } catch {
+    return NaN;
+  }
 }
 
 const hwmReset = resetHwm();
@@ -65,8 +72,12 @@ if (mode.startsWith('baseline')) {
     // The same shell runCommand picks (src/core/capture/processTree.ts), so the command is the same.
     const shell = process.env.SHELL && /\/(ba|z|da)?sh$/.test(process.env.SHELL) ? process.env.SHELL : '/bin/sh';
     const child = spawn(shell, ['-c', command], { cwd: dir, detached: mode === 'baseline-detached', stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.on('data', (chunk) => { bytes += chunk.length; });
-    child.stderr.on('data', (chunk) => { bytes += chunk.length; });
+    child.stdout.on('data', (chunk) => {
+      bytes += chunk.length;
+    });
+    child.stderr.on('data', (chunk) => {
+      bytes += chunk.length;
+    });
     child.on('error', reject);
     child.on('close', resolve);
   });
@@ -76,7 +87,12 @@ if (mode.startsWith('baseline')) {
     ? await prototype(command, dir, store, core, limits)
     : await core.runCommand({ command, cwd: dir }, mode === 'subject' ? store : undefined, limits);
   bytes = result.stdout.totalBytes + result.stderr.totalBytes;
-  detail = { recovery: result.recovery, recoveryReason: result.recoveryReason, exitCode: result.exitCode, mergedCaptured: result.merged.capturedBytes };
+  detail = {
+    recovery: result.recovery,
+    recoveryReason: result.recoveryReason,
+    exitCode: result.exitCode,
+    mergedCaptured: result.merged.capturedBytes,
+  };
 }
 const ms = Number(process.hrtime.bigint() - started) / 1e6;
 const rssEnd = process.memoryUsage.rss();
@@ -86,4 +102,6 @@ const hwm = hwmBytes();
 
 await store.close();
 rmSync(dir, { recursive: true, force: true });
-process.stdout.write(`${JSON.stringify({ mode, ms, bytes, rssStart, rssPeak, rssGrowth: rssPeak - rssStart, hwmGrowth: hwmReset ? hwm - rssStart : NaN, samples, ...detail })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ mode, ms, bytes, rssStart, rssPeak, rssGrowth: rssPeak - rssStart, hwmGrowth: hwmReset ? hwm - rssStart : NaN, samples, ...detail })}\n`,
+);

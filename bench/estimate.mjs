@@ -10,16 +10,25 @@ import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const { history } = await import(path.join(root, 'dist/core.js'));
 
-const walk = (dir) => readdirSync(dir).flatMap((name) => {
-  const file = path.join(dir, name);
-  return statSync(file).isDirectory() ? walk(file) : [file];
-});
+const walk = (dir) =>
+  readdirSync(dir).flatMap((name) => {
+    const file = path.join(dir, name);
+    return statSync(file).isDirectory() ? walk(file) : [file];
+  });
 const samples = {
-  'TypeScript source (src/core)': walk(path.join(root, 'src/core')).filter((f) => f.endsWith('.ts')).map((f) => readFileSync(f, 'utf8')).join('\n'),
-  'command output (ls -lR node_modules/typescript)': execSync('ls -lR node_modules/typescript', { cwd: root, maxBuffer: 64 << 20 }).toString(),
+  'TypeScript source (src/core)': walk(path.join(root, 'src/core'))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n'),
+  'command output (ls -lR node_modules/typescript)': execSync('ls -lR node_modules/typescript', {
+    cwd: root,
+    maxBuffer: 64 << 20,
+  }).toString(),
   'JSON (package-lock.json)': readFileSync(path.join(root, 'package-lock.json'), 'utf8'),
   'English prose (README.md)': readFileSync(path.join(root, 'README.md'), 'utf8'),
-  'Chinese prose (the seeds)': readdirSync(path.join(root, '../shared/seeds')).map((f) => readFileSync(path.join(root, '../shared/seeds', f), 'utf8')).join('\n'),
+  'Chinese prose (the seeds)': readdirSync(path.join(root, '../shared/seeds'))
+    .map((f) => readFileSync(path.join(root, '../shared/seeds', f), 'utf8'))
+    .join('\n'),
 };
 
 const rows = [];
@@ -36,7 +45,9 @@ const pad = (value, width) => String(value).padStart(width);
 console.log('sample                                   chars     tokens  chars/token  est@2 (tool result)  est@4 (other text)  tokenizer');
 for (const r of rows) {
   const err = (estimate) => `${estimate > r.tokens ? '+' : ''}${(((estimate - r.tokens) / r.tokens) * 100).toFixed(0)}%`;
-  console.log(`${r.name.padEnd(38)} ${pad(r.chars, 8)} ${pad(r.tokens, 9)} ${pad(r.charsPerToken.toFixed(2), 11)}  ${pad(`${r.asResult} (${err(r.asResult)})`, 19)}  ${pad(`${r.asOther} (${err(r.asOther)})`, 18)}  ${pad(r.tokenizerMs.toFixed(1), 6)} ms`);
+  console.log(
+    `${r.name.padEnd(38)} ${pad(r.chars, 8)} ${pad(r.tokens, 9)} ${pad(r.charsPerToken.toFixed(2), 11)}  ${pad(`${r.asResult} (${err(r.asResult)})`, 19)}  ${pad(`${r.asOther} (${err(r.asOther)})`, 18)}  ${pad(r.tokenizerMs.toFixed(1), 6)} ms`,
+  );
 }
 console.log('\n+ means the estimate is above the real count (safe: the guard replaces results a little early);');
 console.log('- means below (the request may be larger than the guard thinks).');

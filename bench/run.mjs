@@ -64,7 +64,8 @@ function text(seed, insert) {
   if (!texts.has(seed)) texts.set(seed, makeLogText(COPY, seed, insert));
   return texts.get(seed);
 }
-const searchable = () => text(100, [{ at: 0.985, line: `2024-05-18T23:59:58.120Z INFO  [billing] closing batch 9931 ${RARE_FIELD} total=48213.07` }]);
+const searchable = () =>
+  text(100, [{ at: 0.985, line: `2024-05-18T23:59:58.120Z INFO  [billing] closing batch 9931 ${RARE_FIELD} total=48213.07` }]);
 
 const loadBefore = loadavg()[0];
 const benchRoot = await fs.mkdtemp(path.join(tmpdir(), 'tor-bench-'));
@@ -94,7 +95,9 @@ process.stdout.write(
 process.stdout.write(`${table(header, rows)}\n`);
 if (notes.length) process.stdout.write(`\n${notes.map((n) => `* ${n}`).join('\n')}\n`);
 const missed = results.filter((r) => !r.pass);
-process.stdout.write(`\n${results.length - missed.length}/${results.length} targets met${missed.length ? `; missed: ${missed.map((r) => r.name.trim()).join('; ')}` : ''}\n`);
+process.stdout.write(
+  `\n${results.length - missed.length}/${results.length} targets met${missed.length ? `; missed: ${missed.map((r) => r.name.trim()).join('; ')}` : ''}\n`,
+);
 process.exitCode = strict && missed.length ? 1 : 0;
 
 // ---------------------------------------------------------------------------------------------
@@ -102,9 +105,13 @@ process.exitCode = strict && missed.length ? 1 : 0;
 
 function runChild(mode) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', path.join(here, 'captureChild.mjs'), mode, CAPTURE_COMMAND], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--expose-gc', path.join(here, 'captureChild.mjs'), mode, CAPTURE_COMMAND], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
-    child.stdout.on('data', (d) => { out += d; });
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
     child.on('error', reject);
     child.on('close', (code) => {
       if (code !== 0) return reject(new Error(`captureChild ${mode} exited ${code}`));
@@ -128,9 +135,12 @@ async function benchCapture() {
     for (const mode of order) {
       const result = await runChild(mode);
       if (result.bytes !== CAPTURE_BYTES) throw new Error(`${mode} captured ${result.bytes} bytes, expected ${CAPTURE_BYTES}`);
-      if ((mode === 'subject' || mode === 'prototype') && result.recovery !== 'retained') throw new Error(`subject did not retain: ${result.recoveryReason}`);
+      if ((mode === 'subject' || mode === 'prototype') && result.recovery !== 'retained')
+        throw new Error(`subject did not retain: ${result.recoveryReason}`);
       samples[mode].push(result);
-      log(`capture rep ${rep + 1}/${CAPTURE_REPS} ${mode.padEnd(15)} ${fmtMs(result.ms).padStart(8)}  rss growth ${fmtMiB(result.rssGrowth)} (VmHWM ${fmtMiB(result.hwmGrowth)}, ${result.samples} samples)`);
+      log(
+        `capture rep ${rep + 1}/${CAPTURE_REPS} ${mode.padEnd(15)} ${fmtMs(result.ms).padStart(8)}  rss growth ${fmtMiB(result.rssGrowth)} (VmHWM ${fmtMiB(result.hwmGrowth)}, ${result.samples} samples)`,
+      );
     }
   }
   const ms = (m) => samples[m].map((s) => s.ms);
@@ -139,25 +149,66 @@ async function benchCapture() {
   const subj = median(ms('subject'));
   const ratio = base / subj;
   row('capture 1 GB (throughput)', {
-    subject: fmtMs(subj), subject95: fmtMs(max(ms('subject'))), baseline: fmtMs(base), ratio: fmtRatio(ratio), target: 'base/subj ≥ 0.80', pass: ratio >= 0.8,
+    subject: fmtMs(subj),
+    subject95: fmtMs(max(ms('subject'))),
+    baseline: fmtMs(base),
+    ratio: fmtRatio(ratio),
+    target: 'base/subj ≥ 0.80',
+    pass: ratio >= 0.8,
   });
   const limit = CAPS + 32 * MiB;
   const g = median(growth('subject'));
   row('capture 1 GB (peak RSS growth)', {
-    subject: fmtMiB(g), subject95: fmtMiB(max(growth('subject'))), baseline: fmtMiB(median(growth('baseline'))), ratio: '-', target: `≤ ${fmtMiB(limit)}`, pass: g <= limit,
+    subject: fmtMiB(g),
+    subject95: fmtMiB(max(growth('subject'))),
+    baseline: fmtMiB(median(growth('baseline'))),
+    ratio: '-',
+    target: `≤ ${fmtMiB(limit)}`,
+    pass: g <= limit,
   });
   const detached = median(ms('baseline-detached'));
-  row('  capture 1 GB vs detached spawn (info)', { subject: fmtMs(subj), baseline: fmtMs(detached), ratio: fmtRatio(detached / subj), target: 'info' });
-  row('  spawn detached vs plain, no capture (info)', { subject: fmtMs(detached), subject95: fmtMs(max(ms('baseline-detached'))), baseline: fmtMs(base), ratio: fmtRatio(base / detached), target: 'info' });
+  row('  capture 1 GB vs detached spawn (info)', {
+    subject: fmtMs(subj),
+    baseline: fmtMs(detached),
+    ratio: fmtRatio(detached / subj),
+    target: 'info',
+  });
+  row('  spawn detached vs plain, no capture (info)', {
+    subject: fmtMs(detached),
+    subject95: fmtMs(max(ms('baseline-detached'))),
+    baseline: fmtMs(base),
+    ratio: fmtRatio(base / detached),
+    target: 'info',
+  });
   const nostore = median(ms('subject-nostore'));
   row('  capture 1 GB, no store (info)', {
-    subject: fmtMs(nostore), subject95: fmtMs(max(ms('subject-nostore'))), baseline: fmtMs(base), ratio: fmtRatio(base / nostore), target: 'info',
+    subject: fmtMs(nostore),
+    subject95: fmtMs(max(ms('subject-nostore'))),
+    baseline: fmtMs(base),
+    ratio: fmtRatio(base / nostore),
+    target: 'info',
   });
-  row('  … its peak RSS growth (info)', { subject: fmtMiB(median(growth('subject-nostore'))), subject95: fmtMiB(max(growth('subject-nostore'))), baseline: fmtMiB(median(growth('baseline'))), target: 'info' });
+  row('  … its peak RSS growth (info)', {
+    subject: fmtMiB(median(growth('subject-nostore'))),
+    subject95: fmtMiB(max(growth('subject-nostore'))),
+    baseline: fmtMiB(median(growth('baseline'))),
+    target: 'info',
+  });
   if (samples.prototype) {
     const proto = median(ms('prototype'));
-    row('  capture 1 GB, proposed fix (info)', { subject: fmtMs(proto), subject95: fmtMs(max(ms('prototype'))), baseline: fmtMs(base), ratio: fmtRatio(base / proto), target: 'info' });
-    row('  … its peak RSS growth (info)', { subject: fmtMiB(median(growth('prototype'))), subject95: fmtMiB(max(growth('prototype'))), baseline: fmtMiB(median(growth('baseline'))), target: 'info' });
+    row('  capture 1 GB, proposed fix (info)', {
+      subject: fmtMs(proto),
+      subject95: fmtMs(max(ms('prototype'))),
+      baseline: fmtMs(base),
+      ratio: fmtRatio(base / proto),
+      target: 'info',
+    });
+    row('  … its peak RSS growth (info)', {
+      subject: fmtMiB(median(growth('prototype'))),
+      subject95: fmtMiB(max(growth('prototype'))),
+      baseline: fmtMiB(median(growth('baseline'))),
+      target: 'info',
+    });
   }
   const paired = samples.subject.map((s, i) => samples.baseline[i].ms / s.ms);
   notes.push(
@@ -240,7 +291,9 @@ async function benchRead(store, outputId, bytes) {
   // Warm: random line starts inside one chunk near each position, after one read has cached it.
   const WARM_PER_REGION = 320;
   const warm = { start: [], middle: [], end: [] };
-  const warmLines = Object.fromEntries(Object.entries(regions).map(([name, first]) => [name, linesInChunk(first + 3).filter((o) => o + 4096 + 3 < (first + 4) * CHUNK)]));
+  const warmLines = Object.fromEntries(
+    Object.entries(regions).map(([name, first]) => [name, linesInChunk(first + 3).filter((o) => o + 4096 + 3 < (first + 4) * CHUNK)]),
+  );
   for (let i = 0; i < WARM_PER_REGION; i++) {
     for (const name of Object.keys(regions)) {
       const list = warmLines[name];
@@ -254,11 +307,22 @@ async function benchRead(store, outputId, bytes) {
     row(`read 4 KiB cold @${name}`, { subject: fmtMs(p50), subject95: fmtMs(p95(cold[name])), target: 'p50 ≤ 1 ms', pass: p50 <= 1 });
   }
   const coldRatio = median(cold.end) / median(cold.start);
-  row('read cold end/start p50', { subject: fmtMs(median(cold.end)), baseline: fmtMs(median(cold.start)), ratio: fmtRatio(coldRatio), target: 'ratio ≤ 2', pass: coldRatio <= 2 });
+  row('read cold end/start p50', {
+    subject: fmtMs(median(cold.end)),
+    baseline: fmtMs(median(cold.start)),
+    ratio: fmtRatio(coldRatio),
+    target: 'ratio ≤ 2',
+    pass: coldRatio <= 2,
+  });
   for (const name of Object.keys(regions)) {
     row(`  read 4 KiB warm @${name} (info)`, { subject: fmtMs(median(warm[name])), subject95: fmtMs(p95(warm[name])), target: 'info' });
   }
-  row('  read warm end/start p50 (info)', { subject: fmtMs(median(warm.end)), baseline: fmtMs(median(warm.start)), ratio: fmtRatio(median(warm.end) / median(warm.start)), target: 'info' });
+  row('  read warm end/start p50 (info)', {
+    subject: fmtMs(median(warm.end)),
+    baseline: fmtMs(median(warm.start)),
+    ratio: fmtRatio(median(warm.end) / median(warm.start)),
+    target: 'info',
+  });
   notes.push(
     `read: 8 MiB log-like copy (${starts.length} lines, ~4% non-ASCII bytes); offsets are line starts within 1 MiB of each position. ` +
       `Cold: ${COLD_PER_REGION} reads per position, each in a chunk not in the LRU (cache hits observed: ${cache ? coldHits : 'n/a'}); ` +
@@ -288,17 +352,37 @@ async function benchSearch(store, outputId, bytes) {
   };
   // The baseline gets its bytes from a Buffer that is already in memory (no storage at all).
   const copy = Buffer.from(bytes);
-  for (let i = 0; i < 3; i++) { await subject(); baseline(copy, maxMatches); baseline(copy, Infinity); }
+  for (let i = 0; i < 3; i++) {
+    await subject();
+    baseline(copy, maxMatches);
+    baseline(copy, Infinity);
+  }
   const s = [];
   const b = [];
   const full = [];
   for (let i = 0; i < SEARCH_REPS; i++) {
-    const steps = [async () => s.push(await time(subject)), async () => b.push(await time(() => baseline(copy, maxMatches))), async () => full.push(await time(() => baseline(copy, Infinity)))];
+    const steps = [
+      async () => s.push(await time(subject)),
+      async () => b.push(await time(() => baseline(copy, maxMatches))),
+      async () => full.push(await time(() => baseline(copy, Infinity))),
+    ];
     for (let k = 0; k < steps.length; k++) await steps[(k + i) % steps.length]();
   }
   const ratio = median(s) / median(b);
-  row('search 8 MiB, rare field', { subject: fmtMs(median(s)), subject95: fmtMs(p95(s)), baseline: fmtMs(median(b)), ratio: fmtRatio(ratio), target: 'subj/base ≤ 2', pass: ratio <= 2 });
-  row('  … vs full-scan baseline (info)', { subject: fmtMs(median(s)), baseline: fmtMs(median(full)), ratio: fmtRatio(median(s) / median(full)), target: 'info' });
+  row('search 8 MiB, rare field', {
+    subject: fmtMs(median(s)),
+    subject95: fmtMs(p95(s)),
+    baseline: fmtMs(median(b)),
+    ratio: fmtRatio(ratio),
+    target: 'subj/base ≤ 2',
+    pass: ratio <= 2,
+  });
+  row('  … vs full-scan baseline (info)', {
+    subject: fmtMs(median(s)),
+    baseline: fmtMs(median(full)),
+    ratio: fmtRatio(median(s) / median(full)),
+    target: 'info',
+  });
   notes.push(
     `search: literal "${RARE_FIELD}" (1 match at 98.5%, case-insensitive as the store compiles it, maxMatches ${maxMatches}); ` +
       `baseline = buf.toString('utf8') + the same /gmi regex counting up to ${maxMatches} (and a full count). ${SEARCH_REPS} reps, interleaved.`,
@@ -317,7 +401,8 @@ async function benchRetain() {
   for (let seed = 1; seed <= 6; seed++) await template.retain(text(seed), { tool: 'bench', title: `filler ${seed}` });
   const templateStats = await template.stats();
   await template.close();
-  if (templateStats.outputs !== 6 || templateStats.retainedBytes !== 48 * MiB) throw new Error(`template holds ${JSON.stringify(templateStats)}`);
+  if (templateStats.outputs !== 6 || templateStats.retainedBytes !== 48 * MiB)
+    throw new Error(`template holds ${JSON.stringify(templateStats)}`);
   const templateFile = core.sessionFile(dir, 'template');
   const templateSize = (await fs.stat(templateFile)).size;
 
@@ -356,7 +441,13 @@ async function benchRetain() {
       await store.flush();
     };
     const doBaseline = async () => baseline.push(await writeBaseline(rep));
-    if (rep % 2 === 0) { await doBaseline(); await doSubject(); } else { await doSubject(); await doBaseline(); }
+    if (rep % 2 === 0) {
+      await doBaseline();
+      await doSubject();
+    } else {
+      await doSubject();
+      await doBaseline();
+    }
     const stats = await store.stats();
     evicted += stats.evicted;
     await store.close();
@@ -368,11 +459,25 @@ async function benchRetain() {
       await reopened.close();
     }
     await fs.rm(core.sessionFile(dir, sessionId), { force: true });
-    log(`retain rep ${rep + 1}/${RETAIN_REPS}: subject ${fmtMs(subject.at(-1))}, baseline ${fmtMs(baseline.at(-1))}, open 56 MiB ${fmtMs(open56.at(-1))}`);
+    log(
+      `retain rep ${rep + 1}/${RETAIN_REPS}: subject ${fmtMs(subject.at(-1))}, baseline ${fmtMs(baseline.at(-1))}, open 56 MiB ${fmtMs(open56.at(-1))}`,
+    );
   }
   const ratio = median(subject) / median(baseline);
-  row('retain 8 MiB into 48 MiB session', { subject: fmtMs(median(subject)), subject95: fmtMs(max(subject)), baseline: fmtMs(median(baseline)), ratio: fmtRatio(ratio), target: 'subj/base ≤ 4', pass: ratio <= 4 });
-  row('  session file, 56 MiB of text (info)', { subject: fmtMiB(size56), baseline: fmtMiB(56 * MiB), ratio: fmtRatio(size56 / (56 * MiB)), target: 'info' });
+  row('retain 8 MiB into 48 MiB session', {
+    subject: fmtMs(median(subject)),
+    subject95: fmtMs(max(subject)),
+    baseline: fmtMs(median(baseline)),
+    ratio: fmtRatio(ratio),
+    target: 'subj/base ≤ 4',
+    pass: ratio <= 4,
+  });
+  row('  session file, 56 MiB of text (info)', {
+    subject: fmtMiB(size56),
+    baseline: fmtMiB(56 * MiB),
+    ratio: fmtRatio(size56 / (56 * MiB)),
+    target: 'info',
+  });
   row('  openStore resume, 56 MiB (info)', { subject: fmtMs(median(open56)), subject95: fmtMs(p95(open56)), target: 'info' });
   row('  openStore resume, 48 MiB (info)', { subject: fmtMs(median(open48)), subject95: fmtMs(p95(open48)), target: 'info' });
   notes.push(

@@ -29,7 +29,14 @@ await Promise.all([
     .filter((b) => !b.optional || existsSync(path.join(root, b.entryPoints[0])))
     .map(({ optional, ...options }) => build({ ...common, ...options, platform: 'node', format: 'cjs', target: 'node20' })),
   existsSync(path.join(root, 'webview/main.ts'))
-    ? build({ ...common, entryPoints: ['webview/main.ts'], outfile: 'dist/webview/inspector.js', platform: 'browser', format: 'iife', target: 'chrome120' })
+    ? build({
+        ...common,
+        entryPoints: ['webview/main.ts'],
+        outfile: 'dist/webview/inspector.js',
+        platform: 'browser',
+        format: 'iife',
+        target: 'chrome120',
+      })
     : Promise.resolve(),
   copyFile(path.join(root, 'node_modules/sql.js/dist/sql-wasm.wasm'), path.join(root, 'dist/sql-wasm.wasm')),
 ]);

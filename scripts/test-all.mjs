@@ -14,7 +14,11 @@ const suites = [
   { name: 'build', command: ['node', 'scripts/build.mjs'], counts: false },
   { name: 'typecheck', command: ['npx', 'tsc', '-p', '.'], counts: false },
   { name: 'unit', command: ['npx', 'mocha'] },
-  { name: 'host', command: ['node', 'scripts/host/run.mjs', '--extra-extension', 'test/fixtures/test-model-extension'], when: 'scripts/host/run.mjs' },
+  {
+    name: 'host',
+    command: ['node', 'scripts/host/run.mjs', '--extra-extension', 'test/fixtures/test-model-extension'],
+    when: 'scripts/host/run.mjs',
+  },
   { name: 'browser', command: ['node', 'test/browser/run.mjs'], when: 'test/browser/run.mjs' },
 ].filter((suite) => only.length === 0 || only.includes(suite.name));
 

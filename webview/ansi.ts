@@ -95,8 +95,10 @@ function applySgr(previous: Style, params: string): Style {
     else if (code === 4) style.underline = true;
     else if (code === 7) style.inverse = true;
     else if (code === 9) style.strike = true;
-    else if (code === 22) { style.bold = false; style.dim = false; }
-    else if (code === 23) style.italic = false;
+    else if (code === 22) {
+      style.bold = false;
+      style.dim = false;
+    } else if (code === 23) style.italic = false;
     else if (code === 24) style.underline = false;
     else if (code === 27) style.inverse = false;
     else if (code === 29) style.strike = false;

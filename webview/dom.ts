@@ -47,14 +47,27 @@ export const uid = (prefix: string): string => `${prefix}-${++nextId}`;
 export function button(label: string, onClick: () => void, props: Props & { secondary?: boolean; icon?: string } = {}): HTMLButtonElement {
   const { secondary, icon, className, ...rest } = props;
   const classes = ['btn', secondary ? 'secondary' : '', icon ? 'with-icon' : '', className ?? ''].filter(Boolean).join(' ');
-  return h('button', { ...rest, className: classes, attrs: { type: 'button', ...rest.attrs }, on: { click: onClick, ...rest.on } },
+  return h(
+    'button',
+    { ...rest, className: classes, attrs: { type: 'button', ...rest.attrs }, on: { click: onClick, ...rest.on } },
     icon ? h('span', { className: 'icon', attrs: { 'aria-hidden': 'true' } }, icon) : null,
-    h('span', { className: 'label' }, label));
+    h('span', { className: 'label' }, label),
+  );
 }
 
 /** A toggle in the style of VS Code's find widget options (aria-pressed). */
-export function toggle(label: string, text: string, pressed: boolean, onChange: (pressed: boolean) => void, title?: string): HTMLButtonElement {
-  const element = h('button', { className: 'toggle', title: title ?? label, attrs: { type: 'button', 'aria-pressed': String(pressed), 'aria-label': label } }, text);
+export function toggle(
+  label: string,
+  text: string,
+  pressed: boolean,
+  onChange: (pressed: boolean) => void,
+  title?: string,
+): HTMLButtonElement {
+  const element = h(
+    'button',
+    { className: 'toggle', title: title ?? label, attrs: { type: 'button', 'aria-pressed': String(pressed), 'aria-label': label } },
+    text,
+  );
   element.addEventListener('click', () => {
     const next = element.getAttribute('aria-pressed') !== 'true';
     element.setAttribute('aria-pressed', String(next));

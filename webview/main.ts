@@ -31,12 +31,18 @@ class Inspector {
   private readonly flags = h('div', { className: 'flags', attrs: { role: 'list', 'aria-label': 'Flags of this output' } });
   private readonly banners = h('div', { className: 'banners' });
   private readonly previewInfo = h('div', { className: 'pane-note' });
-  private readonly previewText = h('div', { className: 'preview-text', attrs: { tabindex: 0, role: 'region', 'aria-label': 'Preview the model received' } });
+  private readonly previewText = h('div', {
+    className: 'preview-text',
+    attrs: { tabindex: 0, role: 'region', 'aria-label': 'Preview the model received' },
+  });
   private readonly notice = h('div', { className: 'notice', attrs: { role: 'status', 'aria-live': 'polite' } });
   private readonly wrapToggle: HTMLButtonElement;
   private readonly actions: Record<HostAction, HTMLButtonElement>;
 
-  constructor(private readonly api: VsCodeApi, private readonly root: HTMLElement) {
+  constructor(
+    private readonly api: VsCodeApi,
+    private readonly root: HTMLElement,
+  ) {
     this.state = restoreState(api.getState());
     this.conn = new HostConnection(api, (message) => {
       if (message.method === 'show') void this.show(message.params.outputId, message.params.offset);
@@ -55,28 +61,52 @@ class Inspector {
       this.previewText.classList.toggle('nowrap', !wrap);
       this.persist({ wrap });
     });
-    const rawToggle = toggle('Show control characters', 'Raw', false, (raw) => {
-      this.raw = raw;
-      this.pager.setView({ raw });
-      this.renderPreview();
-    }, 'Show escape sequences and control characters as they are, instead of as colours');
+    const rawToggle = toggle(
+      'Show control characters',
+      'Raw',
+      false,
+      (raw) => {
+        this.raw = raw;
+        this.pager.setView({ raw });
+        this.renderPreview();
+      },
+      'Show escape sequences and control characters as they are, instead of as colours',
+    );
     this.actions = {
       copyPage: button('Copy page', () => void this.act('copyPage'), { secondary: true, title: 'Copy the text of this page' }),
       copyOutputId: button('Copy ID', () => void this.act('copyOutputId'), { secondary: true, title: 'Copy the output ID' }),
-      openInEditor: button('Open in editor', () => void this.act('openInEditor'), { secondary: true, title: 'Open the whole copy in an editor tab' }),
+      openInEditor: button('Open in editor', () => void this.act('openInEditor'), {
+        secondary: true,
+        title: 'Open the whole copy in an editor tab',
+      }),
       saveAs: button('Save as…', () => void this.act('saveAs'), { secondary: true, title: 'Save the whole copy as a file' }),
     };
 
-    const header = h('header', { className: 'header' },
+    const header = h(
+      'header',
+      { className: 'header' },
       h('div', { className: 'heading' }, this.title, this.meta),
-      h('div', { className: 'header-actions' }, this.actions.copyOutputId, this.actions.openInEditor, this.actions.saveAs));
-    const previewPane = h('section', { className: 'pane preview-pane', attrs: { 'aria-labelledby': 'preview-heading' } },
+      h('div', { className: 'header-actions' }, this.actions.copyOutputId, this.actions.openInEditor, this.actions.saveAs),
+    );
+    const previewPane = h(
+      'section',
+      { className: 'pane preview-pane', attrs: { 'aria-labelledby': 'preview-heading' } },
       h('div', { className: 'pane-head' }, h('h2', { id: 'preview-heading' }, 'Preview the model received')),
-      this.previewInfo, this.previewText);
-    const copyPane = h('section', { className: 'pane copy-pane', attrs: { 'aria-labelledby': 'copy-heading' } },
-      h('div', { className: 'pane-head' }, h('h2', { id: 'copy-heading' }, 'Retained copy'),
-        h('div', { className: 'pane-tools' }, this.actions.copyPage, this.wrapToggle, rawToggle)),
-      this.search.element, this.pager.element);
+      this.previewInfo,
+      this.previewText,
+    );
+    const copyPane = h(
+      'section',
+      { className: 'pane copy-pane', attrs: { 'aria-labelledby': 'copy-heading' } },
+      h(
+        'div',
+        { className: 'pane-head' },
+        h('h2', { id: 'copy-heading' }, 'Retained copy'),
+        h('div', { className: 'pane-tools' }, this.actions.copyPage, this.wrapToggle, rawToggle),
+      ),
+      this.search.element,
+      this.pager.element,
+    );
     this.root.replaceChildren(header, this.flags, this.banners, h('main', { className: 'panes' }, previewPane, copyPane), this.notice);
     this.pager.setView({ wrap: this.state?.wrap ?? true });
     this.previewText.classList.toggle('nowrap', !(this.state?.wrap ?? true));
@@ -94,7 +124,13 @@ class Inspector {
 
   private async show(outputId: string, offset?: number): Promise<void> {
     const saved = this.state?.outputId === outputId ? this.state : undefined;
-    this.state = { outputId, offset: offset ?? saved?.offset ?? 0, pageBytes: saved?.pageBytes ?? MAX_PAGE_BYTES, wrap: saved?.wrap, search: saved?.search };
+    this.state = {
+      outputId,
+      offset: offset ?? saved?.offset ?? 0,
+      pageBytes: saved?.pageBytes ?? MAX_PAGE_BYTES,
+      wrap: saved?.wrap,
+      search: saved?.search,
+    };
     this.persist({});
     this.search.setOutput(outputId, saved?.search);
     await this.load(this.state.offset);
@@ -122,7 +158,13 @@ class Inspector {
       return;
     }
     const readable = (d: DescribeResult | undefined): boolean => !!d && !d.unreadable && !d.info.evicted;
-    if (refresh && readable(before) && readable(this.describe) && this.pager.page && before!.info.totalBytes === this.describe.info.totalBytes) {
+    if (
+      refresh &&
+      readable(before) &&
+      readable(this.describe) &&
+      this.pager.page &&
+      before!.info.totalBytes === this.describe.info.totalBytes
+    ) {
       this.renderHeader(this.describe);
       this.renderBanners();
       this.renderFlags();
@@ -154,7 +196,9 @@ class Inspector {
       d.totalLines !== undefined ? `${num(d.totalLines)} lines` : undefined,
       command.cwd ? `in ${command.cwd}` : undefined,
     ].filter((fact) => fact !== undefined);
-    this.meta.replaceChildren(...facts.flatMap((fact, i) => (i === 0 ? [fact] : [h('span', { className: 'sep', attrs: { 'aria-hidden': 'true' } }, ' · '), fact])));
+    this.meta.replaceChildren(
+      ...facts.flatMap((fact, i) => (i === 0 ? [fact] : [h('span', { className: 'sep', attrs: { 'aria-hidden': 'true' } }, ' · '), fact])),
+    );
     const readable = !d.unreadable && !info.evicted;
     this.actions.openInEditor.disabled = !readable;
     this.actions.saveAs.disabled = !readable;
@@ -164,7 +208,11 @@ class Inspector {
   private renderPreview(): void {
     const preview = this.describe?.preview;
     if (!preview) return;
-    const words = { recorded: 'Recorded when the tool ran: exactly what the model received.', recomputed: preview.note ?? '', unavailable: preview.note ?? '' };
+    const words = {
+      recorded: 'Recorded when the tool ran: exactly what the model received.',
+      recomputed: preview.note ?? '',
+      unavailable: preview.note ?? '',
+    };
     const size = preview.text !== undefined ? ` ${num(new TextEncoder().encode(preview.text).length)} bytes.` : '';
     this.previewInfo.textContent = `${words[preview.source]}${size}`;
     this.previewText.dataset.source = preview.source;
@@ -179,9 +227,10 @@ class Inspector {
       raw: this.raw,
       marker: preview.marker && {
         ...preview.marker,
-        action: omitted && !this.describe?.info.evicted
-          ? { label: `Show bytes ${num(omitted.from)} to ${num(omitted.to)} in the copy`, run: () => void this.pager.go(omitted.from) }
-          : undefined,
+        action:
+          omitted && !this.describe?.info.evicted
+            ? { label: `Show bytes ${num(omitted.from)} to ${num(omitted.to)} in the copy`, run: () => void this.pager.go(omitted.from) }
+            : undefined,
       },
     });
     // What matters most in a cut preview is where it was cut: show the marker first.
@@ -194,17 +243,35 @@ class Inspector {
     if (!d) return; // showMissing owns the banner then
     const banners: HTMLElement[] = [];
     if (d.info.evicted || d.unreadable) {
-      banners.push(h('div', { className: 'banner error', attrs: { role: 'alert' } }, d.unreadable?.message ?? 'The copy was evicted; its content is gone.'));
+      banners.push(
+        h(
+          'div',
+          { className: 'banner error', attrs: { role: 'alert' } },
+          d.unreadable?.message ?? 'The copy was evicted; its content is gone.',
+        ),
+      );
     } else if (!d.info.complete) {
       const where = d.info.gapOffset !== undefined ? ` at byte ${num(d.info.gapOffset)}` : '';
-      const dropped = d.info.droppedBytes > 0 ? `${bytes(d.info.droppedBytes)} (${num(d.info.droppedBytes)} bytes) of the output were dropped${where} before it was saved` : 'the tool reported missing bytes';
-      banners.push(h('div', { className: 'banner warn' },
-        h('span', {}, `This copy is incomplete (complete=false): ${dropped}.`),
-        d.info.gapOffset !== undefined ? button('Jump to the capture gap', () => void this.pager.goToCaptureGap(), { secondary: true }) : null));
+      const dropped =
+        d.info.droppedBytes > 0
+          ? `${bytes(d.info.droppedBytes)} (${num(d.info.droppedBytes)} bytes) of the output were dropped${where} before it was saved`
+          : 'the tool reported missing bytes';
+      banners.push(
+        h(
+          'div',
+          { className: 'banner warn' },
+          h('span', {}, `This copy is incomplete (complete=false): ${dropped}.`),
+          d.info.gapOffset !== undefined
+            ? button('Jump to the capture gap', () => void this.pager.goToCaptureGap(), { secondary: true })
+            : null,
+        ),
+      );
     }
     const page = this.pager.page;
     if (page && !page.hasMore && !page.complete) {
-      banners.push(h('div', { className: 'banner warn end-of-saved', attrs: { role: 'status' } }, `hasMore=false and complete=false: ${END_OF_SAVED}`));
+      banners.push(
+        h('div', { className: 'banner warn end-of-saved', attrs: { role: 'status' } }, `hasMore=false and complete=false: ${END_OF_SAVED}`),
+      );
     }
     this.banners.replaceChildren(...banners);
   }
@@ -230,7 +297,13 @@ class Inspector {
     if (!outputId) return;
     const page = this.pager.page;
     try {
-      const result = await this.conn.request('action', { outputId, action, offset: page?.offset, end: page?.nextOffset, line: page?.firstLine });
+      const result = await this.conn.request('action', {
+        outputId,
+        action,
+        offset: page?.offset,
+        end: page?.nextOffset,
+        line: page?.firstLine,
+      });
       this.notice.textContent = result.message ?? '';
     } catch (error) {
       this.notice.textContent = error instanceof Error ? error.message : String(error);
@@ -243,8 +316,25 @@ class Inspector {
     const message = error instanceof Error ? error.message : String(error);
     this.title.textContent = outputId;
     this.meta.replaceChildren();
-    this.pager.setOutput({ info: { outputId, createdAt: 0, totalBytes: 0, complete: false, droppedBytes: 0, evicted: false }, command: {}, preview: { source: 'unavailable' }, unreadable: { code, message } }, MAX_PAGE_BYTES);
-    renderFlags(this.flags, [{ key: 'saved', label: 'copy', value: code === 'NOT_FOUND' ? 'not found' : 'unavailable', raw: code === 'NOT_FOUND' ? 'not-found' : 'unavailable', tone: 'error', tip: message }]);
+    this.pager.setOutput(
+      {
+        info: { outputId, createdAt: 0, totalBytes: 0, complete: false, droppedBytes: 0, evicted: false },
+        command: {},
+        preview: { source: 'unavailable' },
+        unreadable: { code, message },
+      },
+      MAX_PAGE_BYTES,
+    );
+    renderFlags(this.flags, [
+      {
+        key: 'saved',
+        label: 'copy',
+        value: code === 'NOT_FOUND' ? 'not found' : 'unavailable',
+        raw: code === 'NOT_FOUND' ? 'not-found' : 'unavailable',
+        tone: 'error',
+        tip: message,
+      },
+    ]);
     this.banners.replaceChildren(h('div', { className: 'banner error', attrs: { role: 'alert', 'data-code': code } }, message));
     this.previewText.replaceChildren();
     this.previewInfo.textContent = '';
@@ -263,7 +353,13 @@ function restoreState(value: unknown): PersistedState | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const s = value as Partial<PersistedState>;
   if (typeof s.outputId !== 'string' || typeof s.offset !== 'number') return undefined;
-  return { outputId: s.outputId, offset: Math.max(0, Math.floor(s.offset)), pageBytes: typeof s.pageBytes === 'number' ? s.pageBytes : MAX_PAGE_BYTES, wrap: s.wrap, search: s.search };
+  return {
+    outputId: s.outputId,
+    offset: Math.max(0, Math.floor(s.offset)),
+    pageBytes: typeof s.pageBytes === 'number' ? s.pageBytes : MAX_PAGE_BYTES,
+    wrap: s.wrap,
+    search: s.search,
+  };
 }
 
 const root = document.getElementById('app');

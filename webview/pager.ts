@@ -32,41 +32,107 @@ export class Pager {
   private focusLine: number | undefined;
   private view: ViewOptions = { wrap: true, raw: false };
 
-  private readonly slider = h('input', { className: 'slider', attrs: { type: 'range', min: 0, max: 0, step: 1, 'aria-label': 'Byte offset in the copy' } });
-  private readonly offsetBox = h('input', { className: 'input offset', attrs: { type: 'text', inputmode: 'numeric', spellcheck: 'false', autocomplete: 'off', 'aria-label': 'Byte offset' } });
-  private readonly sizeBox = h('input', { className: 'input size', attrs: { type: 'number', min: 1, max: MAX_PAGE_BYTES, step: 1, 'aria-label': `Page size in bytes (1 to ${MAX_PAGE_BYTES})` } });
+  private readonly slider = h('input', {
+    className: 'slider',
+    attrs: { type: 'range', min: 0, max: 0, step: 1, 'aria-label': 'Byte offset in the copy' },
+  });
+  private readonly offsetBox = h('input', {
+    className: 'input offset',
+    attrs: { type: 'text', inputmode: 'numeric', spellcheck: 'false', autocomplete: 'off', 'aria-label': 'Byte offset' },
+  });
+  private readonly sizeBox = h('input', {
+    className: 'input size',
+    attrs: { type: 'number', min: 1, max: MAX_PAGE_BYTES, step: 1, 'aria-label': `Page size in bytes (1 to ${MAX_PAGE_BYTES})` },
+  });
   private readonly status = h('div', { className: 'page-status', attrs: { 'aria-live': 'polite' } });
   private readonly seen = h('div', { className: 'page-seen' });
   private readonly error = h('div', { className: 'page-error', attrs: { role: 'alert', hidden: true } });
   readonly text = h('div', { className: 'page-text', attrs: { tabindex: 0, role: 'region', 'aria-label': 'Page of the retained copy' } });
   private readonly buttons = {
-    start: button('Start', () => void this.go(0), { secondary: true, icon: '⇤', attrs: { 'aria-keyshortcuts': 'Alt+Home' }, title: 'First page (Alt+Home)' }),
-    prev: button('Previous', () => void this.previous(), { secondary: true, icon: '‹', attrs: { 'aria-keyshortcuts': 'Alt+PageUp' }, title: 'Previous page (Alt+PageUp)' }),
-    next: button('Next', () => void this.next(), { secondary: true, icon: '›', attrs: { 'aria-keyshortcuts': 'Alt+PageDown' }, title: 'Next page: read from nextOffset (Alt+PageDown)' }),
-    end: button('End', () => void this.end(), { secondary: true, icon: '⇥', attrs: { 'aria-keyshortcuts': 'Alt+End' }, title: 'Last page (Alt+End)' }),
-    omitted: button('Preview gap', () => this.describe?.preview.omitted && void this.go(this.describe.preview.omitted.from), { secondary: true, icon: '⤓', title: 'Jump to the first byte the model did not see in its preview' }),
-    gap: button('Capture gap', () => void this.goToCaptureGap(), { secondary: true, icon: '⤓', title: 'Jump to where capture dropped bytes' }),
+    start: button('Start', () => void this.go(0), {
+      secondary: true,
+      icon: '⇤',
+      attrs: { 'aria-keyshortcuts': 'Alt+Home' },
+      title: 'First page (Alt+Home)',
+    }),
+    prev: button('Previous', () => void this.previous(), {
+      secondary: true,
+      icon: '‹',
+      attrs: { 'aria-keyshortcuts': 'Alt+PageUp' },
+      title: 'Previous page (Alt+PageUp)',
+    }),
+    next: button('Next', () => void this.next(), {
+      secondary: true,
+      icon: '›',
+      attrs: { 'aria-keyshortcuts': 'Alt+PageDown' },
+      title: 'Next page: read from nextOffset (Alt+PageDown)',
+    }),
+    end: button('End', () => void this.end(), {
+      secondary: true,
+      icon: '⇥',
+      attrs: { 'aria-keyshortcuts': 'Alt+End' },
+      title: 'Last page (Alt+End)',
+    }),
+    omitted: button('Preview gap', () => this.describe?.preview.omitted && void this.go(this.describe.preview.omitted.from), {
+      secondary: true,
+      icon: '⤓',
+      title: 'Jump to the first byte the model did not see in its preview',
+    }),
+    gap: button('Capture gap', () => void this.goToCaptureGap(), {
+      secondary: true,
+      icon: '⤓',
+      title: 'Jump to where capture dropped bytes',
+    }),
     go: button('Go', () => void this.goTyped(), { secondary: true, title: 'Show the page at this byte offset (Enter)' }),
   };
 
-  constructor(private readonly conn: HostConnection, private readonly events: PagerEvents) {
+  constructor(
+    private readonly conn: HostConnection,
+    private readonly events: PagerEvents,
+  ) {
     const b = this.buttons;
     this.offsetBox.id = uid('offset');
     this.sizeBox.id = uid('size');
     this.error.id = uid('offset-error');
     this.offsetBox.setAttribute('aria-describedby', this.error.id);
-    const offsetGroup = h('div', { className: 'field' }, h('label', { className: 'field-label', attrs: { for: this.offsetBox.id } }, 'Offset'), this.offsetBox, b.go);
-    const sizeGroup = h('div', { className: 'field' }, h('label', { className: 'field-label', attrs: { for: this.sizeBox.id } }, 'Page size'), this.sizeBox, h('span', { className: 'field-unit' }, 'bytes'));
-    this.element = h('section', { className: 'pager', attrs: { 'aria-label': 'Page through the retained copy' } },
-      h('div', { className: 'toolbar', attrs: { role: 'toolbar', 'aria-label': 'Page navigation' } }, b.start, b.prev, b.next, b.end, b.omitted, b.gap),
+    const offsetGroup = h(
+      'div',
+      { className: 'field' },
+      h('label', { className: 'field-label', attrs: { for: this.offsetBox.id } }, 'Offset'),
+      this.offsetBox,
+      b.go,
+    );
+    const sizeGroup = h(
+      'div',
+      { className: 'field' },
+      h('label', { className: 'field-label', attrs: { for: this.sizeBox.id } }, 'Page size'),
+      this.sizeBox,
+      h('span', { className: 'field-unit' }, 'bytes'),
+    );
+    this.element = h(
+      'section',
+      { className: 'pager', attrs: { 'aria-label': 'Page through the retained copy' } },
+      h(
+        'div',
+        { className: 'toolbar', attrs: { role: 'toolbar', 'aria-label': 'Page navigation' } },
+        b.start,
+        b.prev,
+        b.next,
+        b.end,
+        b.omitted,
+        b.gap,
+      ),
       h('div', { className: 'toolbar' }, offsetGroup, sizeGroup),
       this.slider,
       h('div', { className: 'status-row' }, this.status, this.seen),
       this.error,
-      this.text);
+      this.text,
+    );
 
     this.slider.addEventListener('input', () => this.slide(Number(this.slider.value)));
-    this.slider.addEventListener('pointerdown', () => { this.dragging = true; });
+    this.slider.addEventListener('pointerdown', () => {
+      this.dragging = true;
+    });
     const release = (): void => {
       this.dragging = false;
       if (this.page && !this.sliderBusy) this.slider.value = String(this.page.offset);
@@ -76,11 +142,14 @@ export class Pager {
     // The native step (one byte) is useless on megabytes: arrows move a page, PageUp/Down ten.
     this.slider.addEventListener('keydown', (event) => {
       const keys: Record<string, () => void> = {
-        ArrowRight: () => void this.next(), ArrowUp: () => void this.next(),
-        ArrowLeft: () => void this.previous(), ArrowDown: () => void this.previous(),
+        ArrowRight: () => void this.next(),
+        ArrowUp: () => void this.next(),
+        ArrowLeft: () => void this.previous(),
+        ArrowDown: () => void this.previous(),
         PageDown: () => this.slide(Math.min(this.total() - 1, (this.page?.offset ?? 0) + 10 * this.pageBytes)),
         PageUp: () => this.slide(Math.max(0, (this.page?.offset ?? 0) - 10 * this.pageBytes)),
-        Home: () => void this.go(0), End: () => void this.end(),
+        Home: () => void this.go(0),
+        End: () => void this.end(),
       };
       const action = keys[event.key];
       if (action) {
@@ -207,7 +276,12 @@ export class Pager {
     this.page = page;
     const gapOffset = this.describe?.info.gapOffset;
     let gap: { at: number; label: string; detail: string } | undefined;
-    if (gapOffset !== undefined && gapOffset >= page.offset && gapOffset <= page.nextOffset && (gapOffset < page.nextOffset || gapOffset === page.totalBytes)) {
+    if (
+      gapOffset !== undefined &&
+      gapOffset >= page.offset &&
+      gapOffset <= page.nextOffset &&
+      (gapOffset < page.nextOffset || gapOffset === page.totalBytes)
+    ) {
       const dropped = this.describe?.info.droppedBytes ?? 0;
       const at = charIndexAtByte(page.text, gapOffset - page.offset);
       const detail = `Capture dropped ${num(dropped)} bytes here (at byte ${num(gapOffset)}): the text on either side was not adjacent in the real output.`;
@@ -238,8 +312,10 @@ export class Pager {
     const totalLines = this.describe?.totalLines;
     const lines = page.firstLine === page.lastLine ? `line ${num(page.firstLine)}` : `lines ${num(page.firstLine)}–${num(page.lastLine)}`;
     const range = `Bytes ${num(page.offset)} to ${num(page.nextOffset)} of ${num(page.totalBytes)}`;
-    const snapped = page.offset !== page.requestedOffset && page.requestedOffset < page.offset + 4 && page.requestedOffset > page.offset
-      ? ` (moved back from ${num(page.requestedOffset)} to the start of a character)` : '';
+    const snapped =
+      page.offset !== page.requestedOffset && page.requestedOffset < page.offset + 4 && page.requestedOffset > page.offset
+        ? ` (moved back from ${num(page.requestedOffset)} to the start of a character)`
+        : '';
     this.status.textContent = `${range} · ${lines}${totalLines !== undefined ? ` of ${num(totalLines)}` : ''}${snapped}`;
     const label = `bytes ${page.offset} to ${page.nextOffset} of ${page.totalBytes}, ${lines}`;
     this.slider.setAttribute('aria-valuetext', label);
@@ -253,9 +329,12 @@ export class Pager {
     const size = page.nextOffset - page.offset;
     const seen = inside === 0 ? 'all' : inside >= size ? 'none' : 'part';
     this.seen.dataset.seen = seen;
-    this.seen.textContent = seen === 'all' ? 'The model saw this page in its preview.'
-      : seen === 'none' ? 'The model did not see this page: it is in the preview\'s omitted range.'
-        : 'The model saw only part of this page: the preview\'s omitted range starts or ends here.';
+    this.seen.textContent =
+      seen === 'all'
+        ? 'The model saw this page in its preview.'
+        : seen === 'none'
+          ? "The model did not see this page: it is in the preview's omitted range."
+          : "The model saw only part of this page: the preview's omitted range starts or ends here.";
   }
 
   private updateButtons(page: PageResult): void {
@@ -275,13 +354,24 @@ export class Pager {
       const before = Number(error.details.before);
       const after = Number(error.details.after);
       box.dataset.code = error.code;
-      box.appendChild(h('div', { className: 'boundaries' },
-        h('span', {}, 'Nearest character boundaries: '),
-        button(`byte ${num(before)} (before)`, () => void this.go(before), { secondary: true, attrs: { 'data-boundary': 'before' } }),
-        button(`byte ${num(after)} (after)`, () => void this.go(after), { secondary: true, attrs: { 'data-boundary': 'after' } })));
+      box.appendChild(
+        h(
+          'div',
+          { className: 'boundaries' },
+          h('span', {}, 'Nearest character boundaries: '),
+          button(`byte ${num(before)} (before)`, () => void this.go(before), { secondary: true, attrs: { 'data-boundary': 'before' } }),
+          button(`byte ${num(after)} (after)`, () => void this.go(after), { secondary: true, attrs: { 'data-boundary': 'after' } }),
+        ),
+      );
     } else if (error instanceof HostError && error.code === 'OFFSET_OUT_OF_RANGE') {
       box.dataset.code = error.code;
-      box.appendChild(h('div', { className: 'boundaries' }, button('Go to the last page', () => void this.end(), { secondary: true })));
+      box.appendChild(
+        h(
+          'div',
+          { className: 'boundaries' },
+          button('Go to the last page', () => void this.end(), { secondary: true }),
+        ),
+      );
     } else {
       box.dataset.code = error instanceof HostError ? error.code : 'ERROR';
     }
@@ -298,7 +388,10 @@ export class Pager {
   handleGlobalKey(event: KeyboardEvent): boolean {
     if (!event.altKey || event.ctrlKey || event.metaKey) return false;
     const actions: Record<string, () => unknown> = {
-      PageDown: () => this.next(), PageUp: () => this.previous(), Home: () => this.go(0), End: () => this.end(),
+      PageDown: () => this.next(),
+      PageUp: () => this.previous(),
+      Home: () => this.go(0),
+      End: () => this.end(),
     };
     const action = actions[event.key];
     if (!action || !this.page) return false;

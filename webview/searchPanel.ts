@@ -36,16 +36,30 @@ export class SearchPanel {
   private matches: SearchMatch[] = [];
   private active = -1;
   private seq = 0;
-  private readonly input = h('input', { className: 'input search-input', attrs: { type: 'search', spellcheck: 'false', autocomplete: 'off', placeholder: 'Search the copy', 'aria-label': 'Search the copy' } });
+  private readonly input = h('input', {
+    className: 'input search-input',
+    attrs: { type: 'search', spellcheck: 'false', autocomplete: 'off', placeholder: 'Search the copy', 'aria-label': 'Search the copy' },
+  });
   private readonly regex = toggle('Use regular expression', '.*', false, () => this.rerun(), 'Use Regular Expression');
   private readonly caseSensitive = toggle('Match case', 'Aa', false, () => this.rerun(), 'Match Case');
   private readonly summary = h('div', { className: 'search-summary', attrs: { 'aria-live': 'polite' } });
-  private readonly list = h('div', { className: 'search-results', attrs: { role: 'listbox', tabindex: 0, 'aria-label': 'Search results', hidden: true } });
+  private readonly list = h('div', {
+    className: 'search-results',
+    attrs: { role: 'listbox', tabindex: 0, 'aria-label': 'Search results', hidden: true },
+  });
 
-  constructor(private readonly conn: HostConnection, private readonly events: SearchEvents) {
-    const form = h('form', { className: 'search-form', attrs: { role: 'search' } },
-      this.input, this.regex, this.caseSensitive,
-      h('button', { className: 'btn', attrs: { type: 'submit' } }, 'Search'));
+  constructor(
+    private readonly conn: HostConnection,
+    private readonly events: SearchEvents,
+  ) {
+    const form = h(
+      'form',
+      { className: 'search-form', attrs: { role: 'search' } },
+      this.input,
+      this.regex,
+      this.caseSensitive,
+      h('button', { className: 'btn', attrs: { type: 'submit' } }, 'Search'),
+    );
     form.addEventListener('submit', (event) => {
       event.preventDefault();
       void this.run();
@@ -73,7 +87,11 @@ export class SearchPanel {
   query(): SearchQuery | undefined {
     const pattern = this.input.value;
     if (!pattern) return undefined;
-    return { pattern, regex: this.regex.getAttribute('aria-pressed') === 'true', caseSensitive: this.caseSensitive.getAttribute('aria-pressed') === 'true' };
+    return {
+      pattern,
+      regex: this.regex.getAttribute('aria-pressed') === 'true',
+      caseSensitive: this.caseSensitive.getAttribute('aria-pressed') === 'true',
+    };
   }
 
   focus(): void {
@@ -116,24 +134,30 @@ export class SearchPanel {
     this.matches = matches;
     this.active = -1;
     this.list.removeAttribute('aria-activedescendant');
-    this.summary.textContent = matches.length === 0
-      ? 'No matches in the copy.'
-      : `${num(matches.length)}${truncated ? '+' : ''} match${matches.length === 1 ? '' : 'es'}${truncated ? ` (the first ${num(matches.length)} are listed)` : ''}. Choose one to show its page.`;
+    this.summary.textContent =
+      matches.length === 0
+        ? 'No matches in the copy.'
+        : `${num(matches.length)}${truncated ? '+' : ''} match${matches.length === 1 ? '' : 'es'}${truncated ? ` (the first ${num(matches.length)} are listed)` : ''}. Choose one to show its page.`;
     this.list.hidden = matches.length === 0;
-    this.list.replaceChildren(...matches.map((match, index) => {
-      const option = h('div', {
-        className: 'search-result',
-        id: uid('match'),
-        attrs: { role: 'option', 'aria-selected': 'false', 'data-offset': match.offset, 'data-line': match.line },
-      },
-      h('span', { className: 'where' }, `line ${num(match.line)} · byte ${num(match.offset)}`),
-      excerpt(match.text));
-      option.addEventListener('click', () => {
-        this.setActive(index);
-        this.events.onPick(match);
-      });
-      return option;
-    }));
+    this.list.replaceChildren(
+      ...matches.map((match, index) => {
+        const option = h(
+          'div',
+          {
+            className: 'search-result',
+            id: uid('match'),
+            attrs: { role: 'option', 'aria-selected': 'false', 'data-offset': match.offset, 'data-line': match.line },
+          },
+          h('span', { className: 'where' }, `line ${num(match.line)} · byte ${num(match.offset)}`),
+          excerpt(match.text),
+        );
+        option.addEventListener('click', () => {
+          this.setActive(index);
+          this.events.onPick(match);
+        });
+        return option;
+      }),
+    );
   }
 
   private setActive(index: number): void {
@@ -149,7 +173,14 @@ export class SearchPanel {
 
   private onListKey(event: KeyboardEvent): void {
     const last = this.matches.length - 1;
-    const moves: Record<string, number> = { ArrowDown: this.active + 1, ArrowUp: this.active - 1, Home: 0, End: last, PageDown: this.active + 10, PageUp: this.active - 10 };
+    const moves: Record<string, number> = {
+      ArrowDown: this.active + 1,
+      ArrowUp: this.active - 1,
+      Home: 0,
+      End: last,
+      PageDown: this.active + 10,
+      PageUp: this.active - 10,
+    };
     if (event.key in moves) {
       event.preventDefault();
       this.setActive(Math.max(0, Math.min(last, moves[event.key])));

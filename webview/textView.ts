@@ -135,14 +135,22 @@ function renderLine(body: HTMLElement, line: Item[], highlight: RegExp | undefin
   let range = 0;
   for (const item of line) {
     if (item.kind === 'gap') {
-      body.appendChild(h('span', { className: 'gap-inline', title: item.detail, attrs: { role: 'note', 'aria-label': item.detail } }, item.label));
+      body.appendChild(
+        h('span', { className: 'gap-inline', title: item.detail, attrs: { role: 'note', 'aria-label': item.detail } }, item.label),
+      );
       continue;
     }
     if (item.kind === 'marker') {
       body.appendChild(h('mark', { className: 'omission', attrs: { 'aria-label': `Omission marker: ${item.text}` } }, item.text));
       if (item.action) {
         const action = item.action;
-        body.appendChild(h('button', { className: 'btn secondary inline-action', attrs: { type: 'button' }, on: { click: () => action.run() } }, action.label));
+        body.appendChild(
+          h(
+            'button',
+            { className: 'btn secondary inline-action', attrs: { type: 'button' }, on: { click: () => action.run() } },
+            action.label,
+          ),
+        );
       }
       continue;
     }
@@ -213,8 +221,10 @@ export function charIndexAtByte(text: string, byteDelta: number): number {
     if (code === 0xfffd) return -1;
     if (code < 0x80) bytes += 1;
     else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff) { bytes += 4; i++; }
-    else bytes += 3;
+    else if (code >= 0xd800 && code <= 0xdbff) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
   }
   return bytes === byteDelta ? text.length : -1;
 }

@@ -22,7 +22,8 @@ function show(target: HTMLElement, text: string): void {
   element.style.maxWidth = `${width}px`;
   const left = Math.max(8, Math.min(box.left, window.innerWidth - element.offsetWidth - 8));
   const below = box.bottom + 6;
-  const top = below + element.offsetHeight > window.innerHeight && box.top > element.offsetHeight + 6 ? box.top - element.offsetHeight - 6 : below;
+  const top =
+    below + element.offsetHeight > window.innerHeight && box.top > element.offsetHeight + 6 ? box.top - element.offsetHeight - 6 : below;
   element.style.left = `${left}px`;
   element.style.top = `${top}px`;
 }
@@ -41,9 +42,13 @@ document.addEventListener('keydown', (event) => {
   if (event.key === 'Escape') hide();
 });
 // A fixed-position tooltip would drift away from its owner when anything scrolls: follow it.
-document.addEventListener('scroll', () => {
-  if (owner && tip && !tip.hidden) show(owner, tip.textContent ?? '');
-}, true);
+document.addEventListener(
+  'scroll',
+  () => {
+    if (owner && tip && !tip.hidden) show(owner, tip.textContent ?? '');
+  },
+  true,
+);
 
 /**
  * Attaches a tooltip to `target`. The text also becomes the element's accessible description

@@ -17,16 +17,51 @@ export function prng(seed) {
 const LEVELS = ['INFO ', 'INFO ', 'INFO ', 'INFO ', 'DEBUG', 'DEBUG', 'WARN ', 'ERROR', 'TRACE'];
 const COMPONENTS = ['http', 'worker-1', 'worker-2', 'worker-3', 'scheduler', 'db.pool', 'cache', 'build', 'test', 'auth', 'i18n', 'queue'];
 const METHODS = ['GET', 'GET', 'GET', 'POST', 'PUT', 'DELETE', 'PATCH'];
-const ROUTES = ['/api/v1/users/{n}/orders', '/api/v1/items/{n}', '/api/v2/search', '/healthz', '/static/js/chunk-{h}.js', '/api/v1/sessions/{h}', '/graphql', '/api/v1/reports/{n}/export'];
-const FILES = [
-  'src/server/routes/orders.ts', 'src/server/db/pool.ts', 'src/components/Button.tsx', 'src/components/checkout/CartSummary.tsx',
-  'lib/utils/retry.js', 'node_modules/pg/lib/client.js', 'node_modules/express/lib/router/index.js', 'test/unit/orders.test.ts',
-  'packages/core/src/index.ts', 'crates/parser/src/lexer.rs', 'internal/api/handler.go', 'app/models/user.py',
+const ROUTES = [
+  '/api/v1/users/{n}/orders',
+  '/api/v1/items/{n}',
+  '/api/v2/search',
+  '/healthz',
+  '/static/js/chunk-{h}.js',
+  '/api/v1/sessions/{h}',
+  '/graphql',
+  '/api/v1/reports/{n}/export',
 ];
-const ERRORS = ['ECONNRESET', 'ETIMEDOUT', 'EADDRINUSE', 'ENOENT', 'deadlock detected', 'unique constraint violated', 'TypeError: Cannot read properties of undefined (reading \'id\')'];
+const FILES = [
+  'src/server/routes/orders.ts',
+  'src/server/db/pool.ts',
+  'src/components/Button.tsx',
+  'src/components/checkout/CartSummary.tsx',
+  'lib/utils/retry.js',
+  'node_modules/pg/lib/client.js',
+  'node_modules/express/lib/router/index.js',
+  'test/unit/orders.test.ts',
+  'packages/core/src/index.ts',
+  'crates/parser/src/lexer.rs',
+  'internal/api/handler.go',
+  'app/models/user.py',
+];
+const ERRORS = [
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EADDRINUSE',
+  'ENOENT',
+  'deadlock detected',
+  'unique constraint violated',
+  "TypeError: Cannot read properties of undefined (reading 'id')",
+];
 const CJK = [
-  '翻訳が見つかりません', '用户登录成功', '数据库连接已关闭', '요청이 시간 초과되었습니다', '缓存未命中，正在重新加载', 'ファイルを保存しました',
-  'Überprüfung fehlgeschlagen', 'échec de la connexion', 'Время ожидания истекло', '✓ 通过', '✗ 失败',
+  '翻訳が見つかりません',
+  '用户登录成功',
+  '数据库连接已关闭',
+  '요청이 시간 초과되었습니다',
+  '缓存未命中，正在重新加载',
+  'ファイルを保存しました',
+  'Überprüfung fehlgeschlagen',
+  'échec de la connexion',
+  'Время ожидания истекло',
+  '✓ 通过',
+  '✗ 失败',
 ];
 const USERS = ['alice', 'bob', 'carol', 'dmitri', '李雷', 'さくら', 'eve', 'mallory'];
 
@@ -35,7 +70,10 @@ export function makeLogLine(rand, clock) {
   const int = (n) => Math.floor(rand() * n);
   const hex = (len) => {
     let s = '';
-    while (s.length < len) s += Math.floor(rand() * 0x100000000).toString(16).padStart(8, '0');
+    while (s.length < len)
+      s += Math.floor(rand() * 0x100000000)
+        .toString(16)
+        .padStart(8, '0');
     return s.slice(0, len);
   };
   clock.t += int(40);
@@ -47,7 +85,9 @@ export function makeLogLine(rand, clock) {
     case 0:
     case 1:
     case 2: {
-      const route = pick(ROUTES).replace('{n}', String(int(100000))).replace('{h}', hex(12));
+      const route = pick(ROUTES)
+        .replace('{n}', String(int(100000)))
+        .replace('{h}', hex(12));
       return `${head}${pick(METHODS)} ${route} ${pick([200, 200, 200, 201, 204, 304, 400, 404, 500])} ${(rand() * 250).toFixed(1)}ms bytes=${int(200000)} req=${hex(8)} user=${pick(USERS)}`;
     }
     case 3:
@@ -61,7 +101,10 @@ export function makeLogLine(rand, clock) {
     case 7: {
       const frames = 1 + int(4);
       const lines = [`${head}Unhandled ${pick(ERRORS)} while processing task ${hex(8)}`];
-      for (let i = 0; i < frames; i++) lines.push(`    at ${pick(['Object.<anonymous>', 'processTicksAndRejections', 'Client._handleErrorMessage', 'Router.handle', 'async Promise.all'])} (/home/ci/work/${pick(FILES)}:${1 + int(900)}:${1 + int(80)})`);
+      for (let i = 0; i < frames; i++)
+        lines.push(
+          `    at ${pick(['Object.<anonymous>', 'processTicksAndRejections', 'Client._handleErrorMessage', 'Router.handle', 'async Promise.all'])} (/home/ci/work/${pick(FILES)}:${1 + int(900)}:${1 + int(80)})`,
+        );
       return lines.join('\n');
     }
     default:

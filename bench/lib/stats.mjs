@@ -30,6 +30,10 @@ export const fmtRatio = (r) => (Number.isFinite(r) ? r.toFixed(2) : '-');
 /** Renders rows (arrays of strings) as a left-aligned text table under `header`. */
 export function table(header, rows) {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i] ?? '').length)));
-  const line = (cells) => cells.map((c, i) => String(c ?? '').padEnd(widths[i])).join('   ').trimEnd();
+  const line = (cells) =>
+    cells
+      .map((c, i) => String(c ?? '').padEnd(widths[i]))
+      .join('   ')
+      .trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }

@@ -18,10 +18,16 @@ for (let rep = 0; rep < 5; rep++) {
   const out = new HeadTailBuffer(8 * MiB);
   const err = new HeadTailBuffer(8 * MiB);
   const merged = new HeadTailBuffer(8 * MiB);
-  for (let i = 0; i < TOTAL / CHUNK; i++) { const c = pool[i % 64]; out.write(c); merged.write(c); }
+  for (let i = 0; i < TOTAL / CHUNK; i++) {
+    const c = pool[i % 64];
+    out.write(c);
+    merged.write(c);
+  }
   r.currentWrite.push(ms(s));
   s = t();
-  out.finish(); err.finish(); merged.finish();
+  out.finish();
+  err.finish();
+  merged.finish();
   r.currentFinish.push(ms(s));
 
   s = t();
@@ -34,8 +40,15 @@ for (let rep = 0; rep < 5; rep++) {
   for (let i = 0; i < TOTAL / CHUNK; i++) {
     let c = pool[i % 64];
     outBytes += c.length;
-    if (headLength < headCap) { const take = Math.min(headCap - headLength, c.length); head.push(Buffer.from(c.subarray(0, take))); headLength += take; c = c.subarray(take); if (!c.length) continue; }
-    tail.push(c); tailLength += c.length;
+    if (headLength < headCap) {
+      const take = Math.min(headCap - headLength, c.length);
+      head.push(Buffer.from(c.subarray(0, take)));
+      headLength += take;
+      c = c.subarray(take);
+      if (!c.length) continue;
+    }
+    tail.push(c);
+    tailLength += c.length;
     while (tail.length > 1 && tailLength - tail[0].length >= 8 * MiB - 256 - headCap) tailLength -= tail.shift().length;
   }
   r.zeroCopyWrite.push(ms(s));

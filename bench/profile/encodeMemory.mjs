@@ -15,7 +15,10 @@ async function limited(buffer, inFlight = 4) {
   const worker = async () => {
     for (let at = next; at < buffer.length; at = next) {
       next += CHUNK_BYTES;
-      out[at / CHUNK_BYTES] = await deflateAsync(buffer.subarray(at, at + CHUNK_BYTES), { level: 1, strategy: constants.Z_DEFAULT_STRATEGY });
+      out[at / CHUNK_BYTES] = await deflateAsync(buffer.subarray(at, at + CHUNK_BYTES), {
+        level: 1,
+        strategy: constants.Z_DEFAULT_STRATEGY,
+      });
     }
   };
   await Promise.all(Array.from({ length: inFlight }, worker));
@@ -24,10 +27,14 @@ async function limited(buffer, inFlight = 4) {
 await new Promise((r) => setTimeout(r, 50));
 const start = process.memoryUsage.rss();
 let peak = start;
-const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage.rss()); }, 1);
+const sampler = setInterval(() => {
+  peak = Math.max(peak, process.memoryUsage.rss());
+}, 1);
 const t = process.hrtime.bigint();
 const chunks = variant === 'engine' ? await encodeChunks(bytes) : await limited(bytes);
 const ms = Number(process.hrtime.bigint() - t) / 1e6;
 peak = Math.max(peak, process.memoryUsage.rss());
 clearInterval(sampler);
-console.log(`${variant.padEnd(7)} ${content}: ${ms.toFixed(1)} ms, peak RSS growth ${((peak - start) / 1048576).toFixed(1)} MiB, ${chunks.length} chunks`);
+console.log(
+  `${variant.padEnd(7)} ${content}: ${ms.toFixed(1)} ms, peak RSS growth ${((peak - start) / 1048576).toFixed(1)} MiB, ${chunks.length} chunks`,
+);

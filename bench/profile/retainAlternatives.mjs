@@ -24,7 +24,12 @@ function segment(chunks) {
   const header = Buffer.alloc(4 + chunks.length * 9);
   header.writeUInt32LE(chunks.length, 0);
   let at = header.length;
-  chunks.forEach((c, i) => { header.writeUInt32LE(at, 4 + i * 9); header.writeUInt32LE(c.data.length, 8 + i * 9); header[12 + i * 9] = c.codec; at += c.data.length; });
+  chunks.forEach((c, i) => {
+    header.writeUInt32LE(at, 4 + i * 9);
+    header.writeUInt32LE(c.data.length, 8 + i * 9);
+    header[12 + i * 9] = c.codec;
+    at += c.data.length;
+  });
   return Buffer.concat([header, ...chunks.map((c) => c.data)]);
 }
 
@@ -32,7 +37,9 @@ const r = { baseline: [], encode: [], segmentWrite: [], metaFlush: [], proposedT
 for (let rep = 0; rep < 7; rep++) {
   let s = t();
   const h = await fs.open(path.join(dir, `base-${rep}`), 'wx');
-  await h.writeFile(incoming); await h.sync(); await h.close();
+  await h.writeFile(incoming);
+  await h.sync();
+  await h.close();
   r.baseline.push(ms(s));
 
   const t0 = t();
@@ -52,7 +59,13 @@ for (let rep = 0; rep < 7; rep++) {
   await atomicWriteFile(path.join(dir, `raw-${rep}.chunks`), incoming);
   await meta.flush();
   r.rawSegmentTotal.push(ms(s));
-  console.log(`rep ${rep}:`, Object.entries(r).map(([k, v]) => `${k}=${(v.at(-1) ?? NaN).toFixed(1)}`).join(' '), `segment ${(segment(chunks).length / MiB).toFixed(2)} MiB`);
+  console.log(
+    `rep ${rep}:`,
+    Object.entries(r)
+      .map(([k, v]) => `${k}=${(v.at(-1) ?? NaN).toFixed(1)}`)
+      .join(' '),
+    `segment ${(segment(chunks).length / MiB).toFixed(2)} MiB`,
+  );
 }
 const zlib = await import('node:zlib');
 for (let rep = 0; rep < 3; rep++) {
@@ -62,6 +75,8 @@ for (let rep = 0; rep < 3; rep++) {
 }
 const med = Object.fromEntries(Object.entries(r).map(([k, v]) => [k, +median(v).toFixed(1)]));
 console.log('medians (ms):', med);
-console.log(`ratio proposed/baseline ${(med.proposedTotal / med.baseline).toFixed(2)}, raw-first/baseline ${(med.rawSegmentTotal / med.baseline).toFixed(2)}`);
+console.log(
+  `ratio proposed/baseline ${(med.proposedTotal / med.baseline).toFixed(2)}, raw-first/baseline ${(med.rawSegmentTotal / med.baseline).toFixed(2)}`,
+);
 await meta.close();
 await fs.rm(dir, { recursive: true, force: true });

@@ -26,7 +26,11 @@ for (let rep = 0; rep < 6; rep++) {
   phases.encode.push(ms(s));
   s = t();
   db.exec('BEGIN');
-  db.run('INSERT INTO outputs (id, seq, created_at, total_bytes, complete, dropped_bytes, chunk_bytes) VALUES (?, ?, 0, ?, 1, 0, 65536)', [`out_bench${rep}`, 100 + rep, incoming.length]);
+  db.run('INSERT INTO outputs (id, seq, created_at, total_bytes, complete, dropped_bytes, chunk_bytes) VALUES (?, ?, 0, ?, 1, 0, 65536)', [
+    `out_bench${rep}`,
+    100 + rep,
+    incoming.length,
+  ]);
   const insert = db.prepare('INSERT INTO chunks (output_id, idx, codec, data) VALUES (?, ?, ?, ?)');
   chunks.forEach((chunk, index) => insert.run([`out_bench${rep}`, index, chunk.codec, chunk.data]));
   insert.free();
@@ -44,11 +48,18 @@ for (let rep = 0; rep < 6; rep++) {
   phases.total.push(ms(t0));
   s = t();
   const h = await fs.open(path.join(dir, `raw${rep}`), 'w');
-  await h.writeFile(data); await h.sync(); await h.close();
+  await h.writeFile(data);
+  await h.sync();
+  await h.close();
   phases.writeRawBaseline.push(ms(s));
   db.run('DELETE FROM chunks WHERE output_id = ?', [`out_bench${rep}`]);
   db.run('DELETE FROM outputs WHERE id = ?', [`out_bench${rep}`]);
-  console.log(`rep ${rep}: exported ${(data.length / MiB).toFixed(1)} MiB`, Object.entries(phases).map(([k, v]) => `${k}=${v.at(-1).toFixed(1)}`).join(' '));
+  console.log(
+    `rep ${rep}: exported ${(data.length / MiB).toFixed(1)} MiB`,
+    Object.entries(phases)
+      .map(([k, v]) => `${k}=${v.at(-1).toFixed(1)}`)
+      .join(' '),
+  );
 }
 console.log('medians (ms):', Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, +median(v).toFixed(1)])));
 await store.close();

@@ -19,7 +19,20 @@ const row = store.lookup(outputId);
 const compiled = compileSearch(outputId, FIELD, { maxMatches: 50 });
 const t = () => process.hrtime.bigint();
 const ms = (s) => Number(process.hrtime.bigint() - s) / 1e6;
-const r = { total: [], fetchInflate: [], textDecoder: [], bufToString: [], includesFFFD: [], regexGmi: [], regexGm: [], searchBytes: [], baseline: [], latin1Decode: [], latin1Regex: [], proposedTotal: [] };
+const r = {
+  total: [],
+  fetchInflate: [],
+  textDecoder: [],
+  bufToString: [],
+  includesFFFD: [],
+  regexGmi: [],
+  regexGm: [],
+  searchBytes: [],
+  baseline: [],
+  latin1Decode: [],
+  latin1Regex: [],
+  proposedTotal: [],
+};
 for (let rep = 0; rep < 12; rep++) {
   let s = t();
   await store.search(outputId, FIELD, { maxMatches: 50 });
@@ -36,7 +49,10 @@ for (let rep = 0; rep < 12; rep++) {
   s = t();
   text.includes('\uFFFD');
   r.includesFFFD.push(ms(s));
-  for (const [key, flags] of [['regexGmi', 'gmi'], ['regexGm', 'gm']]) {
+  for (const [key, flags] of [
+    ['regexGmi', 'gmi'],
+    ['regexGm', 'gm'],
+  ]) {
     const re = new RegExp(compiled.regex.source, flags);
     s = t();
     let n = 0;
@@ -47,11 +63,19 @@ for (let rep = 0; rep < 12; rep++) {
   const l1 = all.latin1Slice(0, all.length);
   r.latin1Decode.push(ms(s));
   s = t();
-  { const re = new RegExp(compiled.regex.source, 'gmi'); while (re.exec(l1)); }
+  {
+    const re = new RegExp(compiled.regex.source, 'gmi');
+    while (re.exec(l1));
+  }
   r.latin1Regex.push(ms(s));
   // Proposed: fetch + inflate, then an ASCII literal runs on the latin1 view (char index = byte offset).
   s = t();
-  { const b = store.bytes(row, 0, row.total_bytes, false); const str = b.latin1Slice(0, b.length); const re = new RegExp(compiled.regex.source, 'gmi'); while (re.exec(str)); }
+  {
+    const b = store.bytes(row, 0, row.total_bytes, false);
+    const str = b.latin1Slice(0, b.length);
+    const re = new RegExp(compiled.regex.source, 'gmi');
+    while (re.exec(str));
+  }
   r.proposedTotal.push(ms(s));
   s = t();
   searchBytes(all, compiled);

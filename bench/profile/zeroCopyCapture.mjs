@@ -59,13 +59,39 @@ export async function prototypeCapture(command, cwd, store, core, { previewBytes
   let errBytes = 0;
   const code = await new Promise((resolve, reject) => {
     const child = spawn(shell, ['-c', command], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.on('data', (c) => { outBytes += c.length; merged.write(c); });
-    child.stderr.on('data', (c) => { errBytes += c.length; merged.write(c); });
+    child.stdout.on('data', (c) => {
+      outBytes += c.length;
+      merged.write(c);
+    });
+    child.stderr.on('data', (c) => {
+      errBytes += c.length;
+      merged.write(c);
+    });
     child.on('error', reject);
     child.on('close', resolve);
   });
-  const copy = merged.finish((d, t) => `\n[tool-output-recall: ${d} bytes of ${t} were dropped here to stay within the cap; the copy keeps the head and the tail. complete=false]\n`);
-  const retained = await store.retain(copy.bytes, { tool: 'run_command', title: command, complete: copy.complete, droppedBytes: copy.droppedBytes, gapOffset: copy.gapOffset });
-  core.previewHeadTail(copy.bytes, { budgetBytes: previewBytes, kind: 'command', outputId: retained.outputId, copyComplete: copy.complete });
-  return { exitCode: code, stdout: { totalBytes: outBytes }, stderr: { totalBytes: errBytes }, recovery: 'retained', merged: { capturedBytes: copy.bytes.length } };
+  const copy = merged.finish(
+    (d, t) =>
+      `\n[tool-output-recall: ${d} bytes of ${t} were dropped here to stay within the cap; the copy keeps the head and the tail. complete=false]\n`,
+  );
+  const retained = await store.retain(copy.bytes, {
+    tool: 'run_command',
+    title: command,
+    complete: copy.complete,
+    droppedBytes: copy.droppedBytes,
+    gapOffset: copy.gapOffset,
+  });
+  core.previewHeadTail(copy.bytes, {
+    budgetBytes: previewBytes,
+    kind: 'command',
+    outputId: retained.outputId,
+    copyComplete: copy.complete,
+  });
+  return {
+    exitCode: code,
+    stdout: { totalBytes: outBytes },
+    stderr: { totalBytes: errBytes },
+    recovery: 'retained',
+    merged: { capturedBytes: copy.bytes.length },
+  };
 }

@@ -54,16 +54,23 @@ export function checkExtensionBuilt() {
 /** User settings that keep an offline VS Code quiet: no telemetry, update checks, gallery, git, welcome. */
 export function writeUserSettings(userDataDir) {
   mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
-  writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify({
-    'telemetry.telemetryLevel': 'off',
-    'update.mode': 'none',
-    'extensions.autoUpdate': false,
-    'extensions.autoCheckUpdates': false,
-    'workbench.startupEditor': 'none',
-    'workbench.enableExperiments': false,
-    'git.enabled': false,
-    'security.workspace.trust.enabled': false,
-  }, null, 2));
+  writeFileSync(
+    path.join(userDataDir, 'User', 'settings.json'),
+    JSON.stringify(
+      {
+        'telemetry.telemetryLevel': 'off',
+        'update.mode': 'none',
+        'extensions.autoUpdate': false,
+        'extensions.autoCheckUpdates': false,
+        'workbench.startupEditor': 'none',
+        'workbench.enableExperiments': false,
+        'git.enabled': false,
+        'security.workspace.trust.enabled': false,
+      },
+      null,
+      2,
+    ),
+  );
 }
 
 /** The folder the tests open (an open folder gives context.storageUri); a few files to read. */
@@ -81,10 +88,20 @@ export function writeTestWorkspace(dir) {
  */
 export function writeStubExtension(dir) {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({
-    name: 'tor-test-stub', publisher: 'tor-test', version: '0.0.0', engines: { vscode: '*' },
-    description: 'Makes a VSIX test run an extension-development window; contributes nothing.',
-  }, null, 2));
+  writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify(
+      {
+        name: 'tor-test-stub',
+        publisher: 'tor-test',
+        version: '0.0.0',
+        engines: { vscode: '*' },
+        description: 'Makes a VSIX test run an extension-development window; contributes nothing.',
+      },
+      null,
+      2,
+    ),
+  );
   return dir;
 }
 
@@ -97,14 +114,20 @@ export function processesOf(scratch) {
     if (!pid || pid === process.pid) continue;
     try {
       if (readFileSync(`/proc/${pid}/environ`).includes(needle)) pids.push(pid);
-    } catch { /* gone, or not ours to read */ }
+    } catch {
+      /* gone, or not ours to read */
+    }
   }
   return pids;
 }
 
 export function killAll(pids, signal) {
   for (const pid of pids) {
-    try { process.kill(pid, signal); } catch { /* already gone */ }
+    try {
+      process.kill(pid, signal);
+    } catch {
+      /* already gone */
+    }
   }
 }
 
@@ -113,7 +136,9 @@ export function readCounts(resultsFile, lines = []) {
   try {
     const r = JSON.parse(readFileSync(resultsFile, 'utf8'));
     return { passed: r.passed, failed: r.failed, pending: r.pending ?? 0, failures: r.failures ?? [] };
-  } catch { /* not written */ }
+  } catch {
+    /* not written */
+  }
   for (const line of [...lines].reverse()) {
     const m = /^(\d+) passed, (\d+) failed$/.exec(line.trim());
     if (m) return { passed: Number(m[1]), failed: Number(m[2]), pending: 0, failures: [] };
@@ -131,9 +156,16 @@ export function report({ suite, counts, problem, seconds, say }) {
   const failed = Math.max(counts?.failed ?? 0, problem ? 1 : 0);
   for (const f of counts?.failures ?? []) say(`failed: ${f.title}`);
   if (process.env.TOR_RESULTS_FILE) {
-    writeFileSync(process.env.TOR_RESULTS_FILE, JSON.stringify({
-      suite, passed, failed, pending: counts?.pending ?? 0, ...(problem ? { error: problem } : {}),
-    }) + '\n');
+    writeFileSync(
+      process.env.TOR_RESULTS_FILE,
+      JSON.stringify({
+        suite,
+        passed,
+        failed,
+        pending: counts?.pending ?? 0,
+        ...(problem ? { error: problem } : {}),
+      }) + '\n',
+    );
   }
   const ok = !problem && failed === 0;
   if (seconds !== undefined) say(`${ok ? 'ok' : 'FAILED'} in ${seconds.toFixed(1)} s`);

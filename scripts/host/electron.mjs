@@ -15,7 +15,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  ROOT, buildTests, checkExtensionBuilt, killAll, processesOf, readCounts, report, writeStubExtension, writeTestWorkspace,
+  ROOT,
+  buildTests,
+  checkExtensionBuilt,
+  killAll,
+  processesOf,
+  readCounts,
+  report,
+  writeStubExtension,
+  writeTestWorkspace,
   writeUserSettings,
 } from './common.mjs';
 
@@ -44,8 +52,9 @@ async function startXvfb() {
     say('no DISPLAY and no Xvfb: install xvfb or run under `xvfb-run -a`; trying anyway');
     return undefined;
   }
-  const xvfb = spawn('Xvfb', ['-displayfd', '3', '-screen', '0', '1280x1024x24', '-nolisten', 'tcp'],
-    { stdio: ['ignore', 'ignore', 'ignore', 'pipe'] });
+  const xvfb = spawn('Xvfb', ['-displayfd', '3', '-screen', '0', '1280x1024x24', '-nolisten', 'tcp'], {
+    stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
+  });
   const display = await new Promise((resolve, reject) => {
     let out = '';
     xvfb.stdio[3].on('data', (c) => {
@@ -81,8 +90,9 @@ async function main() {
   let problem;
   try {
     xvfb = await startXvfb();
-    const vscodeExecutablePath = opts['vscode-executable'] ??
-      await downloadAndUnzipVSCode({ version: opts['vscode-version'], cachePath: path.join(ROOT, '.vscode-test') });
+    const vscodeExecutablePath =
+      opts['vscode-executable'] ??
+      (await downloadAndUnzipVSCode({ version: opts['vscode-version'], cachePath: path.join(ROOT, '.vscode-test') }));
     const profile = [`--user-data-dir=${userData}`, `--extensions-dir=${extensions}`];
 
     if (vsix) {
@@ -95,33 +105,42 @@ async function main() {
 
     // Desktop accepts several --extensionDevelopmentPath. A VSIX run still needs one (tests only run in
     // an extension-development window): the extras, or a stub, never the repo.
-    const developmentPaths = mode === 'dev'
-      ? [ROOT, ...extraExtensions]
-      : (extraExtensions.length ? extraExtensions : [writeStubExtension(path.join(scratch, 'stub-extension'))]);
+    const developmentPaths =
+      mode === 'dev'
+        ? [ROOT, ...extraExtensions]
+        : extraExtensions.length
+          ? extraExtensions
+          : [writeStubExtension(path.join(scratch, 'stub-extension'))];
 
     const deadline = new Promise((_, reject) => {
-      timer = setTimeout(() => {
-        killAll(processesOf(scratch), 'SIGKILL'); // VS Code and its children carry TOR_TEST_SCRATCH
-        reject(new Error(`no exit from VS Code within ${opts.timeout} s`));
-      }, Number(opts.timeout) * 1000);
+      timer = setTimeout(
+        () => {
+          killAll(processesOf(scratch), 'SIGKILL'); // VS Code and its children carry TOR_TEST_SCRATCH
+          reject(new Error(`no exit from VS Code within ${opts.timeout} s`));
+        },
+        Number(opts.timeout) * 1000,
+      );
     });
-    await Promise.race([deadline, runTests({
-      vscodeExecutablePath,
-      extensionDevelopmentPath: developmentPaths,
-      extensionTestsPath: testsModule,
-      // First argument: the folder to open. Then our own profile and quiet, offline-friendly flags.
-      launchArgs: [workspace, ...profile, '--disable-telemetry', '--disable-gpu'],
-      extensionTestsEnv: {
-        NO_COLOR: '1',
-        TOR_TEST_SCRATCH: scratch,
-        TOR_TEST_WORKSPACE: workspace,
-        TOR_TEST_MODE: mode,
-        TOR_TEST_REPO: ROOT,
-        TOR_TEST_RESULTS_FILE: results,
-        TOR_TEST_EXTRA_EXTENSIONS: JSON.stringify(extraExtensions),
-        ...(opts.grep ? { TOR_TEST_GREP: opts.grep } : {}),
-      },
-    })]);
+    await Promise.race([
+      deadline,
+      runTests({
+        vscodeExecutablePath,
+        extensionDevelopmentPath: developmentPaths,
+        extensionTestsPath: testsModule,
+        // First argument: the folder to open. Then our own profile and quiet, offline-friendly flags.
+        launchArgs: [workspace, ...profile, '--disable-telemetry', '--disable-gpu'],
+        extensionTestsEnv: {
+          NO_COLOR: '1',
+          TOR_TEST_SCRATCH: scratch,
+          TOR_TEST_WORKSPACE: workspace,
+          TOR_TEST_MODE: mode,
+          TOR_TEST_REPO: ROOT,
+          TOR_TEST_RESULTS_FILE: results,
+          TOR_TEST_EXTRA_EXTENSIONS: JSON.stringify(extraExtensions),
+          ...(opts.grep ? { TOR_TEST_GREP: opts.grep } : {}),
+        },
+      }),
+    ]);
   } catch (e) {
     // runTests rejects with TestRunFailedError on a non-zero exit, which includes failing tests.
     problem = e?.message ?? String(e);

@@ -11,12 +11,30 @@
 //
 // Prints `N passed, N failed` last; exits 0 only when the host ran the suites and none failed.
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  ROOT, buildTests, checkExtensionBuilt, killAll, processesOf, readCounts, report, writeStubExtension, writeTestWorkspace,
+  ROOT,
+  buildTests,
+  checkExtensionBuilt,
+  killAll,
+  processesOf,
+  readCounts,
+  report,
+  writeStubExtension,
+  writeTestWorkspace,
   writeUserSettings,
 } from './common.mjs';
 import { ensureHost } from './setup.mjs';
@@ -31,7 +49,9 @@ function within(promise, ms) {
   let timer;
   return Promise.race([
     promise.then(() => true),
-    new Promise((r) => { timer = setTimeout(() => r(false), ms); }),
+    new Promise((r) => {
+      timer = setTimeout(() => r(false), ms);
+    }),
   ]).finally(() => clearTimeout(timer));
 }
 const t0 = Date.now();
@@ -72,9 +92,18 @@ function reapStaleRuns() {
     if (!name.startsWith(SCRATCH_PREFIX)) continue;
     const dir = path.join(tmpdir(), name);
     let owner = 0;
-    try { owner = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8')).pid; } catch { /* not yet written or partial */ }
+    try {
+      owner = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8')).pid;
+    } catch {
+      /* not yet written or partial */
+    }
     if (!owner) continue;
-    try { process.kill(owner, 0); continue; } catch { /* owner is dead */ }
+    try {
+      process.kill(owner, 0);
+      continue;
+    } catch {
+      /* owner is dead */
+    }
     const left = processesOf(dir);
     if (left.length) say(`ending ${left.length} process(es) left by a killed run (${dir})`);
     killAll(left, 'SIGKILL');
@@ -156,8 +185,11 @@ function childEnv(d) {
 
 function installVsix(host, d, env) {
   say(`installing ${vsix}`);
-  const r = spawnSync(host.node, [host.codeServerEntry, '--user-data-dir', d.userData, '--extensions-dir', d.extensions,
-    '--install-extension', vsix], { env, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(
+    host.node,
+    [host.codeServerEntry, '--user-data-dir', d.userData, '--extensions-dir', d.extensions, '--install-extension', vsix],
+    { env, encoding: 'utf8', timeout: 120_000 },
+  );
   const out = `${r.stdout ?? ''}${r.stderr ?? ''}`.trim();
   if (r.status !== 0 || /failed|error/i.test(out)) {
     throw new Error(`installing ${vsix} failed (exit ${r.status ?? r.signal}):\n${out}`);
@@ -167,14 +199,29 @@ function installVsix(host, d, env) {
 
 function startServer(host, d, env) {
   const log = createWriteStream(d.serverLog);
-  const server = spawn(host.node, [host.codeServerEntry,
-    '--bind-addr', '127.0.0.1:0', // the server picks a free port and prints it: no race for a port
-    '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust',
-    '--disable-getting-started-override', '--ignore-last-opened',
-    '--user-data-dir', d.userData, '--extensions-dir', d.extensions,
-    // Essential: without it the workbench ignores the development and tests paths in the payload.
-    '--vscode-option', 'enable-smoke-test-driver',
-  ], { env, cwd: d.workspace, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const server = spawn(
+    host.node,
+    [
+      host.codeServerEntry,
+      '--bind-addr',
+      '127.0.0.1:0', // the server picks a free port and prints it: no race for a port
+      '--auth',
+      'none',
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      '--ignore-last-opened',
+      '--user-data-dir',
+      d.userData,
+      '--extensions-dir',
+      d.extensions,
+      // Essential: without it the workbench ignores the development and tests paths in the payload.
+      '--vscode-option',
+      'enable-smoke-test-driver',
+    ],
+    { env, cwd: d.workspace, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const exited = new Promise((resolve) => server.once('exit', (code, signal) => resolve({ code, signal })));
   const ready = new Promise((resolve, reject) => {
     let seen = '';
@@ -197,10 +244,18 @@ function startServer(host, d, env) {
 async function stopServer(s) {
   if (!s || s.server.exitCode !== null || s.server.signalCode !== null) return;
   const group = -s.server.pid; // detached: the server, its extension host and pty host share this group
-  try { process.kill(group, 'SIGTERM'); } catch { return; }
+  try {
+    process.kill(group, 'SIGTERM');
+  } catch {
+    return;
+  }
   const done = await within(s.exited, 5000);
   if (!done) say('code-server ignored SIGTERM for 5 s; sending SIGKILL');
-  try { process.kill(group, 'SIGKILL'); } catch { /* group already empty */ }
+  try {
+    process.kill(group, 'SIGKILL');
+  } catch {
+    /* group already empty */
+  }
 }
 
 async function runInBrowser(host, d, env, port, testsModule, stop) {
@@ -215,20 +270,33 @@ async function runInBrowser(host, d, env, port, testsModule, stop) {
     ['skipWelcome', 'true'],
     ['skipReleaseNotes', 'true'],
   ];
-  const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(d.workspace)}` +
-    `&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+  const url =
+    `http://127.0.0.1:${port}/?folder=${encodeURIComponent(d.workspace)}` + `&payload=${encodeURIComponent(JSON.stringify(payload))}`;
 
   const browser = await chromium.launch({
     executablePath: host.chromium,
     headless: true,
     // Never `playwright install` (it downloads); Debian's chromium with everything network-y turned off.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
     env: { ...env, HOME: d.home },
     timeout: 60_000,
   });
   const outcome = {};
-  const finished = Promise.race([new Promise((resolve) => { outcome.resolve = resolve; }), stop]);
+  const finished = Promise.race([
+    new Promise((resolve) => {
+      outcome.resolve = resolve;
+    }),
+    stop,
+  ]);
   const workbenchLog = []; // unmarked lines: the workbench's own log, printed on failure or with --verbose
   const testLines = [];
   try {
@@ -260,12 +328,19 @@ async function runInBrowser(host, d, env, port, testsModule, stop) {
     return { ...(await finished), testLines, workbenchLog };
   } finally {
     // A hung page must not keep us: close with a deadline, then the process-group kill cleans up.
-    await within(browser.close().catch(() => {}), 10_000);
+    await within(
+      browser.close().catch(() => {}),
+      10_000,
+    );
   }
 }
 
 function tail(file, n) {
-  try { return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-n).join('\n'); } catch { return ''; }
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-n).join('\n');
+  } catch {
+    return '';
+  }
 }
 
 async function main() {
@@ -348,8 +423,11 @@ async function main() {
   }
   await cleanup();
   const ok = report({
-    suite: mode === 'vsix' ? 'integration-vsix' : 'integration', counts, problem,
-    seconds: (Date.now() - t0) / 1000, say,
+    suite: mode === 'vsix' ? 'integration-vsix' : 'integration',
+    counts,
+    problem,
+    seconds: (Date.now() - t0) / 1000,
+    say,
   });
   process.exitCode = ok ? 0 : 1;
 }

@@ -70,8 +70,13 @@ function readStamp(cache) {
 
 function stampValid(p) {
   const s = readStamp(p.cache);
-  return !!s && s.layout === STAMP.layout && s.node === STAMP.node && s.codeServer === STAMP.codeServer &&
-    requiredFiles(p).every((f) => existsSync(f));
+  return (
+    !!s &&
+    s.layout === STAMP.layout &&
+    s.node === STAMP.node &&
+    s.codeServer === STAMP.codeServer &&
+    requiredFiles(p).every((f) => existsSync(f))
+  );
 }
 
 function ensureDebianPackages(done) {
@@ -80,13 +85,18 @@ function ensureDebianPackages(done) {
   if (!existsSync(KRB5_HEADER)) missing.push('libkrb5-dev');
   if (missing.length === 0) return;
   if (process.getuid && process.getuid() !== 0) {
-    throw new Error(`missing Debian packages (${missing.join(', ')}); install them as root: ` +
-      `apt-get update && apt-get install -y ${missing.join(' ')}`);
+    throw new Error(
+      `missing Debian packages (${missing.join(', ')}); install them as root: ` +
+        `apt-get update && apt-get install -y ${missing.join(' ')}`,
+    );
   }
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   sh('apt-get', ['update'], { env });
   sh('apt-get', ['install', '-y', ...missing], { env });
-  for (const [f, pkg] of [[CHROMIUM, 'chromium'], [KRB5_HEADER, 'libkrb5-dev']]) {
+  for (const [f, pkg] of [
+    [CHROMIUM, 'chromium'],
+    [KRB5_HEADER, 'libkrb5-dev'],
+  ]) {
     if (!existsSync(f)) throw new Error(`${pkg} installed but ${f} is still missing`);
   }
   done.push(`apt-get install ${missing.join(' ')}`);
@@ -98,10 +108,19 @@ function ensureDebianPackages(done) {
 function npmInstallInto(dir, name, version, env, allowScripts = {}) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({
-    name: `tor-host-${name}`, private: true, dependencies: { [name]: version },
-    ...(Object.keys(allowScripts).length ? { allowScripts } : {}),
-  }, null, 2));
+  writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify(
+      {
+        name: `tor-host-${name}`,
+        private: true,
+        dependencies: { [name]: version },
+        ...(Object.keys(allowScripts).length ? { allowScripts } : {}),
+      },
+      null,
+      2,
+    ),
+  );
   sh('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=warn'], { env });
 }
 
@@ -109,8 +128,11 @@ function npmInstallInto(dir, name, version, env, allowScripts = {}) {
 // its whole config as npm_config_* plus npm_* lifecycle variables and NODE. The nested npm would take
 // them as its own config: npm_config_user_agent says "node/v20", and code-server's postinstall reads
 // the Node major from that and refuses to install. Keep only settings about reaching the registry.
-const KEEP_NPM_ENV = new Set(['registry', 'cafile', 'ca', 'cert', 'key', 'proxy', 'https_proxy', 'noproxy',
-  'strict_ssl', 'cache', 'userconfig', 'globalconfig'].map((k) => `npm_config_${k}`));
+const KEEP_NPM_ENV = new Set(
+  ['registry', 'cafile', 'ca', 'cert', 'key', 'proxy', 'https_proxy', 'noproxy', 'strict_ssl', 'cache', 'userconfig', 'globalconfig'].map(
+    (k) => `npm_config_${k}`,
+  ),
+);
 function cleanNpmEnv(extra = {}) {
   const env = {};
   for (const [k, v] of Object.entries(process.env)) {
@@ -145,8 +167,7 @@ function installNpmParts(p, done) {
   });
   // code-server's postinstall installs VS Code's own modules (spdlog, kerberos, …) and builds them;
   // argon2 (password hashing, unused with --auth none) builds or loads a prebuilt binary.
-  npmInstallInto(path.join(p.cache, 'code-server'), 'code-server', CODE_SERVER_VERSION, env,
-    { 'code-server': true, argon2: true });
+  npmInstallInto(path.join(p.cache, 'code-server'), 'code-server', CODE_SERVER_VERSION, env, { 'code-server': true, argon2: true });
   done.push(`code-server@${CODE_SERVER_VERSION}`);
 }
 
@@ -164,12 +185,23 @@ function withLock(cache, fn) {
     } catch (e) {
       if (e.code !== 'EEXIST') throw e;
       let owner = NaN;
-      try { owner = Number(readFileSync(path.join(lock, 'pid'), 'utf8')); } catch { /* being written */ }
+      try {
+        owner = Number(readFileSync(path.join(lock, 'pid'), 'utf8'));
+      } catch {
+        /* being written */
+      }
       let alive = true;
       if (owner > 0) {
-        try { process.kill(owner, 0); } catch { alive = false; }
+        try {
+          process.kill(owner, 0);
+        } catch {
+          alive = false;
+        }
       }
-      if (!alive) { rmSync(lock, { recursive: true, force: true }); continue; }
+      if (!alive) {
+        rmSync(lock, { recursive: true, force: true });
+        continue;
+      }
       if (Date.now() > deadline) throw new Error(`timed out waiting for the setup lock ${lock}`);
       if (waited % 12 === 0) log(`waiting for another setup (lock ${lock}, pid ${owner || '?'})`);
       spawnSync('sleep', ['5']);
@@ -197,8 +229,7 @@ export function ensureHost({ quiet = false } = {}) {
       installNpmParts(p, done);
       const missing = requiredFiles(p).filter((f) => !existsSync(f));
       if (missing.length) {
-        throw new Error('code-server install is incomplete (did npm skip its install scripts?); missing:\n  ' +
-          missing.join('\n  '));
+        throw new Error('code-server install is incomplete (did npm skip its install scripts?); missing:\n  ' + missing.join('\n  '));
       }
       writeFileSync(path.join(p.cache, 'stamp.json'), JSON.stringify(STAMP) + '\n');
     });

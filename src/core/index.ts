@@ -5,7 +5,13 @@
 export { RecallError, isRecallError, describeError, type RecallErrorCode } from './errors';
 export { DEFAULT_LIMITS, KiB, MiB, type Limits } from './limits';
 export { openStore, SessionStore, type OpenStoreOptions } from './store/sessionStore';
-export { openWorkerStore, WorkerStore, DEFAULT_SEARCH_TIMEOUT_MS, type WorkerStoreOptions, type WorkerRetainOptions } from './store/workerClient';
+export {
+  openWorkerStore,
+  WorkerStore,
+  DEFAULT_SEARCH_TIMEOUT_MS,
+  type WorkerStoreOptions,
+  type WorkerRetainOptions,
+} from './store/workerClient';
 export { listSessions, sessionFile, type SessionFileInfo } from './store/sessionFile';
 export { sessionFiles, deleteSessionFiles } from './store/journal';
 export { runCommand, type RunCommandOptions, type CommandResult, type StreamReport, type CaptureLimits } from './capture/runCommand';

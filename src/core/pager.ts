@@ -21,10 +21,16 @@ export interface PageRequest {
 /** Checks `offset` and `maxBytes` before any bytes are fetched; returns the clamped page size. */
 export function validatePageRequest(outputId: string, offset: unknown, maxBytes: unknown, totalBytes: number): number {
   if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0) {
-    throw new RecallError('INVALID_ARGUMENT', `offset must be a non-negative integer byte offset; got ${JSON.stringify(offset)}. Start with read_tool_output {"outputId":"${outputId}","offset":0} and follow nextOffset.`);
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `offset must be a non-negative integer byte offset; got ${JSON.stringify(offset)}. Start with read_tool_output {"outputId":"${outputId}","offset":0} and follow nextOffset.`,
+    );
   }
   if (typeof maxBytes !== 'number' || !Number.isInteger(maxBytes) || maxBytes < 1) {
-    throw new RecallError('INVALID_ARGUMENT', `maxBytes must be an integer from 1 to ${DEFAULT_LIMITS.pageBytes}; got ${JSON.stringify(maxBytes)}. Omit it to get ${DEFAULT_LIMITS.pageBytes}-byte pages.`);
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `maxBytes must be an integer from 1 to ${DEFAULT_LIMITS.pageBytes}; got ${JSON.stringify(maxBytes)}. Omit it to get ${DEFAULT_LIMITS.pageBytes}-byte pages.`,
+    );
   }
   if (offset > totalBytes) {
     throw new RecallError(

@@ -37,7 +37,8 @@ export interface Preview {
 export const MIN_PREVIEW_BUDGET = 512;
 
 const TAIL_WINDOW_CHARS = 2000;
-const ERROR_WORDS = /\b(error|errors|exception|failed|failure|fatal|traceback|panic|panicked|stack trace|errno|exit code|segmentation fault|denied|abort(ed)?)\b/i;
+const ERROR_WORDS =
+  /\b(error|errors|exception|failed|failure|fatal|traceback|panic|panicked|stack trace|errno|exit code|segmentation fault|denied|abort(ed)?)\b/i;
 const SUMMARY_WORDS = /\b(total|totals|summary|result|results|passed|succeeded|complete|completed|done|finished|count)\b/i;
 const CLOSING_BRACKET = /[}\]]\s*$/;
 
@@ -53,9 +54,12 @@ export function hasImportantTail(text: string): boolean {
 /** Share of the text budget given to the tail, by kind and by whether the tail matters. */
 function tailShare(kind: PreviewKind, important: boolean): number {
   switch (kind) {
-    case 'command': return 0.6; // errors and summaries come last in command output
-    case 'search': return important ? 0.3 : 0; // ranked results: the head is what matters
-    default: return important ? 0.3 : 0.1;
+    case 'command':
+      return 0.6; // errors and summaries come last in command output
+    case 'search':
+      return important ? 0.3 : 0; // ranked results: the head is what matters
+    default:
+      return important ? 0.3 : 0.1;
   }
 }
 
@@ -65,7 +69,10 @@ const lineSnapWindow = (partBytes: number): number => Math.min(1024, Math.floor(
 export function previewHeadTail(content: string | Uint8Array, options: PreviewOptions): Preview {
   const { budgetBytes, kind = 'generic' } = options;
   if (!Number.isInteger(budgetBytes) || budgetBytes < MIN_PREVIEW_BUDGET) {
-    throw new RecallError('INVALID_ARGUMENT', `The preview budget must be an integer of at least ${MIN_PREVIEW_BUDGET} bytes; got ${budgetBytes}.`);
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `The preview budget must be an integer of at least ${MIN_PREVIEW_BUDGET} bytes; got ${budgetBytes}.`,
+    );
   }
   const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : toBuffer(content);
   const totalBytes = bytes.length;
@@ -75,7 +82,8 @@ export function previewHeadTail(content: string | Uint8Array, options: PreviewOp
   if (totalBytes <= budgetBytes) {
     const whole = typeof content === 'string' ? content : decodeUtf8(bytes);
     // Invalid bytes decode to U+FFFD (3 bytes each), so binary content can outgrow its byte count.
-    if (typeof content === 'string' || Buffer.byteLength(whole) <= budgetBytes) return { text: whole, truncated: false, totalBytes, totalLines, importantTail };
+    if (typeof content === 'string' || Buffer.byteLength(whole) <= budgetBytes)
+      return { text: whole, truncated: false, totalBytes, totalLines, importantTail };
   }
 
   // Reserve room for the longest marker these totals can produce, then cut.
@@ -83,7 +91,10 @@ export function previewHeadTail(content: string | Uint8Array, options: PreviewOp
   const reserve = Buffer.byteLength(marker(worst, totalBytes, totalLines, options)) + 2;
   const available = budgetBytes - reserve;
   if (available < 64) {
-    throw new RecallError('INVALID_ARGUMENT', `A preview budget of ${budgetBytes} bytes leaves no room for text beside the omission marker; use at least ${reserve + 64}.`);
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `A preview budget of ${budgetBytes} bytes leaves no room for text beside the omission marker; use at least ${reserve + 64}.`,
+    );
   }
   const tailBytes = Math.floor(available * tailShare(kind, importantTail));
   const headBytes = available - tailBytes;
@@ -148,12 +159,7 @@ function fitTail(bytes: Buffer, to: number, budget: number): number {
 }
 
 /** The omission marker: the range, the totals and the exact call that continues. */
-function marker(
-  omitted: NonNullable<Preview['omitted']>,
-  totalBytes: number,
-  totalLines: number,
-  options: PreviewOptions,
-): string {
+function marker(omitted: NonNullable<Preview['omitted']>, totalBytes: number, totalLines: number, options: PreviewOptions): string {
   const lastLine = omitted.firstLine + Math.max(omitted.lines, 1) - 1;
   const what = `[... ${omitted.bytes} bytes omitted: bytes [${omitted.from}, ${omitted.to}) of ${totalBytes}, lines ${omitted.firstLine}-${lastLine} of ${totalLines} (${omitted.lines} lines).`;
   if (!options.outputId) {
@@ -161,9 +167,10 @@ function marker(
     return `${what} They were NOT retained${reason}: this preview is all that can be read. Do not conclude that something is absent from the output.]`;
   }
   const call = JSON.stringify({ outputId: options.outputId, offset: omitted.from });
-  const incomplete = options.copyComplete === false
-    ? ' The retained copy is itself incomplete (capture dropped bytes): complete=false even after the last page.'
-    : '';
+  const incomplete =
+    options.copyComplete === false
+      ? ' The retained copy is itself incomplete (capture dropped bytes): complete=false even after the last page.'
+      : '';
   return `${what} The full output is retained: call read_tool_output ${call} to continue (pages of up to 4096 bytes; follow nextOffset), or search_tool_output with the same outputId to find a field. Check the copy before concluding something is absent.${incomplete}]`;
 }
 

@@ -26,18 +26,27 @@ export interface CompiledSearch {
 
 export function compileSearch(outputId: string, pattern: unknown, options: SearchOptions = {}): CompiledSearch {
   if (typeof pattern !== 'string' || pattern.length === 0 || pattern.length > MAX_PATTERN_LENGTH) {
-    throw new RecallError('INVALID_ARGUMENT', `pattern must be a non-empty string of at most ${MAX_PATTERN_LENGTH} characters. Example: search_tool_output {"outputId":"${outputId}","pattern":"total"}.`);
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `pattern must be a non-empty string of at most ${MAX_PATTERN_LENGTH} characters. Example: search_tool_output {"outputId":"${outputId}","pattern":"total"}.`,
+    );
   }
   const maxMatches = options.maxMatches ?? DEFAULT_MATCHES;
   if (!Number.isInteger(maxMatches) || maxMatches < 1 || maxMatches > MAX_MATCHES) {
-    throw new RecallError('INVALID_ARGUMENT', `maxMatches must be an integer from 1 to ${MAX_MATCHES}; got ${JSON.stringify(options.maxMatches)}.`);
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `maxMatches must be an integer from 1 to ${MAX_MATCHES}; got ${JSON.stringify(options.maxMatches)}.`,
+    );
   }
   const flags = `gm${options.caseSensitive ? '' : 'i'}`;
   const source = options.regex ? pattern : pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   try {
     return { regex: new RegExp(source, flags), maxMatches, byteExact: !options.regex && /^[\x00-\x7f]*$/.test(pattern) };
   } catch (error) {
-    throw new RecallError('INVALID_ARGUMENT', `pattern is not a valid JavaScript regular expression (${(error as Error).message}). Fix it, or pass "regex": false to search for the literal text.`);
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `pattern is not a valid JavaScript regular expression (${(error as Error).message}). Fix it, or pass "regex": false to search for the literal text.`,
+    );
   }
 }
 

@@ -28,11 +28,16 @@ function sequenceLength(lead: number): number {
 /** Whether `byte` may follow `lead` as its first continuation byte (the decoder's narrowed ranges). */
 function validSecond(lead: number, byte: number): boolean {
   switch (lead) {
-    case 0xe0: return byte >= 0xa0 && byte <= 0xbf;
-    case 0xed: return byte >= 0x80 && byte <= 0x9f;
-    case 0xf0: return byte >= 0x90 && byte <= 0xbf;
-    case 0xf4: return byte >= 0x80 && byte <= 0x8f;
-    default: return byte >= 0x80 && byte <= 0xbf;
+    case 0xe0:
+      return byte >= 0xa0 && byte <= 0xbf;
+    case 0xed:
+      return byte >= 0x80 && byte <= 0x9f;
+    case 0xf0:
+      return byte >= 0x90 && byte <= 0xbf;
+    case 0xf4:
+      return byte >= 0x80 && byte <= 0x8f;
+    default:
+      return byte >= 0x80 && byte <= 0xbf;
   }
 }
 

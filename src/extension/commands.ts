@@ -24,7 +24,9 @@ export function registerSessionCommands(sessions: SessionManager, log: vscode.Lo
     }),
     command('forkSession', async () => {
       const store = await sessions.forkSession();
-      void vscode.window.showInformationMessage(`Tool Output Recall: forked into session ${store.sessionId}; it shares no outputs with the previous one.`);
+      void vscode.window.showInformationMessage(
+        `Tool Output Recall: forked into session ${store.sessionId}; it shares no outputs with the previous one.`,
+      );
       return store.sessionId;
     }),
     command('deleteSession', async (options?: { confirm?: boolean }) => {
@@ -49,18 +51,25 @@ export function registerSessionCommands(sessions: SessionManager, log: vscode.Lo
           detail: s.current ? 'current session' : s.locked ? 'open in another window' : undefined,
           sessionId: s.sessionId,
         }));
-        const picked = await vscode.window.showQuickPick(items, { title: 'Switch Tool Output Recall Session', placeHolder: 'Pick a session of this workspace' });
+        const picked = await vscode.window.showQuickPick(items, {
+          title: 'Switch Tool Output Recall Session',
+          placeHolder: 'Pick a session of this workspace',
+        });
         target = picked?.sessionId;
       }
       if (!target) return undefined;
       return (await sessions.switchSession(target)).sessionId;
     }),
     command('openOutputById', async (outputId?: string) => {
-      const id = typeof outputId === 'string' ? outputId : await vscode.window.showInputBox({
-        title: 'Open Output by ID',
-        prompt: 'An outputId from a tool result, e.g. out_0123456789abcdef01234567',
-        validateInput: (value) => (/^\s*out_[0-9a-f]{24}\s*$/.test(value) ? undefined : 'An outputId looks like out_ followed by 24 hex digits.'),
-      });
+      const id =
+        typeof outputId === 'string'
+          ? outputId
+          : await vscode.window.showInputBox({
+              title: 'Open Output by ID',
+              prompt: 'An outputId from a tool result, e.g. out_0123456789abcdef01234567',
+              validateInput: (value) =>
+                /^\s*out_[0-9a-f]{24}\s*$/.test(value) ? undefined : 'An outputId looks like out_ followed by 24 hex digits.',
+            });
       if (!id) return undefined;
       return vscode.commands.executeCommand('toolOutputRecall.openOutput', id.trim());
     }),

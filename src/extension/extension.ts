@@ -27,7 +27,13 @@ export function activate(context: vscode.ExtensionContext): ToolOutputRecallApi 
     // The store runs in a worker thread: sql.js is synchronous and the host thread is shared.
     // Per-workspace storage; an empty window has none, so its sessions live in global storage.
     const storage = context.storageUri ?? context.globalStorageUri;
-    const sessions = new SessionManager(path.join(storage.fsPath, 'sessions'), context.workspaceState, (options) => openWorkerStore(options), readSettings, log);
+    const sessions = new SessionManager(
+      path.join(storage.fsPath, 'sessions'),
+      context.workspaceState,
+      (options) => openWorkerStore(options),
+      readSettings,
+      log,
+    );
     const store = () => sessions.store();
     const sideEffectDeps = {
       store,

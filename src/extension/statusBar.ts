@@ -23,7 +23,7 @@ export class SessionStatusBar implements vscode.Disposable {
     this.item.text = `$(history) ${formatBytes(stats.retainedBytes)}`;
     this.item.tooltip = new vscode.MarkdownString(
       `**Tool Output Recall**\n\nSession \`${store.sessionId}\`: ${stats.outputs} retained output(s), ${formatBytes(stats.retainedBytes)} of ${formatBytes(store.quotaBytes)}` +
-      `${stats.evicted ? `, ${stats.evicted} evicted` : ''}.\n\nClick to switch sessions.`,
+        `${stats.evicted ? `, ${stats.evicted} evicted` : ''}.\n\nClick to switch sessions.`,
     );
   }
 

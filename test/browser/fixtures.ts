@@ -66,7 +66,12 @@ export function mixedCopy(size: number, seed = 7): MixedCopy {
  * A run_command output through the real capture path (default 24 KiB preview, as the extension);
  * a small `streamBytes` makes the copy incomplete. Returns the result the model got, preview included.
  */
-export async function commandOutput(store: SessionStore, command: string, streamBytes = 8 * MiB, timeoutMs = 30000): Promise<CommandResult & { outputId: string }> {
+export async function commandOutput(
+  store: SessionStore,
+  command: string,
+  streamBytes = 8 * MiB,
+  timeoutMs = 30000,
+): Promise<CommandResult & { outputId: string }> {
   const result = await runCommand({ command, timeoutMs }, store, { streamBytes });
   if (!result.outputId) throw new Error(`runCommand retained nothing (${result.recovery}: ${result.recoveryReason ?? ''})`);
   return result as CommandResult & { outputId: string };

@@ -17,7 +17,12 @@ async function expectEngineFlags(panel: PanelDouble, store: SessionStore, output
   assert.equal(shown.complete.value, String(info.complete), 'complete');
   assert.equal(shown.dropped.value, String(info.droppedBytes), 'dropped');
   assert.equal(shown.saved.value, info.evicted ? 'evicted' : 'saved', 'saved');
-  const extra = info.extra as Record<string, { capturedBytes: number; totalBytes: number }> & { exitCode: number | null; signal: string | null; timedOut: boolean; cancelled: boolean };
+  const extra = info.extra as Record<string, { capturedBytes: number; totalBytes: number }> & {
+    exitCode: number | null;
+    signal: string | null;
+    timedOut: boolean;
+    cancelled: boolean;
+  };
   for (const stream of ['stdout', 'stderr'] as const) {
     assert.equal(shown[stream].value, `${extra[stream].capturedBytes}/${extra[stream].totalBytes}`, stream);
   }
@@ -64,7 +69,11 @@ test('a recorded preview (extra.preview) is preferred and its marker found', asy
   const bytes = await store.readAll(first.outputId);
   const info = await store.info(first.outputId);
   // The same output as the lead retains it once the preview text is recorded.
-  const { outputId } = await store.retain(bytes, { tool: 'run_command', title: 'seq 1 30000', extra: { ...info.extra, preview: first.preview.replaceAll(first.outputId, 'OUTPUT_ID_PLACEHOLDER') } });
+  const { outputId } = await store.retain(bytes, {
+    tool: 'run_command',
+    title: 'seq 1 30000',
+    extra: { ...info.extra, preview: first.preview.replaceAll(first.outputId, 'OUTPUT_ID_PLACEHOLDER') },
+  });
   const panel = await PanelDouble.open(ctx, { store, outputId });
   assert.equal((await flags(panel.page)).preview.value, 'recorded');
   assert.equal(await shownPreview(panel.page), first.preview.replaceAll(first.outputId, 'OUTPUT_ID_PLACEHOLDER'));
@@ -122,13 +131,16 @@ test('timed-out command: signal and timeout flags match the engine', async (ctx)
   await panel.close();
 });
 
-test('evicted copy: flags say so, with the engine\'s message; nothing to page', async (ctx) => {
+test("evicted copy: flags say so, with the engine's message; nothing to page", async (ctx) => {
   const store = await tempStore({ copyBytes: 64 * 1024, quotaBytes: 100 * 1024 });
   const old = await commandOutput(store, 'seq 1 30000');
   await commandOutput(store, 'seq 1 30001');
   const info = await store.info(old.outputId);
   assert.equal(info.evicted, true, 'the first copy was evicted by the second');
-  const engine = await store.read(old.outputId, 0, 4096).then(() => '', (e: Error) => e.message);
+  const engine = await store.read(old.outputId, 0, 4096).then(
+    () => '',
+    (e: Error) => e.message,
+  );
   assert.match(engine, /evicted/);
 
   const panel = await PanelDouble.open(ctx, { store, outputId: old.outputId });
@@ -142,10 +154,13 @@ test('evicted copy: flags say so, with the engine\'s message; nothing to page', 
   await panel.close();
 });
 
-test('an unknown output ID shows the engine\'s NOT_FOUND message', async (ctx) => {
+test("an unknown output ID shows the engine's NOT_FOUND message", async (ctx) => {
   const store = await tempStore();
   const missing = 'out_0123456789abcdef01234567';
-  const engine = await store.info(missing).then(() => '', (e: Error) => e.message);
+  const engine = await store.info(missing).then(
+    () => '',
+    (e: Error) => e.message,
+  );
   const panel = await PanelDouble.open(ctx, { store, outputId: missing });
   assert.equal(await panel.page.textContent('.banner.error'), engine);
   assert.equal((await flags(panel.page)).saved.value, 'not-found');

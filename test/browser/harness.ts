@@ -16,8 +16,17 @@ import type { RecallStore } from '../../src/core/types';
 import { BODY_CLASS, themeCss, type ThemeName } from './themes';
 
 export const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
 
 export interface HarnessOptions {
   bundleDir: string;
@@ -115,7 +124,10 @@ export class PanelDouble {
   page!: Page;
   private nonce = '';
 
-  private constructor(private readonly ctx: TestContext, private readonly options: OpenOptions) {}
+  private constructor(
+    private readonly ctx: TestContext,
+    private readonly options: OpenOptions,
+  ) {}
 
   static async open(ctx: TestContext, options: OpenOptions): Promise<PanelDouble> {
     const panel = new PanelDouble(ctx, options);
@@ -124,14 +136,18 @@ export class PanelDouble {
     const page = panel.page;
     page.on('request', (request) => panel.requests.push(request.url()));
     page.on('pageerror', (error) => panel.errors.push(`pageerror: ${error.message}`));
-    page.on('console', (message) => { if (message.type() === 'error') panel.errors.push(`console: ${message.text()}`); });
+    page.on('console', (message) => {
+      if (message.type() === 'error') panel.errors.push(`console: ${message.text()}`);
+    });
     // tsx compiles these tests with esbuild's keepNames, which wraps functions passed to
     // page.evaluate in a `__name` helper that only exists in Node; give the page a no-op one.
     await page.addInitScript('window.__name = (fn) => fn;');
     // Registered before the bundle's own listener, so tests can time a reply's arrival.
     await page.addInitScript("window.addEventListener('message', () => { window.__lastMessageAt = performance.now(); });");
     await page.exposeFunction('__torPost', (message: unknown) => panel.session.handle(message));
-    await page.exposeFunction('__torSetState', (state: unknown) => { panel.state = state; });
+    await page.exposeFunction('__torSetState', (state: unknown) => {
+      panel.state = state;
+    });
     panel.session = panel.newSession(options.outputId, options.offset);
     await page.goto(`${ctx.server.origin}/panel/${panel.id}`);
     await panel.ready();
@@ -139,19 +155,32 @@ export class PanelDouble {
   }
 
   private newSession(outputId: string, offset?: number): InspectorSession {
-    const record = (action: string, ...args: unknown[]): void => { this.actions.push({ action, args }); };
+    const record = (action: string, ...args: unknown[]): void => {
+      this.actions.push({ action, args });
+    };
     const actions: InspectorActions = {
       copyText: async (text, what) => record('copyText', text, what),
       openInEditor: async (outputId, line) => record('openInEditor', outputId, line),
-      saveAs: async (outputId) => { record('saveAs', outputId); return true; },
+      saveAs: async (outputId) => {
+        record('saveAs', outputId);
+        return true;
+      },
     };
-    return new InspectorSession({
-      store: async () => this.options.store,
-      post: (message) => { void this.page.evaluate((m) => window.postMessage(m, '*'), message).catch(() => undefined); },
-      previewBytes: () => 24576,
-      actions,
-      log: (level, message) => { if (level === 'error') this.errors.push(`host: ${message}`); },
-    }, outputId, offset);
+    return new InspectorSession(
+      {
+        store: async () => this.options.store,
+        post: (message) => {
+          void this.page.evaluate((m) => window.postMessage(m, '*'), message).catch(() => undefined);
+        },
+        previewBytes: () => 24576,
+        actions,
+        log: (level, message) => {
+          if (level === 'error') this.errors.push(`host: ${message}`);
+        },
+      },
+      outputId,
+      offset,
+    );
   }
 
   /** Like a window reload: the panel is rebuilt by the serializer from the state the webview saved. */
@@ -165,16 +194,27 @@ export class PanelDouble {
 
   /** Waits until the first page (or an error state) is on screen. */
   async ready(): Promise<void> {
-    await this.page.waitForFunction(() => document.getElementById('app')?.getAttribute('aria-busy') === 'false', undefined, { timeout: 30000 });
-    await this.page.waitForFunction(() => {
-      const text = document.querySelector('.page-text') as HTMLElement | null;
-      return !!text && (text.dataset.offset !== undefined || text.querySelector('.unreadable') !== null);
-    }, undefined, { timeout: 30000 });
+    await this.page.waitForFunction(() => document.getElementById('app')?.getAttribute('aria-busy') === 'false', undefined, {
+      timeout: 30000,
+    });
+    await this.page.waitForFunction(
+      () => {
+        const text = document.querySelector('.page-text') as HTMLElement | null;
+        return !!text && (text.dataset.offset !== undefined || text.querySelector('.unreadable') !== null);
+      },
+      undefined,
+      { timeout: 30000 },
+    );
   }
 
   html(origin: string): string {
     this.nonce = Buffer.from(`${this.id}-${Date.now()}-${Math.random()}`).toString('base64');
-    const shell = inspectorHtml({ cspSource: origin, scriptUri: `${origin}/dist/inspector.js`, styleUri: `${origin}/dist/inspector.css`, nonce: this.nonce });
+    const shell = inspectorHtml({
+      cspSource: origin,
+      scriptUri: `${origin}/dist/inspector.js`,
+      styleUri: `${origin}/dist/inspector.css`,
+      nonce: this.nonce,
+    });
     const theme = this.options.theme ?? 'dark';
     const state = JSON.stringify(this.state ?? null).replace(/</g, '\\u003c');
     // Before the bundle: what VS Code's webview host provides (API, theme class, theme variables).

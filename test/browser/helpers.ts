@@ -48,14 +48,21 @@ export async function navigate(page: Page, action: () => Promise<unknown>, expec
 }
 
 export async function flags(page: Page): Promise<Record<string, { value: string; shown: string; tip: string }>> {
-  return page.evaluate(() => Object.fromEntries([...document.querySelectorAll<HTMLElement>('[data-flag]')].map((e) => {
-    const tipId = e.getAttribute('aria-describedby');
-    return [e.dataset.flag!, {
-      value: e.dataset.value ?? '',
-      shown: e.querySelector('.flag-value')?.textContent ?? '',
-      tip: (tipId && document.getElementById(tipId)?.textContent) || '',
-    }];
-  })));
+  return page.evaluate(() =>
+    Object.fromEntries(
+      [...document.querySelectorAll<HTMLElement>('[data-flag]')].map((e) => {
+        const tipId = e.getAttribute('aria-describedby');
+        return [
+          e.dataset.flag!,
+          {
+            value: e.dataset.value ?? '',
+            shown: e.querySelector('.flag-value')?.textContent ?? '',
+            tip: (tipId && document.getElementById(tipId)?.textContent) || '',
+          },
+        ];
+      }),
+    ),
+  );
 }
 
 export async function typeOffset(page: Page, offset: number | string): Promise<void> {
@@ -69,9 +76,13 @@ export function assertNoErrors(errors: string[]): void {
 
 /** The preview pane's text as rendered, without the inspector's own buttons. */
 export function shownPreview(page: Page): Promise<string> {
-  return page.evaluate(() => [...document.querySelectorAll('.preview-text > .line > .text')].map((e) => {
-    const clone = e.cloneNode(true) as HTMLElement;
-    clone.querySelectorAll('.gap-inline, .inline-action').forEach((n) => n.remove());
-    return clone.textContent ?? '';
-  }).join('\n'));
+  return page.evaluate(() =>
+    [...document.querySelectorAll('.preview-text > .line > .text')]
+      .map((e) => {
+        const clone = e.cloneNode(true) as HTMLElement;
+        clone.querySelectorAll('.gap-inline, .inline-action').forEach((n) => n.remove());
+        return clone.textContent ?? '';
+      })
+      .join('\n'),
+  );
 }

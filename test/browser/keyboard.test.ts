@@ -57,11 +57,14 @@ test('controls have accessible names; the pager is keyboard-driven; actions reac
   await page.click('button:has-text("Save as")');
   await page.click('button:has-text("Copy ID")');
   for (let i = 0; i < 50 && panel.actions.length < 4; i++) await page.waitForTimeout(20);
-  assert.deepEqual(panel.actions.slice(1).map((a) => [a.action, ...a.args]), [
-    ['openInEditor', outputId, shown.firstLine],
-    ['saveAs', outputId],
-    ['copyText', outputId, 'Output ID'],
-  ]);
+  assert.deepEqual(
+    panel.actions.slice(1).map((a) => [a.action, ...a.args]),
+    [
+      ['openInEditor', outputId, shown.firstLine],
+      ['saveAs', outputId],
+      ['copyText', outputId, 'Output ID'],
+    ],
+  );
   assertNoErrors(panel.errors);
   await panel.close();
 });

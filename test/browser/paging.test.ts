@@ -18,7 +18,11 @@ function big(): Promise<{ store: SessionStore; copy: MixedCopy; outputId: string
   fixture ??= (async () => {
     const store = await tempStore();
     const copy = mixedCopy(8 * MiB);
-    const { outputId, complete } = await store.retain(copy.bytes, { tool: 'run_command', title: 'cat mixed-8MiB.log', extra: { exitCode: 0, signal: null, timedOut: false, cancelled: false } });
+    const { outputId, complete } = await store.retain(copy.bytes, {
+      tool: 'run_command',
+      title: 'cat mixed-8MiB.log',
+      extra: { exitCode: 0, signal: null, timedOut: false, cancelled: false },
+    });
     assert.equal(complete, true);
     return { store, copy, outputId };
   })();
@@ -45,7 +49,12 @@ test('Next pages through 8 MiB of CJK/emoji; the pages shown concatenate to the 
     const pages: { offset: number; nextOffset: number; firstLine: number; lastLine: number }[] = [];
     const texts: string[] = [];
     const record = () => {
-      pages.push({ offset: Number(view.dataset.offset), nextOffset: Number(view.dataset.nextOffset), firstLine: Number(view.dataset.firstLine), lastLine: Number(view.dataset.lastLine) });
+      pages.push({
+        offset: Number(view.dataset.offset),
+        nextOffset: Number(view.dataset.nextOffset),
+        firstLine: Number(view.dataset.firstLine),
+        lastLine: Number(view.dataset.lastLine),
+      });
       texts.push(shown());
     };
     record();
@@ -55,7 +64,11 @@ test('Next pages through 8 MiB of CJK/emoji; the pages shown concatenate to the 
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no page after ${before}`)), 10000);
         const observer = new MutationObserver(() => {
-          if (view.dataset.offset !== before) { observer.disconnect(); clearTimeout(timer); resolve(); }
+          if (view.dataset.offset !== before) {
+            observer.disconnect();
+            clearTimeout(timer);
+            resolve();
+          }
         });
         observer.observe(view, { attributes: true });
       });
@@ -67,14 +80,16 @@ test('Next pages through 8 MiB of CJK/emoji; the pages shown concatenate to the 
 
   // Pages end on character boundaries, so a few are shorter than 4096 bytes: never fewer pages.
   assert.ok(walk.pages.length >= Math.ceil(copy.bytes.length / 4096), 'page count');
-  for (let i = 1; i < walk.pages.length; i++) assert.equal(walk.pages[i].offset, walk.pages[i - 1].nextOffset, `page ${i} starts where page ${i - 1} ended`);
+  for (let i = 1; i < walk.pages.length; i++)
+    assert.equal(walk.pages[i].offset, walk.pages[i - 1].nextOffset, `page ${i} starts where page ${i - 1} ended`);
   assert.equal(walk.pages.at(-1)!.nextOffset, copy.bytes.length);
   for (const p of walk.pages) {
     assert.ok(p.nextOffset - p.offset <= 4096, 'at most 4096 bytes a page');
     assert.ok(isUnitBoundary(copy.bytes, p.offset), `page at ${p.offset} starts on a character boundary`);
   }
   // Spot-check line numbers against a direct count.
-  for (const p of walk.pages.filter((_, i) => i % 97 === 0)) assert.equal(p.firstLine, lineOf(copy.bytes, p.offset), `first line of the page at ${p.offset}`);
+  for (const p of walk.pages.filter((_, i) => i % 97 === 0))
+    assert.equal(p.firstLine, lineOf(copy.bytes, p.offset), `first line of the page at ${p.offset}`);
   assert.ok(walk.text === decodeUtf8(copy.bytes), 'the pages shown concatenate to the copy');
   assertNoErrors(panel.errors);
   await panel.close();
@@ -84,11 +99,12 @@ test('the slider snaps to the character boundary at or before its position; Prev
   const { store, copy, outputId } = await big();
   const panel = await PanelDouble.open(ctx, { store, outputId });
   const { page } = panel;
-  const slide = (value: number) => page.evaluate((v) => {
-    const slider = document.querySelector('.slider') as HTMLInputElement;
-    slider.value = String(v);
-    slider.dispatchEvent(new Event('input', { bubbles: true }));
-  }, value);
+  const slide = (value: number) =>
+    page.evaluate((v) => {
+      const slider = document.querySelector('.slider') as HTMLInputElement;
+      slider.value = String(v);
+      slider.dispatchEvent(new Event('input', { bubbles: true }));
+    }, value);
   for (const target of [midCharacterOffset(copy.bytes, 3 * MiB), midCharacterOffset(copy.bytes, 5 * MiB + 17), copy.bytes.length - 2]) {
     const shown = await navigate(page, () => slide(target));
     assert.ok(shown.offset <= target && target - shown.offset <= 3, `snapped ${target} → ${shown.offset}`);
@@ -97,7 +113,12 @@ test('the slider snaps to the character boundary at or before its position; Prev
     assert.equal(shown.text, expected.text);
     assert.equal(shown.firstLine, lineOf(copy.bytes, shown.offset));
     const status = shown.status;
-    assert.match(status, new RegExp(`Bytes ${shown.offset.toLocaleString('en-US')} to ${shown.nextOffset.toLocaleString('en-US')} of ${copy.bytes.length.toLocaleString('en-US')}`));
+    assert.match(
+      status,
+      new RegExp(
+        `Bytes ${shown.offset.toLocaleString('en-US')} to ${shown.nextOffset.toLocaleString('en-US')} of ${copy.bytes.length.toLocaleString('en-US')}`,
+      ),
+    );
     assert.match(status, /lines? [\d,]+/);
   }
   // Previous: the page that ends exactly where the current one starts.
@@ -115,12 +136,15 @@ test('the slider snaps to the character boundary at or before its position; Prev
   await panel.close();
 });
 
-test('a mid-character offset typed by hand shows the engine\'s error and the nearest boundaries', async (ctx) => {
+test("a mid-character offset typed by hand shows the engine's error and the nearest boundaries", async (ctx) => {
   const { store, copy, outputId } = await big();
   const panel = await PanelDouble.open(ctx, { store, outputId });
   const { page } = panel;
   const bad = midCharacterOffset(copy.bytes, 1 * MiB);
-  const engine = await store.read(outputId, bad, 4096).then(() => undefined, (e: unknown) => e as RecallError);
+  const engine = await store.read(outputId, bad, 4096).then(
+    () => undefined,
+    (e: unknown) => e as RecallError,
+  );
   assert.ok(engine instanceof RecallError && engine.code === 'MID_CHARACTER_OFFSET');
 
   await typeOffset(page, bad);
@@ -158,7 +182,10 @@ test('search lists matches with their offsets and jumps to the right one', async
   const listed = await page.$$eval('.search-result', (rows) => rows.map((r) => Number((r as HTMLElement).dataset.offset)));
   assert.deepEqual(listed, copy.needles);
   const engine = await store.search(outputId, 'NEEDLE-\\d+', { regex: true, maxMatches: 500 });
-  assert.deepEqual(listed, engine.matches.map((m) => m.offset));
+  assert.deepEqual(
+    listed,
+    engine.matches.map((m) => m.offset),
+  );
 
   const pick = 2;
   const target = copy.needles[pick];
@@ -195,9 +222,11 @@ test('slider to page on 8 MiB: measured in the browser (reported, not asserted t
   const { outputId } = await store.retain(copy.bytes, { tool: 'run_command', title: 'cat mixed-8MiB.log (again)' });
   const opened = Date.now();
   const panel = await PanelDouble.open(ctx, { store, outputId });
-  ctx.log(`first page of a freshly opened 8 MiB copy (describe builds the line index from one readAll): ${Date.now() - opened} ms, page load included`);
+  ctx.log(
+    `first page of a freshly opened 8 MiB copy (describe builds the line index from one readAll): ${Date.now() - opened} ms, page load included`,
+  );
   const { page } = panel;
-  const positions = Array.from({ length: 60 }, (_, i) => Math.floor(((i * 7919) % 60) / 60 * (copy.bytes.length - 1)) + 1234);
+  const positions = Array.from({ length: 60 }, (_, i) => Math.floor((((i * 7919) % 60) / 60) * (copy.bytes.length - 1)) + 1234);
   // Attribute the time: the host handler (timed here), the webview's render + paint (timed in the
   // page), and what is left: the transport, here Playwright's CDP binding (VS Code's postMessage
   // path is a different one).
@@ -245,9 +274,16 @@ test('slider to page on 8 MiB: measured in the browser (reported, not asserted t
   const median = [...totals].sort((a, b) => a - b)[totals.length >> 1];
   ctx.log(`SLIDER→PAGE over 8 MiB (${runs.length} jumps), input event to painted page: ${stats(totals)}`);
   ctx.log(`  host handler (read + line number): ${stats(host)}`);
-  ctx.log(`  webview: reply to page in the DOM: ${stats(runs.map((r) => r.render))}; then to the next painted frame: ${stats(runs.map((r) => r.paint))}`);
+  ctx.log(
+    `  webview: reply to page in the DOM: ${stats(runs.map((r) => r.render))}; then to the next painted frame: ${stats(runs.map((r) => r.paint))}`,
+  );
   ctx.log(`  transport (test double over CDP) = the rest: ${stats(runs.map((r, i) => r.total - r.render - r.paint - (host[i] ?? 0)))}`);
-  ctx.log(`  (machine load average at the time: ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')} on ${(await import('node:os')).cpus().length} CPUs)`);
+  ctx.log(
+    `  (machine load average at the time: ${(await import('node:os'))
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} on ${(await import('node:os')).cpus().length} CPUs)`,
+  );
 
   // A drag: 120 input events 8 ms apart; time from the last one until its page is shown.
   const drag = await page.evaluate(async (total) => {

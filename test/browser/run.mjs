@@ -59,7 +59,10 @@ const { register } = await import('tsx/cjs/api');
 register();
 const require = createRequire(import.meta.url);
 const { runAll } = require('./harness.ts');
-const files = readdirSync(here).filter((f) => f.endsWith('.test.ts')).sort().map((f) => path.join(here, f));
+const files = readdirSync(here)
+  .filter((f) => f.endsWith('.test.ts'))
+  .sort()
+  .map((f) => path.join(here, f));
 try {
   const { passed, failed } = await runAll(files, { bundleDir, artifactsDir, grep: opts.grep });
   finish(passed, failed);

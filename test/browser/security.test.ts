@@ -33,20 +33,34 @@ function hostileOutput(origin: string): string {
 async function assertInert(panel: PanelDouble, origin: string): Promise<void> {
   const page = panel.page;
   assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned), undefined, 'no script ran');
-  const created = await page.evaluate(() => [...document.querySelectorAll('#app script, #app img, #app a, #app link, #app style, #app iframe, #app svg, #app object, #app embed, #injected')].map((e) => e.tagName));
+  const created = await page.evaluate(() =>
+    [
+      ...document.querySelectorAll(
+        '#app script, #app img, #app a, #app link, #app style, #app iframe, #app svg, #app object, #app embed, #injected',
+      ),
+    ].map((e) => e.tagName),
+  );
   assert.deepEqual(created, [], 'no element was created from the output');
   const allowed = [/\/panel\/p\d+$/, /\/dist\/inspector\.(js|css)$/, /\/theme\/[\w-]+\.css$/, /\/favicon\.ico$/];
   const stray = panel.requests.filter((url) => !allowed.some((re) => re.test(url)));
   assert.deepEqual(stray, [], 'no request besides the inspector itself');
   assert.ok(!panel.requests.some((url) => url.startsWith(`${origin}/leak`)));
-  assert.deepEqual(await page.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations), [], 'nothing was even attempted (no CSP violation)');
+  assert.deepEqual(
+    await page.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations),
+    [],
+    'nothing was even attempted (no CSP violation)',
+  );
 }
 
 test('hostile output renders as inert text (preview, pages, search, raw mode)', async (ctx: TestContext) => {
   const store = await tempStore();
   const origin = ctx.server.origin;
   const text = hostileOutput(origin);
-  const { outputId } = await store.retain(text, { tool: 'run_command', title: '<b onmouseover="window.__pwned=1">cat evil.html</b>', extra: { exitCode: 0 } });
+  const { outputId } = await store.retain(text, {
+    tool: 'run_command',
+    title: '<b onmouseover="window.__pwned=1">cat evil.html</b>',
+    extra: { exitCode: 0 },
+  });
   const panel = await PanelDouble.open(ctx, { store, outputId });
   const page = panel.page;
 

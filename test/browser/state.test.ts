@@ -25,16 +25,24 @@ test('output, offset, page size, wrap and search survive a reload', async (ctx: 
   await page.fill('.search-input', 'NEEDLE');
   await page.press('.search-input', 'Enter');
   await page.waitForSelector('.search-result');
-  const moved = await navigate(page, () => page.evaluate((v) => {
-    const slider = document.querySelector('.slider') as HTMLInputElement;
-    slider.value = String(v);
-    slider.dispatchEvent(new Event('input', { bubbles: true }));
-  }, 612_345));
+  const moved = await navigate(page, () =>
+    page.evaluate((v) => {
+      const slider = document.querySelector('.slider') as HTMLInputElement;
+      slider.value = String(v);
+      slider.dispatchEvent(new Event('input', { bubbles: true }));
+    }, 612_345),
+  );
   assert.ok(moved.offset > 600_000);
   await page.waitForFunction(() => true);
   // setState reaches the "VS Code" side asynchronously.
   for (let i = 0; i < 50 && (panel.state as { offset?: number })?.offset !== moved.offset; i++) await new Promise((r) => setTimeout(r, 50));
-  assert.deepEqual(panel.state, { outputId, offset: moved.offset, pageBytes: 2048, wrap: false, search: { pattern: 'NEEDLE', regex: false, caseSensitive: false } });
+  assert.deepEqual(panel.state, {
+    outputId,
+    offset: moved.offset,
+    pageBytes: 2048,
+    wrap: false,
+    search: { pattern: 'NEEDLE', regex: false, caseSensitive: false },
+  });
 
   await panel.reload();
   const restored = await shownPage(page);

@@ -9,8 +9,9 @@ import { commandOutput, tempStore } from './fixtures';
 import { assertNoErrors, navigate } from './helpers';
 import type { ThemeName } from './themes';
 
-const COMMAND = `for i in $(seq 1 2500); do printf '\\033[32m✓\\033[0m test %d passed 測試 🎉 \\033[2m(12 ms)\\033[0m\\n' $i; done; `
-  + `printf '\\033[1;31mFAIL\\033[0m src/pager.test.ts › pages concatenate: expected 4096, got 4093\\n' >&2; exit 1`;
+const COMMAND =
+  `for i in $(seq 1 2500); do printf '\\033[32m✓\\033[0m test %d passed 測試 🎉 \\033[2m(12 ms)\\033[0m\\n' $i; done; ` +
+  `printf '\\033[1;31mFAIL\\033[0m src/pager.test.ts › pages concatenate: expected 4096, got 4093\\n' >&2; exit 1`;
 
 for (const theme of ['dark', 'light', 'high-contrast'] as ThemeName[]) {
   test(`screenshot: ${theme}`, async (ctx: TestContext) => {

@@ -6,11 +6,13 @@ import type { ToolOutputRecallApi } from '../../src/extension/api';
 import { EXTENSION_ID, OUTPUT_ID, readPage, recallApi } from './helpers/host';
 
 /** The engine's errors as the API throws them: a RecallError with a stable code. */
-const code = (expected: string) => (error: unknown): boolean => {
-  assert.equal((error as { name?: string }).name, 'RecallError', String(error));
-  assert.equal((error as { code?: string }).code, expected, String(error));
-  return true;
-};
+const code =
+  (expected: string) =>
+  (error: unknown): boolean => {
+    assert.equal((error as { name?: string }).name, 'RecallError', String(error));
+    assert.equal((error as { code?: string }).code, expected, String(error));
+    return true;
+  };
 
 describe('extension API', () => {
   let api: ToolOutputRecallApi;
@@ -68,11 +70,21 @@ describe('extension API', () => {
     const text = ['alpha', 'Beta 1', 'gamma', 'beta 2', 'BETA 3', 'delta'].join('\n');
     const { outputId } = await api.retain(text, { tool: 'api-test' });
     const all = await api.search(outputId, 'beta');
-    assert.deepEqual(all.matches.map((m) => m.line), [2, 4, 5], 'case-insensitive by default');
+    assert.deepEqual(
+      all.matches.map((m) => m.line),
+      [2, 4, 5],
+      'case-insensitive by default',
+    );
     const exact = await api.search(outputId, 'beta', { caseSensitive: true });
-    assert.deepEqual(exact.matches.map((m) => m.line), [4]);
+    assert.deepEqual(
+      exact.matches.map((m) => m.line),
+      [4],
+    );
     const regex = await api.search(outputId, '^[a-z]+$', { regex: true, caseSensitive: true });
-    assert.deepEqual(regex.matches.map((m) => m.text), ['alpha', 'gamma', 'delta']);
+    assert.deepEqual(
+      regex.matches.map((m) => m.text),
+      ['alpha', 'gamma', 'delta'],
+    );
     const limited = await api.search(outputId, 'a', { maxMatches: 2 });
     assert.equal(limited.matches.length, 2);
     assert.equal(limited.truncated, true);

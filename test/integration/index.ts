@@ -78,8 +78,10 @@ export function run(): Promise<void> {
       // A suite that throws while loading (a bad import, a top-level error) lands here: count it as a
       // failure so the totals never read "0 failed" for a run that did not happen. The host logs the
       // rejection with its stack.
-      finish({ passed: 0, failed: 1, pending: 0, failures: [{ title: 'loading suites', error: String((err as Error)?.stack ?? err) }] },
-        err instanceof Error ? err : new Error(String(err)));
+      finish(
+        { passed: 0, failed: 1, pending: 0, failures: [{ title: 'loading suites', error: String((err as Error)?.stack ?? err) }] },
+        err instanceof Error ? err : new Error(String(err)),
+      );
     }
   });
 }

@@ -9,8 +9,13 @@ import { recallApi, waitFor } from './helpers/host';
 const run = <T = unknown>(command: string, ...args: unknown[]) => vscode.commands.executeCommand<T>(`toolOutputRecall.${command}`, ...args);
 
 function inspectorTabs(): vscode.Tab[] {
-  return vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) =>
-    t.input instanceof vscode.TabInputWebview && (t.input.viewType === INSPECTOR_VIEW_TYPE || t.input.viewType.endsWith(`-${INSPECTOR_VIEW_TYPE}`)));
+  return vscode.window.tabGroups.all
+    .flatMap((g) => g.tabs)
+    .filter(
+      (t) =>
+        t.input instanceof vscode.TabInputWebview &&
+        (t.input.viewType === INSPECTOR_VIEW_TYPE || t.input.viewType.endsWith(`-${INSPECTOR_VIEW_TYPE}`)),
+    );
 }
 
 describe('inspector', function () {

@@ -15,13 +15,26 @@ import { RecallParticipant } from '../../src/extension/chat/recallParticipant';
 import { readSettings } from '../../src/extension/config';
 import type { SessionManager } from '../../src/extension/sessions/sessionManager';
 import { testLog } from './log';
-import {
-  OUTPUT_ID, firstLineJson, gapMonitor, invoke, readPage, recallApi, scratchDir, sh, testChannel,
-} from './helpers/host';
+import { OUTPUT_ID, firstLineJson, gapMonitor, invoke, readPage, recallApi, scratchDir, sh, testChannel } from './helpers/host';
 
-interface RecordedPart { kind: 'text' | 'toolCall' | 'toolResult' | 'other'; text?: string; name?: string; input?: Record<string, unknown>; callId?: string; texts?: string[] }
-interface RecordedRequest { messages: { role: 'user' | 'assistant'; parts: RecordedPart[] }[]; tools: string[] }
-interface TestModel { vendor: string; model: { maxInputTokens: number }; requests: RecordedRequest[]; countTokens(text: string): number }
+interface RecordedPart {
+  kind: 'text' | 'toolCall' | 'toolResult' | 'other';
+  text?: string;
+  name?: string;
+  input?: Record<string, unknown>;
+  callId?: string;
+  texts?: string[];
+}
+interface RecordedRequest {
+  messages: { role: 'user' | 'assistant'; parts: RecordedPart[] }[];
+  tools: string[];
+}
+interface TestModel {
+  vendor: string;
+  model: { maxInputTokens: number };
+  requests: RecordedRequest[];
+  countTokens(text: string): number;
+}
 
 const FIXTURE = { id: 'tor-test.test-model', dir: 'test-model-extension' };
 const PLACEHOLDER = /was removed from the conversation to fit the context window/;
@@ -67,7 +80,11 @@ describe('recall', function () {
       const participant = new RecallParticipant(sessions, readSettings, testChannel());
       const request = {
         prompt: `Run the build and tell me how it ended.\ncommand: ${command}`,
-        model, command: undefined, references: [], toolReferences: [], toolInvocationToken: undefined,
+        model,
+        command: undefined,
+        references: [],
+        toolReferences: [],
+        toolInvocationToken: undefined,
       } as unknown as vscode.ChatRequest;
       const md: string[] = [];
       progress = [];
@@ -78,7 +95,12 @@ describe('recall', function () {
         button: (command: vscode.Command) => buttons.push(command),
       } as unknown as vscode.ChatResponseStream;
       const before = testModel.requests.length;
-      const result = await participant.handler(request, { history: [] } as unknown as vscode.ChatContext, stream, new vscode.CancellationTokenSource().token);
+      const result = await participant.handler(
+        request,
+        { history: [] } as unknown as vscode.ChatContext,
+        stream,
+        new vscode.CancellationTokenSource().token,
+      );
       metadata = (result as vscode.ChatResult).metadata as typeof metadata;
       requests = testModel.requests.slice(before);
       markdown = md.join('');
@@ -104,13 +126,19 @@ describe('recall', function () {
     it('stays under 75% of the window: the oldest result becomes a placeholder, the newest stay', () => {
       const limit = 0.75 * testModel.model.maxInputTokens;
       const count = (text: string) => testModel.countTokens(text);
-      const tokensOf = (request: RecordedRequest) => request.messages.reduce((sum, m) => sum + m.parts.reduce((s, p) =>
-        s + count(p.text ?? p.texts?.join('') ?? `${p.name} ${JSON.stringify(p.input)}`), 0), 0);
+      const tokensOf = (request: RecordedRequest) =>
+        request.messages.reduce(
+          (sum, m) => sum + m.parts.reduce((s, p) => s + count(p.text ?? p.texts?.join('') ?? `${p.name} ${JSON.stringify(p.input)}`), 0),
+          0,
+        );
       const tokens = requests.map(tokensOf);
       testLog(`      tokens the model received per round: ${tokens.join(', ')} (limit ${limit})`);
       tokens.forEach((n, i) => assert.ok(n <= limit, `request ${i + 1}: ${n} tokens > ${limit}`));
 
-      assert.ok(results(requests[2]).every((p) => !PLACEHOLDER.test(resultText(p))), 'round 3 still fits whole');
+      assert.ok(
+        results(requests[2]).every((p) => !PLACEHOLDER.test(resultText(p))),
+        'round 3 still fits whole',
+      );
       const last = results(requests[3]);
       assert.equal(last.length, 3);
       assert.match(resultText(last[0]), PLACEHOLDER);
@@ -119,7 +147,10 @@ describe('recall', function () {
       // Without the placeholder, round 4 would have been over the limit: the guard was needed.
       const unguarded = tokens[3] - count(resultText(last[0])) + count(resultText(results(requests[2])[0]));
       assert.ok(unguarded > limit, `round 4 unguarded: ${unguarded} tokens`);
-      assert.ok(progress.some((p) => /Kept 1 older tool result/.test(p)), progress.join(' | '));
+      assert.ok(
+        progress.some((p) => /Kept 1 older tool result/.test(p)),
+        progress.join(' | '),
+      );
     });
 
     it('every outputId the model was shown resolves through read_tool_output', async () => {
@@ -141,7 +172,7 @@ describe('recall', function () {
       }
     });
 
-    it('the model read the command\'s full output instead of re-running it, and cited it', async () => {
+    it("the model read the command's full output instead of re-running it, and cited it", async () => {
       const read = results(requests[3])[2];
       const page = firstLineJson<{ text: string; totalBytes: number }>(resultText(read));
       assert.ok(page.text.startsWith('recall row 1 of the build log\n'));
@@ -179,7 +210,9 @@ describe('recall', function () {
       const { text } = await invoke('run_code', { code: 'while (true) {}', timeoutSeconds: 2 });
       const took = Date.now() - started;
       const { maxGapMs, maxGapCpuMs } = monitor.stop();
-      testLog(`    run_code time limit: ended after ${took} ms; longest event-loop block meanwhile ${maxGapMs} ms (${maxGapCpuMs ?? '?'} ms on CPU)`);
+      testLog(
+        `    run_code time limit: ended after ${took} ms; longest event-loop block meanwhile ${maxGapMs} ms (${maxGapCpuMs ?? '?'} ms on CPU)`,
+      );
       assert.match(text, /did not finish \(timeout\)/);
       assert.match(text, /time limit/);
       assert.ok(took < 10_000, `took ${took} ms`);

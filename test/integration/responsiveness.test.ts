@@ -45,8 +45,12 @@ describe('responsiveness', function () {
       this.skip();
     }
     const call = activateCallMs();
-    testLog(`    activation: activate() took ${ms} ms (from the extension's log)` +
-      (call === undefined ? '; the host had activated it before the tests ran' : `; ext.activate() from the first test took ${call.toFixed(1)} ms (loading the bundle included)`));
+    testLog(
+      `    activation: activate() took ${ms} ms (from the extension's log)` +
+        (call === undefined
+          ? '; the host had activated it before the tests ran'
+          : `; ext.activate() from the first test took ${call.toFixed(1)} ms (loading the bundle included)`),
+    );
     assert.ok(ms < 1000, `activation took ${ms} ms`);
   });
 
@@ -68,9 +72,15 @@ describe('responsiveness', function () {
     const command = `yes 'a line of a very long log, repeated many times' | head -c ${20 * MiB}; echo NEEDLE_AT_THE_END`;
     const text = await measure('capture+retain', async () => (await invoke('run_command', { command })).text);
     const outputId = commandOutputId(text);
-    const found = await measure('search', async () => (await invoke('search_tool_output', { outputId, pattern: 'NEEDLE_AT_THE_END' })).text);
+    const found = await measure(
+      'search',
+      async () => (await invoke('search_tool_output', { outputId, pattern: 'NEEDLE_AT_THE_END' })).text,
+    );
     assert.equal(firstLineJson<{ matches: number }>(found).matches, 1);
-    const regex = await measure('regex search', async () => (await invoke('search_tool_output', { outputId, pattern: 'x{3}|NEEDLE_\\w+', regex: true })).text);
+    const regex = await measure(
+      'regex search',
+      async () => (await invoke('search_tool_output', { outputId, pattern: 'x{3}|NEEDLE_\\w+', regex: true })).text,
+    );
     assert.equal(firstLineJson<{ matches: number }>(regex).matches, 1);
     const totalBytes = (await readPage(outputId, 0, 1)).totalBytes;
     await measure('20 pages', async () => {
@@ -80,8 +90,12 @@ describe('responsiveness', function () {
       }
     });
 
-    testLog(`    20 MiB output (load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores):\n      ${phases.join('\n      ')}`);
-    testLog(`    longest event-loop block: ${wall} ms wall clock, ${cpu ?? '?'} ms of it the host's own CPU time (goal 50 ms, bound ${BOUND_MS} ms)`);
+    testLog(
+      `    20 MiB output (load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores):\n      ${phases.join('\n      ')}`,
+    );
+    testLog(
+      `    longest event-loop block: ${wall} ms wall clock, ${cpu ?? '?'} ms of it the host's own CPU time (goal 50 ms, bound ${BOUND_MS} ms)`,
+    );
     assert.ok((cpu ?? wall) < BOUND_MS, `the extension host's own work blocked it for ${cpu ?? wall} ms`);
   });
 });

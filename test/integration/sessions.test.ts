@@ -99,7 +99,10 @@ describe('sessions', function () {
         fs.writeFileSync(process.argv[1], JSON.stringify({ pid: process.pid, host: os.hostname(), at: Date.now() }), { flag: 'wx' });
         process.stdout.write('locked\\n');
         setInterval(() => {}, 60000);`;
-      other = spawn(process.execPath, ['-e', script, lockFile], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+      other = spawn(process.execPath, ['-e', script, lockFile], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+        env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      });
       const child = other;
       await new Promise<void>((resolve, reject) => {
         child.stdout!.on('data', (d: Buffer) => d.toString().includes('locked') && resolve());
@@ -119,7 +122,7 @@ describe('sessions', function () {
       assert.equal(await run('switchSession', locked), locked);
       assert.equal((await api.read(id)).text, 'held by another window later');
       const owner = JSON.parse(fs.readFileSync(lockFile, 'utf8')) as { pid: number };
-      assert.equal(owner.pid, process.pid, 'the lock is now this window\'s');
+      assert.equal(owner.pid, process.pid, "the lock is now this window's");
     });
   });
 
@@ -135,8 +138,11 @@ describe('sessions', function () {
 
     it('openOutputById opens the inspector on it', async () => {
       assert.equal(await run('openOutputById', outputId), true);
-      await waitFor('an inspector tab', () => vscode.window.tabGroups.all.flatMap((g) => g.tabs)
-        .some((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('toolOutputRecall.inspector')));
+      await waitFor('an inspector tab', () =>
+        vscode.window.tabGroups.all
+          .flatMap((g) => g.tabs)
+          .some((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('toolOutputRecall.inspector')),
+      );
       assert.equal(await run('openOutputById', 'out_0123456789abcdef01234567'), undefined, 'an unknown id opens nothing');
     });
 
@@ -146,10 +152,16 @@ describe('sessions', function () {
       assert.equal(await vscode.env.clipboard.readText(), outputId);
     });
 
-    it('showLog shows the extension\'s log', async () => {
+    it("showLog shows the extension's log", async () => {
       await run('showLog');
-      await waitFor('the log document', () => vscode.workspace.textDocuments
-        .some((d) => d.uri.scheme === 'output' && /Tool Output Recall/.test(decodeURIComponent(d.uri.toString()))), 3000);
+      await waitFor(
+        'the log document',
+        () =>
+          vscode.workspace.textDocuments.some(
+            (d) => d.uri.scheme === 'output' && /Tool Output Recall/.test(decodeURIComponent(d.uri.toString())),
+          ),
+        3000,
+      );
     });
   });
 });

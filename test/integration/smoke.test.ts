@@ -13,8 +13,10 @@ const EXTENSION_ID = `${pkg.publisher}.${pkg.name}`;
 
 describe('smoke', () => {
   before(() => {
-    testLog(`  VS Code ${vscode.version} (${vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop'} UI, ` +
-      `remote ${vscode.env.remoteName ?? 'none'}), Node ${process.version}, mode ${process.env.TOR_TEST_MODE ?? 'unset'}`);
+    testLog(
+      `  VS Code ${vscode.version} (${vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop'} UI, ` +
+        `remote ${vscode.env.remoteName ?? 'none'}), Node ${process.version}, mode ${process.env.TOR_TEST_MODE ?? 'unset'}`,
+    );
   });
 
   it(`finds ${EXTENSION_ID} and activates it`, async () => {
@@ -28,8 +30,11 @@ describe('smoke', () => {
     const repo = process.env.TOR_TEST_REPO;
     if (repo) {
       const fromRepo = fs.realpathSync(ext.extensionPath) === fs.realpathSync(repo);
-      assert.equal(fromRepo, process.env.TOR_TEST_MODE !== 'vsix',
-        `extensionPath ${ext.extensionPath} (mode ${process.env.TOR_TEST_MODE})`);
+      assert.equal(
+        fromRepo,
+        process.env.TOR_TEST_MODE !== 'vsix',
+        `extensionPath ${ext.extensionPath} (mode ${process.env.TOR_TEST_MODE})`,
+      );
     }
   });
 

@@ -8,7 +8,18 @@ import { RunCommandTool } from '../../src/extension/tools/runCommandTool';
 import { RunCodeTool } from '../../src/extension/tools/runCodeTool';
 import { readSettings } from '../../src/extension/config';
 import {
-  OUTPUT_ID, commandOutputId, firstLineJson, invoke, invokeError, isAlive, readPage, recallApi, scratchDir, sh, testChannel, waitFor,
+  OUTPUT_ID,
+  commandOutputId,
+  firstLineJson,
+  invoke,
+  invokeError,
+  isAlive,
+  readPage,
+  recallApi,
+  scratchDir,
+  sh,
+  testChannel,
+  waitFor,
 } from './helpers/host';
 
 const MiB = 1024 * 1024;
@@ -130,7 +141,9 @@ describe('tools', function () {
     const source = new vscode.CancellationTokenSource();
     const started = Date.now();
     const running = invoke('run_command', { command }, source.token).then(
-      ({ text }) => ({ text }), (error: Error) => ({ error }));
+      ({ text }) => ({ text }),
+      (error: Error) => ({ error }),
+    );
     await waitFor('the child to write its pid', () => fs.existsSync(childPid) && fs.readFileSync(childPid, 'utf8').trim() !== '');
     const pids = [shellPid, childPid].map((f) => Number(fs.readFileSync(f, 'utf8').trim()));
     assert.ok(pids.every(isAlive), 'both processes run before the cancel');
@@ -148,7 +161,9 @@ describe('tools', function () {
   describe('in an untrusted workspace', () => {
     // The test host runs with trust disabled (always trusted), so the tools are built with a fake answer.
     const deps = () => ({
-      store: async () => { throw new Error('no store needed'); },
+      store: async () => {
+        throw new Error('no store needed');
+      },
       settings: readSettings,
       isTrusted: () => false,
       onRetained: () => undefined,
@@ -176,10 +191,12 @@ describe('tools', function () {
   it('a token budget shrinks the run_command preview', async () => {
     const command = 'i=1; while [ $i -le 3000 ]; do echo "budget line $i"; i=$((i+1)); done';
     const plain = (await invoke('run_command', { command })).text;
-    const budgeted = (await invoke('run_command', { command }, undefined, {
-      tokenBudget: 2000,
-      countTokens: async (t: string) => Math.ceil(t.length / 4),
-    })).text;
+    const budgeted = (
+      await invoke('run_command', { command }, undefined, {
+        tokenBudget: 2000,
+        countTokens: async (t: string) => Math.ceil(t.length / 4),
+      })
+    ).text;
     const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
     assert.ok(bytes(plain) > 20_000, `unbudgeted result ${bytes(plain)} bytes`);
     assert.ok(bytes(budgeted) < 2000 * 2 + 1200, `budgeted result ${bytes(budgeted)} bytes`);

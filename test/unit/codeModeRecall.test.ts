@@ -13,7 +13,10 @@ const PREVIEW = DEFAULT_LIMITS.previewBytes;
 /** What the run_command tool hands back (status, sizes, outputId, preview), like the real tool. */
 function renderCommand(result: CommandResult): string {
   const lines = [`$ ${result.command}`, `exit code ${result.exitCode}; stdout: ${result.stdout.totalBytes} bytes`];
-  if (result.outputId) lines.push(`The preview below is NOT the whole output. The merged output is retained as outputId "${result.outputId}" (${result.merged.totalBytes} bytes, complete: ${result.merged.complete}).`);
+  if (result.outputId)
+    lines.push(
+      `The preview below is NOT the whole output. The merged output is retained as outputId "${result.outputId}" (${result.merged.totalBytes} bytes, complete: ${result.merged.complete}).`,
+    );
   lines.push('--- output ---', result.preview);
   return lines.join('\n');
 }
@@ -41,7 +44,10 @@ describe('code mode: nested results stay recoverable', () => {
     if (process.platform === 'win32') this.skip(); // seq is POSIX
     const seen: { name: string; text: string }[] = [];
     const result = await runCode(
-      { code: "const result = await tools.call('run_command', { command: 'seq 1 200000' });\nreturn result.slice(0, 100);", timeoutMs: 60_000 },
+      {
+        code: "const result = await tools.call('run_command', { command: 'seq 1 200000' });\nreturn result.slice(0, 100);",
+        timeoutMs: 60_000,
+      },
       { callTool: commandTools(store, seen), store, previewBytes: PREVIEW },
     );
     assert.equal(result.error, undefined);
@@ -65,7 +71,10 @@ describe('code mode: nested results stay recoverable', () => {
     assert.equal(record.nestedOutputIds.length, 1);
     const [ref] = record.nestedOutputIds;
     assert.notEqual(ref.outputId, record.outputId);
-    assert.deepEqual({ found: ref.found, tool: ref.tool, totalBytes: ref.totalBytes, complete: ref.complete }, { found: true, tool: 'run_command', totalBytes: expected.length, complete: true });
+    assert.deepEqual(
+      { found: ref.found, tool: ref.tool, totalBytes: ref.totalBytes, complete: ref.complete },
+      { found: true, tool: 'run_command', totalBytes: expected.length, complete: true },
+    );
     const full = await readThrough(store, ref.outputId);
     assert.equal(full.text, expected);
     assert.ok(full.text.includes('\n123456\n'), 'a line from the middle, absent from both previews, is readable');
@@ -74,8 +83,15 @@ describe('code mode: nested results stay recoverable', () => {
     // The model is told which is which.
     const text = renderCodeRun(result, PREVIEW);
     assert.ok(text.includes(`outputId "${record.outputId}" holds that result text exactly as the program received it`), text);
-    assert.ok(text.includes(`outputId "${ref.outputId}", named inside that result text, is run_command's own copy of its FULL output for seq 1 200000 (${expected.length} bytes, complete: true). For anything in the command's output, search or read "${ref.outputId}"; "${record.outputId}" holds only what run_command returned (its status and a preview).`), text);
-    console.log(`      [measure] seq 1 200000 via run_code: ${result.durationMs} ms in the sandbox; script saw ${record.bytes} bytes; command output ${expected.length} bytes`);
+    assert.ok(
+      text.includes(
+        `outputId "${ref.outputId}", named inside that result text, is run_command's own copy of its FULL output for seq 1 200000 (${expected.length} bytes, complete: true). For anything in the command's output, search or read "${ref.outputId}"; "${record.outputId}" holds only what run_command returned (its status and a preview).`,
+      ),
+      text,
+    );
+    console.log(
+      `      [measure] seq 1 200000 via run_code: ${result.durationMs} ms in the sandbox; script saw ${record.bytes} bytes; command output ${expected.length} bytes`,
+    );
   });
 
   it('retains before the program sees the result, so a program that never returns still leaves the way back', async () => {
@@ -98,16 +114,25 @@ describe('code mode: nested results stay recoverable', () => {
   it('hands the text over only after retain() has finished', async () => {
     const events: string[] = [];
     const slowStore: RecallStore = Object.create(store, {
-      retain: { value: async (content: string, meta: object) => {
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        const kept = await store.retain(content, meta);
-        events.push('retained');
-        return kept;
-      } },
+      retain: {
+        value: async (content: string, meta: object) => {
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          const kept = await store.retain(content, meta);
+          events.push('retained');
+          return kept;
+        },
+      },
     });
     const result = await runCode(
       { code: "const r = await tools.call('big', {});\nawait tools.call('mark', {});\nreturn r.length;", timeoutMs: 15_000 },
-      { callTool: async (name) => { events.push(`call ${name}`); return name === 'big' ? 'x'.repeat(30 * KiB) : 'ok'; }, store: slowStore, previewBytes: PREVIEW },
+      {
+        callTool: async (name) => {
+          events.push(`call ${name}`);
+          return name === 'big' ? 'x'.repeat(30 * KiB) : 'ok';
+        },
+        store: slowStore,
+        previewBytes: PREVIEW,
+      },
     );
     assert.equal(result.valuePreview, String(30 * KiB));
     assert.deepEqual(events, ['call big', 'retained', 'call mark']);
@@ -117,7 +142,10 @@ describe('code mode: nested results stay recoverable', () => {
     const before = (await store.list()).length;
     const exact = 'y'.repeat(PREVIEW);
     const result = await runCode(
-      { code: "const a = await tools.call('small', {});\nconst b = await tools.call('exact', {});\nreturn a + ':' + b.length;", timeoutMs: 15_000 },
+      {
+        code: "const a = await tools.call('small', {});\nconst b = await tools.call('exact', {});\nreturn a + ':' + b.length;",
+        timeoutMs: 15_000,
+      },
       { callTool: async (name) => (name === 'small' ? 'hello' : exact), store, previewBytes: PREVIEW },
     );
     assert.equal(result.valuePreview, `hello:${PREVIEW}`);
@@ -131,14 +159,22 @@ describe('code mode: nested results stay recoverable', () => {
     // was smaller (e.g. a token budget); the script may drop that line, so it is reported.
     const result = await runCode(
       { code: "const r = await tools.call('run_command', { command: 'seq 1 5000' });\nreturn r.split('\\n')[1];", timeoutMs: 30_000 },
-      { callTool: async (name, input, signal) => renderCommand(await runCommand({ command: String(input.command), signal }, store, { previewBytes: 2 * KiB })), store, previewBytes: PREVIEW },
+      {
+        callTool: async (name, input, signal) =>
+          renderCommand(await runCommand({ command: String(input.command), signal }, store, { previewBytes: 2 * KiB })),
+        store,
+        previewBytes: PREVIEW,
+      },
     );
     assert.equal(result.nested.length, 1);
     assert.equal(result.nested[0].status, 'small');
     assert.equal(result.nested[0].outputId, undefined);
     assert.equal(result.nested[0].nestedOutputIds[0].found, true);
     assert.equal(result.nested[0].nestedOutputIds[0].totalBytes, Array.from({ length: 5000 }, (_, i) => `${i + 1}\n`).join('').length);
-    assert.match(renderCodeRun(result, PREVIEW), /the program saw it whole \(at or below the 24576-byte threshold, so not saved separately\)\.\n {2}- outputId "out_[0-9a-f]{24}", named inside that result text, is run_command's own copy of its FULL output/);
+    assert.match(
+      renderCodeRun(result, PREVIEW),
+      /the program saw it whole \(at or below the 24576-byte threshold, so not saved separately\)\.\n {2}- outputId "out_[0-9a-f]{24}", named inside that result text, is run_command's own copy of its FULL output/,
+    );
   });
 
   it('retains a return value larger than 24 KiB and previews it with its outputId', async () => {
@@ -155,11 +191,22 @@ describe('code mode: nested results stay recoverable', () => {
     assert.equal((await readThrough(store, result.valueOutputId)).text, expected);
     const info = await store.info(result.valueOutputId);
     assert.equal(info.tool, 'run_code');
-    assert.match(renderCodeRun(result, PREVIEW), new RegExp(`returned a string \\(${expected.length} bytes\\).*\\nThe return value below is NOT shown whole: it is retained as outputId "${result.valueOutputId}"`));
+    assert.match(
+      renderCodeRun(result, PREVIEW),
+      new RegExp(
+        `returned a string \\(${expected.length} bytes\\).*\\nThe return value below is NOT shown whole: it is retained as outputId "${result.valueOutputId}"`,
+      ),
+    );
   });
 
   it('says recovery is unavailable when retention fails, and still gives the program the text', async () => {
-    const failing: RecallStore = Object.create(store, { retain: { value: async () => { throw new Error('disk full'); } } });
+    const failing: RecallStore = Object.create(store, {
+      retain: {
+        value: async () => {
+          throw new Error('disk full');
+        },
+      },
+    });
     const result = await runCode(
       { code: "const r = await tools.call('big', {});\nreturn r.length;", timeoutMs: 15_000 },
       { callTool: async () => 'z'.repeat(40 * KiB), store: failing, previewBytes: PREVIEW },
@@ -167,16 +214,22 @@ describe('code mode: nested results stay recoverable', () => {
     assert.equal(result.valuePreview, String(40 * KiB));
     assert.equal(result.nested[0].status, 'unavailable');
     assert.equal(result.nested[0].unavailableReason, 'disk full');
-    assert.match(renderCodeRun(result, PREVIEW), /it could NOT be saved \(disk full\), so whatever the program dropped from it cannot be recovered/);
+    assert.match(
+      renderCodeRun(result, PREVIEW),
+      /it could NOT be saved \(disk full\), so whatever the program dropped from it cannot be recovered/,
+    );
   });
 
   it('lets the script catch an unknown tool and refuses run_code from inside run_code', async () => {
     const result = await runCode(
-      { code: `const out = [];
+      {
+        code: `const out = [];
         for (const name of ['no_such_tool', 'run_code']) {
           try { await tools.call(name, { code: 'return 1' }); } catch (e) { out.push(e.message); }
         }
-        return out;`, timeoutMs: 15_000 },
+        return out;`,
+        timeoutMs: 15_000,
+      },
       { callTool: commandTools(store), store, previewBytes: PREVIEW },
     );
     const messages = JSON.parse(result.valuePreview) as string[];
@@ -189,10 +242,13 @@ describe('code mode: nested results stay recoverable', () => {
 
   it('rejects inputs that are not objects and caps the number of calls', async () => {
     const result = await runCode(
-      { code: `const out = [];
+      {
+        code: `const out = [];
         try { await tools.call('echo', [1]); } catch (e) { out.push(e.message); }
         for (let i = 0; i < 3; i++) { try { out.push(await tools.call('echo', { i })); } catch (e) { out.push(e.message); } }
-        return out;`, timeoutMs: 15_000 },
+        return out;`,
+        timeoutMs: 15_000,
+      },
       { callTool: async (_name, input) => `echo ${JSON.stringify(input)}`, store, previewBytes: PREVIEW, maxCalls: 3 },
     );
     assert.deepEqual(JSON.parse(result.valuePreview), [
@@ -212,7 +268,9 @@ describe('code mode: nested results stay recoverable', () => {
       { code: "await tools.call('run_command', { command: 'sleep 30' });\nreturn 'done';", timeoutMs: 60_000, signal: abort.signal },
       {
         callTool: async (name, input, signal) => {
-          signal.addEventListener('abort', () => { nestedAborted = true; });
+          signal.addEventListener('abort', () => {
+            nestedAborted = true;
+          });
           return renderCommand(await runCommand({ command: String(input.command), signal }, store));
         },
         store,
@@ -231,8 +289,14 @@ describe('code mode: nested results stay recoverable', () => {
       { callTool: async () => '', store, previewBytes: PREVIEW },
     );
     const text = renderCodeRun(result, PREVIEW);
-    assert.match(text, /^run_code: the program did not finish \(thrown\); [\d.]+ s; 0 tool calls\.\nThe program threw RangeError: nope \(line 2\)\./);
+    assert.match(
+      text,
+      /^run_code: the program did not finish \(thrown\); [\d.]+ s; 0 tool calls\.\nThe program threw RangeError: nope \(line 2\)\./,
+    );
     assert.match(text, /--- console output \(\d+ characters\) ---\nlog line 0\n/);
-    assert.match(text, /\[console output cut: \d+ more characters and \d+ more lines were not kept\. Return what matters instead of logging it\.\]$/);
+    assert.match(
+      text,
+      /\[console output cut: \d+ more characters and \d+ more lines were not kept\. Return what matters instead of logging it\.\]$/,
+    );
   });
 });

@@ -30,7 +30,10 @@ function failure(result: SandboxRun, kind: string): string {
  * spawned; `spawnMs` is how long the synchronous spawn() call itself took (fork+exec, the same cost
  * run_command pays for its shell).
  */
-async function measureRun(code: string, timeoutMs: number): Promise<{ result: SandboxRun; maxGapMs: number; ticks: number; spawnMs: number }> {
+async function measureRun(
+  code: string,
+  timeoutMs: number,
+): Promise<{ result: SandboxRun; maxGapMs: number; ticks: number; spawnMs: number }> {
   let last = 0;
   let maxGapMs = 0;
   let ticks = 0;
@@ -59,7 +62,10 @@ describe('code mode sandbox: isolation', () => {
   it('gives the program only tools and console: no process, require, module, timers or binary buffers', async () => {
     const result = await run(`return [typeof process, typeof require, typeof module, typeof globalThis.process, typeof setTimeout,
       typeof Buffer, typeof ArrayBuffer, typeof Uint8Array, typeof WebAssembly, typeof SharedArrayBuffer, typeof tools.call, typeof console.log].join(',')`);
-    assert.equal(value(result), 'undefined,undefined,undefined,undefined,undefined,undefined,undefined,undefined,undefined,undefined,function,function');
+    assert.equal(
+      value(result),
+      'undefined,undefined,undefined,undefined,undefined,undefined,undefined,undefined,undefined,undefined,function,function',
+    );
   });
 
   it('blocks the classic escapes: constructor chains, eval, import(), stack-trace frames, body injection', async () => {
@@ -101,7 +107,17 @@ describe('code mode sandbox: isolation', () => {
       return out;`);
     const out = JSON.parse(value(result)) as Record<string, string>;
     for (const [name, verdict] of Object.entries(out)) assert.ok(!verdict.includes('ESCAPED'), `${name}: ${verdict}`);
-    for (const name of ['toolsCtor', 'thisCtor', 'consoleCtor', 'globalProtoCtor', 'asyncCtor', 'evalCall', 'newFunction', 'importError', 'stackFrames']) {
+    for (const name of [
+      'toolsCtor',
+      'thisCtor',
+      'consoleCtor',
+      'globalProtoCtor',
+      'asyncCtor',
+      'evalCall',
+      'newFunction',
+      'importError',
+      'stackFrames',
+    ]) {
       assert.match(out[name], /^blocked: EvalError: Code generation from strings disallowed/, `${name}: ${out[name]}`);
     }
     assert.match(out.importFs, /^blocked: Error: import\(\) is not available in run_code/);
@@ -129,7 +145,14 @@ describe('code mode sandbox: isolation', () => {
       const out = {};
       for (const [name, fn] of Object.entries(fns)) out[name] = fn === Function || fn === AsyncFunction ? 'context' : 'FOREIGN';
       return out;`);
-    assert.deepEqual(JSON.parse(value(result)), { toolsCall: 'context', consoleLog: 'context', globalProto: 'context', importError: 'context', stackFrames: 'context', callSite: 'context' });
+    assert.deepEqual(JSON.parse(value(result)), {
+      toolsCall: 'context',
+      consoleLog: 'context',
+      globalProto: 'context',
+      importError: 'context',
+      stackFrames: 'context',
+      callSite: 'context',
+    });
   });
 
   it('keeps code that breaks out of the function wrapper inside the same sandbox', async () => {
@@ -166,10 +189,15 @@ describe('code mode sandbox: limits', () => {
       const cpu = process.cpuUsage(cpuBefore);
       const cpuMs = (cpu.user + cpu.system) / 1000;
       const message = failure(result, 'timeout');
-      assert.equal(message, 'run_code stopped the program after 1.5 s (time limit). Make the program shorter or raise timeoutSeconds (max 600).');
+      assert.equal(
+        message,
+        'run_code stopped the program after 1.5 s (time limit). Make the program shorter or raise timeoutSeconds (max 600).',
+      );
       assert.ok(result.durationMs >= 1400 && result.durationMs < 4000, `stopped after ${result.durationMs} ms`);
       assert.ok(cpuMs < 750, `this process used ${cpuMs.toFixed(0)} ms of CPU during a 1500 ms loop`);
-      console.log(`      [measure] infinite loop: stopped after ${result.durationMs} ms; while it ran, event loop max gap ${maxGapMs.toFixed(1)} ms over ${ticks} ticks; spawn() took ${spawnMs.toFixed(1)} ms; this process's CPU ${cpuMs.toFixed(0)} ms`);
+      console.log(
+        `      [measure] infinite loop: stopped after ${result.durationMs} ms; while it ran, event loop max gap ${maxGapMs.toFixed(1)} ms over ${ticks} ticks; spawn() took ${spawnMs.toFixed(1)} ms; this process's CPU ${cpuMs.toFixed(0)} ms`,
+      );
       gaps.push(maxGapMs);
     }
     assert.ok(Math.min(...gaps) < 50, `the calling thread was blocked for ${gaps.map((g) => g.toFixed(1)).join(', ')} ms`);
@@ -187,8 +215,13 @@ describe('code mode sandbox: limits', () => {
       'return JSON.stringify(new Array(1e7).fill("abcdefghij")).length;',
     ]) {
       const { result, maxGapMs, spawnMs } = await measureRun(code, 30_000);
-      assert.equal(failure(result, 'memory'), 'run_code stopped the program: it exceeded the 64 MiB memory limit. Keep less data at once (slice or filter tool results before storing them; avoid building huge strings or arrays) and return a smaller value.');
-      console.log(`      [measure] allocation ${JSON.stringify(code.slice(0, 40))}: stopped after ${result.durationMs} ms; while it ran, event loop max gap ${maxGapMs.toFixed(1)} ms; spawn() took ${spawnMs.toFixed(1)} ms`);
+      assert.equal(
+        failure(result, 'memory'),
+        'run_code stopped the program: it exceeded the 64 MiB memory limit. Keep less data at once (slice or filter tool results before storing them; avoid building huge strings or arrays) and return a smaller value.',
+      );
+      console.log(
+        `      [measure] allocation ${JSON.stringify(code.slice(0, 40))}: stopped after ${result.durationMs} ms; while it ran, event loop max gap ${maxGapMs.toFixed(1)} ms; spawn() took ${spawnMs.toFixed(1)} ms`,
+      );
     }
   });
 
@@ -206,17 +239,33 @@ describe('code mode sandbox: limits', () => {
     // The parent (here a separate Node process standing in for a crashed extension host) is killed;
     // the looping sandbox cannot hear the IPC disconnect, so its watchdog thread must end it.
     const script = path.join(dirs.make(), 'parent.ts');
-    writeFileSync(script, `import { runSandbox } from ${JSON.stringify(path.resolve(__dirname, '../../src/core/codeMode/sandbox'))};
+    writeFileSync(
+      script,
+      `import { runSandbox } from ${JSON.stringify(path.resolve(__dirname, '../../src/core/codeMode/sandbox'))};
 runSandbox({ code: 'while (true) {}', timeoutMs: 600000, onStart: (pid) => console.log('PID ' + pid) }, async () => '');
-`);
-    const parent = spawn(process.execPath, ['--require', 'tsx/cjs', script], { cwd: path.resolve(__dirname, '../..'), stdio: ['ignore', 'pipe', 'inherit'] });
+`,
+    );
+    const parent = spawn(process.execPath, ['--require', 'tsx/cjs', script], {
+      cwd: path.resolve(__dirname, '../..'),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const pid = await new Promise<number>((resolve, reject) => {
-      parent.stdout.on('data', (data) => { const m = /PID (\d+)/.exec(String(data)); if (m) resolve(Number(m[1])); });
+      parent.stdout.on('data', (data) => {
+        const m = /PID (\d+)/.exec(String(data));
+        if (m) resolve(Number(m[1]));
+      });
       parent.on('exit', () => reject(new Error('the parent exited before starting the sandbox')));
     });
     await new Promise((resolve) => setTimeout(resolve, 500));
     parent.kill('SIGKILL');
-    const alive = (): boolean => { try { process.kill(pid, 0); return true; } catch { return false; } };
+    const alive = (): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
     const started = Date.now();
     while (alive() && Date.now() - started < 10_000) await new Promise((resolve) => setTimeout(resolve, 50));
     const goneAfter = Date.now() - started;
@@ -239,19 +288,31 @@ describe('code mode sandbox: results, errors and logs', () => {
   });
 
   it('reports values that have no JSON form clearly', async () => {
-    assert.match(failure(await run('const a = {}; a.self = a; return a;'), 'return'), /cannot be turned into JSON \(TypeError: Converting circular structure/);
+    assert.match(
+      failure(await run('const a = {}; a.self = a; return a;'), 'return'),
+      /cannot be turned into JSON \(TypeError: Converting circular structure/,
+    );
     assert.match(failure(await run('return 10n;'), 'return'), /BigInt/);
     assert.match(failure(await run('return () => 1;'), 'return'), /returned a function, which has no text form/);
   });
 
   it('reports a syntax error with its message and line', async () => {
     const message = failure(await run('const a = 1;\nconst b = 2;\nconst c = ;\nreturn c;'), 'syntax');
-    assert.match(message, /^run_code could not compile the program: SyntaxError: Unexpected token ';' \(line 3\)\. The program is the body of an async function/);
+    assert.match(
+      message,
+      /^run_code could not compile the program: SyntaxError: Unexpected token ';' \(line 3\)\. The program is the body of an async function/,
+    );
   });
 
   it('reports a thrown error with its message and line, and a thrown non-Error', async () => {
-    assert.equal(failure(await run('const a = 1;\nthrow new TypeError("bad input " + a);'), 'thrown'), 'The program threw TypeError: bad input 1 (line 2). Fix the program, or catch the error inside it.');
-    assert.equal(failure(await run('await null;\nthrow "plain";'), 'thrown'), 'The program threw a non-Error value: "plain". Fix the program, or catch the error inside it.');
+    assert.equal(
+      failure(await run('const a = 1;\nthrow new TypeError("bad input " + a);'), 'thrown'),
+      'The program threw TypeError: bad input 1 (line 2). Fix the program, or catch the error inside it.',
+    );
+    assert.equal(
+      failure(await run('await null;\nthrow "plain";'), 'thrown'),
+      'The program threw a non-Error value: "plain". Fix the program, or catch the error inside it.',
+    );
   });
 
   it('lets the program catch a failing or unknown tool call and keep going', async () => {
@@ -263,12 +324,16 @@ describe('code mode sandbox: results, errors and logs', () => {
 
   it('runs tools.call requests concurrently and passes JSON input through', async () => {
     const seen: string[] = [];
-    const result = await run(`
+    const result = await run(
+      `
       const [a, b] = await Promise.all([tools.call('echo', { x: 1 }), tools.call('echo', { y: [2] })]);
-      return a + '|' + b;`, 15_000, async (name, input) => {
-      seen.push(`${name} ${input}`);
-      return `got ${input}`;
-    });
+      return a + '|' + b;`,
+      15_000,
+      async (name, input) => {
+        seen.push(`${name} ${input}`);
+        return `got ${input}`;
+      },
+    );
     assert.equal(value(result), 'got {"x":1}|got {"y":[2]}');
     assert.deepEqual(seen.sort(), ['echo {"x":1}', 'echo {"y":[2]}']);
   });
@@ -276,7 +341,10 @@ describe('code mode sandbox: results, errors and logs', () => {
   it('captures console output and caps it', async () => {
     const small = await run('console.log("a", 1, { b: [2] }); console.error(new Error("e").message); return 0');
     assert.equal(small.logs, 'a 1 {"b":[2]}\n[error] e\n');
-    const big = await runSandbox({ code: 'for (let i = 0; i < 10000; i++) console.log("line " + i); return 0', timeoutMs: 15_000, maxLogChars: 1000 }, noTools);
+    const big = await runSandbox(
+      { code: 'for (let i = 0; i < 10000; i++) console.log("line " + i); return 0', timeoutMs: 15_000, maxLogChars: 1000 },
+      noTools,
+    );
     assert.ok(big.logs.length <= 1010, `kept ${big.logs.length} characters`);
     assert.ok(big.droppedLogLines > 9000, `dropped ${big.droppedLogLines} lines`);
   });

@@ -4,18 +4,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { isRecallError, type RecallErrorCode } from '../../src/core/errors';
 import { LINE_INDEX_STRIDE, clearLineIndexCache, lineIndexStats } from '../../src/core/files/lineIndex';
-import {
-  CHEAP_COUNT_BYTES,
-  readFilePage,
-  type FilePage,
-  type FilePageOptions,
-} from '../../src/core/files/filePager';
+import { CHEAP_COUNT_BYTES, readFilePage, type FilePage, type FilePageOptions } from '../../src/core/files/filePager';
 
-const rejects = (code: RecallErrorCode, pattern?: RegExp) => (error: unknown): boolean => {
-  assert.ok(isRecallError(error, code), `expected ${code}, got ${String(error)}`);
-  if (pattern) assert.match(error.message, pattern);
-  return true;
-};
+const rejects =
+  (code: RecallErrorCode, pattern?: RegExp) =>
+  (error: unknown): boolean => {
+    assert.ok(isRecallError(error, code), `expected ${code}, got ${String(error)}`);
+    if (pattern) assert.match(error.message, pattern);
+    return true;
+  };
 
 const wholeDecode = (bytes: Uint8Array): string => new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }).decode(bytes);
 
@@ -186,7 +183,10 @@ describe('readFilePage: long lines', () => {
     const first = await readFilePage(file, {});
     assert.equal(first.text.length, 4096);
     assert.equal(first.endsMidLine, true);
-    assert.equal(first.continuation, `read_file_page {"path":${JSON.stringify(file)},"byteOffset":4096} (line 1 continues; pass byteOffset, not line)`);
+    assert.equal(
+      first.continuation,
+      `read_file_page {"path":${JSON.stringify(file)},"byteOffset":4096} (line 1 continues; pass byteOffset, not line)`,
+    );
     const before = lineIndexStats().bytesScanned;
     const { text, pages } = await follow(file);
     assert.equal(pages.length, 512);
@@ -279,13 +279,39 @@ describe('readFilePage: UTF-8', () => {
 
   it('decodes invalid UTF-8 with U+FFFD exactly as one TextDecoder pass over the whole file', async () => {
     const nasty = Buffer.from([
-      0x61, 0xe2, 0x82, 0x0a, // truncated 3-byte sequence before '\n'
-      0xf0, 0x9f, 0x98, 0x62, // truncated 4-byte sequence
-      0x80, 0x80, 0xbf, // stray continuations
-      0xc0, 0xaf, 0xed, 0xa0, 0x80, // overlong, surrogate
-      0xf4, 0x90, 0x80, 0x80, // above U+10FFFF
-      0xe6, 0xbc, 0xa2, 0x0d, 0x0a, // 漢 CRLF
-      0xf0, 0x9f, 0x98, 0x80, 0xff, 0xfe, 0xf0, 0x9f, // emoji, bad bytes, truncated at EOF
+      0x61,
+      0xe2,
+      0x82,
+      0x0a, // truncated 3-byte sequence before '\n'
+      0xf0,
+      0x9f,
+      0x98,
+      0x62, // truncated 4-byte sequence
+      0x80,
+      0x80,
+      0xbf, // stray continuations
+      0xc0,
+      0xaf,
+      0xed,
+      0xa0,
+      0x80, // overlong, surrogate
+      0xf4,
+      0x90,
+      0x80,
+      0x80, // above U+10FFFF
+      0xe6,
+      0xbc,
+      0xa2,
+      0x0d,
+      0x0a, // 漢 CRLF
+      0xf0,
+      0x9f,
+      0x98,
+      0x80,
+      0xff,
+      0xfe,
+      0xf0,
+      0x9f, // emoji, bad bytes, truncated at EOF
     ]);
     const file = await write(nasty);
     for (let maxBytes = 1; maxBytes <= 12; maxBytes++) {
@@ -295,10 +321,13 @@ describe('readFilePage: UTF-8', () => {
     // Every offset the decoder treats as a boundary is accepted; the others are rejected.
     for (let offset = 0; offset <= nasty.length; offset++) {
       const expected = wholeDecode(nasty.subarray(0, offset)) + wholeDecode(nasty.subarray(offset)) === wholeDecode(nasty);
-      const result = await readFilePage(file, { byteOffset: offset }).then(() => true, (error: unknown) => {
-        assert.ok(isRecallError(error, 'MID_CHARACTER_OFFSET'), String(error));
-        return false;
-      });
+      const result = await readFilePage(file, { byteOffset: offset }).then(
+        () => true,
+        (error: unknown) => {
+          assert.ok(isRecallError(error, 'MID_CHARACTER_OFFSET'), String(error));
+          return false;
+        },
+      );
       if (result) assert.ok(expected, `offset ${offset} accepted but splits a unit`);
     }
   });
@@ -321,7 +350,10 @@ describe('readFilePage: UTF-8', () => {
 describe('readFilePage: arguments and edges', () => {
   it('rejects line and byteOffset together, saying which to use', async () => {
     const file = await write('a\nb\n');
-    await assert.rejects(readFilePage(file, { line: 2, byteOffset: 0 }), rejects('INVALID_ARGUMENT', /either line or byteOffset, not both.*"line":2.*"byteOffset":0/));
+    await assert.rejects(
+      readFilePage(file, { line: 2, byteOffset: 0 }),
+      rejects('INVALID_ARGUMENT', /either line or byteOffset, not both.*"line":2.*"byteOffset":0/),
+    );
   });
 
   it('reads from line 1 when neither is given (null counts as absent)', async () => {
@@ -339,13 +371,19 @@ describe('readFilePage: arguments and edges', () => {
   it('validates line, byteOffset and maxBytes', async () => {
     const file = await write('abc\n');
     for (const maxBytes of [0, -1, 1.5, Number.NaN, '10']) {
-      await assert.rejects(readFilePage(file, { maxBytes } as FilePageOptions), rejects('INVALID_ARGUMENT', /maxBytes must be an integer from 1 to 4096/));
+      await assert.rejects(
+        readFilePage(file, { maxBytes } as FilePageOptions),
+        rejects('INVALID_ARGUMENT', /maxBytes must be an integer from 1 to 4096/),
+      );
     }
     for (const line of [0, -3, 2.5, '7']) {
       await assert.rejects(readFilePage(file, { line } as FilePageOptions), rejects('INVALID_ARGUMENT', /line must be a 1-based integer/));
     }
     for (const byteOffset of [-1, 0.5, '0']) {
-      await assert.rejects(readFilePage(file, { byteOffset } as FilePageOptions), rejects('INVALID_ARGUMENT', /byteOffset must be a non-negative integer/));
+      await assert.rejects(
+        readFilePage(file, { byteOffset } as FilePageOptions),
+        rejects('INVALID_ARGUMENT', /byteOffset must be a non-negative integer/),
+      );
     }
   });
 
@@ -362,7 +400,10 @@ describe('readFilePage: arguments and edges', () => {
     assert.equal(end.hasMore, false);
     assert.equal(end.totalLines, 2);
     assert.equal(end.startLine, 2);
-    await assert.rejects(readFilePage(file, { byteOffset: 5 }), rejects('OFFSET_OUT_OF_RANGE', /past the end .* which has 4 bytes \(valid byte offsets: 0 to 4\)/));
+    await assert.rejects(
+      readFilePage(file, { byteOffset: 5 }),
+      rejects('OFFSET_OUT_OF_RANGE', /past the end .* which has 4 bytes \(valid byte offsets: 0 to 4\)/),
+    );
     await assert.rejects(readFilePage(file, { line: 3 }), rejects('OFFSET_OUT_OF_RANGE', /which has 2 lines .*"line":2/));
     assert.equal((await readFilePage(file, { line: 2 })).text, 'b\n');
   });
@@ -371,7 +412,17 @@ describe('readFilePage: arguments and edges', () => {
     const file = await write('');
     const page = await readFilePage(file);
     assert.deepEqual(
-      { text: page.text, startLine: page.startLine, endLine: page.endLine, startByte: page.startByte, endByte: page.endByte, totalBytes: page.totalBytes, totalLines: page.totalLines, hasMore: page.hasMore, endsMidLine: page.endsMidLine },
+      {
+        text: page.text,
+        startLine: page.startLine,
+        endLine: page.endLine,
+        startByte: page.startByte,
+        endByte: page.endByte,
+        totalBytes: page.totalBytes,
+        totalLines: page.totalLines,
+        hasMore: page.hasMore,
+        endsMidLine: page.endsMidLine,
+      },
       { text: '', startLine: 1, endLine: 1, startByte: 0, endByte: 0, totalBytes: 0, totalLines: 0, hasMore: false, endsMidLine: false },
     );
     assert.equal((await readFilePage(file, { byteOffset: 0 })).text, '');

@@ -4,7 +4,12 @@ import { decode, mixedBytes, mixedText } from './helpers/mixedText';
 import { makeRng, seedFromEnv } from './helpers/prng';
 
 /** Checks a finished buffer against everything that was written. */
-function assertCapped(written: Buffer, result: ReturnType<HeadTailBuffer['finish']>, cap: number, context = ''): { head: Buffer; marker: Buffer; tail: Buffer } {
+function assertCapped(
+  written: Buffer,
+  result: ReturnType<HeadTailBuffer['finish']>,
+  cap: number,
+  context = '',
+): { head: Buffer; marker: Buffer; tail: Buffer } {
   assert.equal(result.totalBytes, written.length, context);
   assert.ok(result.bytes.length <= cap, `${result.bytes.length} bytes exceed the cap ${cap}; ${context}`);
   if (written.length <= cap && result.complete) {
@@ -17,7 +22,11 @@ function assertCapped(written: Buffer, result: ReturnType<HeadTailBuffer['finish
   assert.ok(result.gapOffset !== undefined, context);
   const head = result.bytes.subarray(0, result.gapOffset);
   const marker = Buffer.from(gapMarker(result.droppedBytes, result.totalBytes));
-  assert.deepEqual(result.bytes.subarray(result.gapOffset, result.gapOffset + marker.length), marker, `the gap marker sits at gapOffset; ${context}`);
+  assert.deepEqual(
+    result.bytes.subarray(result.gapOffset, result.gapOffset + marker.length),
+    marker,
+    `the gap marker sits at gapOffset; ${context}`,
+  );
   const tail = result.bytes.subarray(result.gapOffset + marker.length);
   assert.deepEqual(head, written.subarray(0, head.length), `head is the written prefix; ${context}`);
   assert.deepEqual(tail, written.subarray(written.length - tail.length), `tail is the written suffix; ${context}`);

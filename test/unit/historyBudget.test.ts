@@ -1,18 +1,14 @@
 import assert from 'node:assert/strict';
 import { isRecallError } from '../../src/core/errors';
-import {
-  MAX_RESULT_CHARS,
-  PART_FLOOR_BYTES,
-  splitTextBudget,
-  toolResultBudgetBytes,
-  toolResultCapChars,
-} from '../../src/core/history';
+import { MAX_RESULT_CHARS, PART_FLOOR_BYTES, splitTextBudget, toolResultBudgetBytes, toolResultCapChars } from '../../src/core/history';
 
-const invalid = (pattern: RegExp) => (error: unknown): boolean => {
-  assert.ok(isRecallError(error, 'INVALID_ARGUMENT'), `expected INVALID_ARGUMENT, got ${String(error)}`);
-  assert.match(error.message, pattern);
-  return true;
-};
+const invalid =
+  (pattern: RegExp) =>
+  (error: unknown): boolean => {
+    assert.ok(isRecallError(error, 'INVALID_ARGUMENT'), `expected INVALID_ARGUMENT, got ${String(error)}`);
+    assert.match(error.message, pattern);
+    return true;
+  };
 
 describe('history budget: per-result cap', () => {
   it('is 30% of the window at 2 chars per token, capped at 400,000 chars', () => {
@@ -41,7 +37,10 @@ describe('history budget: per-result cap', () => {
 
   it('rejects a context window that is not a positive finite number', () => {
     for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
-      assert.throws(() => toolResultCapChars(bad), invalid(/context window must be a positive, finite number of tokens.*got (0|-1|NaN|Infinity)/));
+      assert.throws(
+        () => toolResultCapChars(bad),
+        invalid(/context window must be a positive, finite number of tokens.*got (0|-1|NaN|Infinity)/),
+      );
       assert.throws(() => toolResultBudgetBytes(bad), invalid(/context window/));
     }
     assert.throws(() => toolResultCapChars('128000' as unknown as number), invalid(/context window/));

@@ -14,7 +14,16 @@ const conversation: Message[] = [
   { role: 'assistant', parts: [{ kind: 'toolCall', callId: 'c1', name: 'grep', input: { q: 'abc' } }] },
   {
     role: 'tool',
-    parts: [{ kind: 'toolResult', callId: 'c1', parts: [{ kind: 'text', text: 'y'.repeat(1_000) }, { kind: 'other', value: { image: 'png' } }] }],
+    parts: [
+      {
+        kind: 'toolResult',
+        callId: 'c1',
+        parts: [
+          { kind: 'text', text: 'y'.repeat(1_000) },
+          { kind: 'other', value: { image: 'png' } },
+        ],
+      },
+    ],
   },
 ];
 
@@ -64,16 +73,22 @@ describe('history estimate: the model counter adapter', () => {
   it('never has more counter calls in flight than its concurrency', async () => {
     let active = 0;
     let peak = 0;
-    const estimator = modelEstimator(async (text) => {
-      active++;
-      peak = Math.max(peak, active);
-      await new Promise((resolve) => setImmediate(resolve));
-      active--;
-      return text.length;
-    }, { concurrency: 2 });
+    const estimator = modelEstimator(
+      async (text) => {
+        active++;
+        peak = Math.max(peak, active);
+        await new Promise((resolve) => setImmediate(resolve));
+        active--;
+        return text.length;
+      },
+      { concurrency: 2 },
+    );
     const texts = Array.from({ length: 9 }, (_, i) => 't'.repeat(i + 1));
     const counts = await Promise.all(texts.map((t) => estimator.countTokens(t)));
-    assert.deepEqual(counts, texts.map((t) => t.length));
+    assert.deepEqual(
+      counts,
+      texts.map((t) => t.length),
+    );
     assert.equal(peak, 2);
   });
 
@@ -96,10 +111,13 @@ describe('history estimate: the model counter adapter', () => {
 
   it('forgets the oldest texts beyond its cache size', async () => {
     const seen: string[] = [];
-    const estimator = modelEstimator(async (text) => {
-      seen.push(text);
-      return 1;
-    }, { cacheEntries: 2 });
+    const estimator = modelEstimator(
+      async (text) => {
+        seen.push(text);
+        return 1;
+      },
+      { cacheEntries: 2 },
+    );
     for (const text of ['a', 'b', 'c', 'a']) await estimator.countTokens(text);
     assert.deepEqual(seen, ['a', 'b', 'c', 'a']);
   });

@@ -37,10 +37,12 @@ async function closedStoreRetain(): Promise<RetainFn> {
 }
 
 /** The real store's retain, except that contents matching `when` fail as an unwritable store would. */
-const failingFor = (when: (content: string) => boolean): RetainFn => async (content, meta) => {
-  if (when(content)) throw new RecallError('STORE_UNAVAILABLE', 'The output could not be saved to the session file (ENOSPC: disk full).');
-  return retain(content, meta);
-};
+const failingFor =
+  (when: (content: string) => boolean): RetainFn =>
+  async (content, meta) => {
+    if (when(content)) throw new RecallError('STORE_UNAVAILABLE', 'The output could not be saved to the session file (ENOSPC: disk full).');
+    return retain(content, meta);
+  };
 
 async function readAll(outputId: string, offset = 0): Promise<string> {
   let text = '';
@@ -89,7 +91,11 @@ describe('history retention: one result into history', () => {
     assert.equal(await readAll(call.outputId), content);
     const gap = Buffer.from(content).subarray(call.offset).toString('utf8');
     assert.equal(await readAll(call.outputId, call.offset), gap);
-    assert.deepEqual(fit.parts[0], { kind: 'text', text, retained: { outputId: call.outputId, totalBytes: Buffer.byteLength(content), complete: true } });
+    assert.deepEqual(fit.parts[0], {
+      kind: 'text',
+      text,
+      retained: { outputId: call.outputId, totalBytes: Buffer.byteLength(content), complete: true },
+    });
   });
 
   it('keeps a larger tail when the end carries an error', async () => {
@@ -111,19 +117,28 @@ describe('history retention: one result into history', () => {
     const image = { kind: 'other' as const, value: { mime: 'image/png', data: 'iVBOR'.repeat(50_000) } };
     const big = lines(1_500, 'big'); // ~3× the small one
     const small = lines(500, 'small');
-    const fit = await fitToolResult([{ kind: 'text', text: big }, image, { kind: 'text', text: small }], { contextWindowTokens: 128_000, retain });
+    const fit = await fitToolResult([{ kind: 'text', text: big }, image, { kind: 'text', text: small }], {
+      contextWindowTokens: 128_000,
+      retain,
+    });
     assert.equal(fit.parts[1], image);
     const [bigBytes, smallBytes] = [textOf(fit.parts[0]), textOf(fit.parts[2])].map((t) => Buffer.byteLength(t));
     assert.ok(bigBytes + smallBytes <= 32 * 1024);
     const sizeRatio = Buffer.byteLength(big) / Buffer.byteLength(small);
     assert.ok(Math.abs(bigBytes / smallBytes / sizeRatio - 1) < 0.05, `shares ${bigBytes}:${smallBytes}, sizes ${sizeRatio}:1`);
-    assert.deepEqual(fit.cuts.map((c) => c.index), [0, 2]);
+    assert.deepEqual(
+      fit.cuts.map((c) => c.index),
+      [0, 2],
+    );
     assert.equal(await readAll(fit.cuts[0].outputId!), big);
     assert.equal(await readAll(fit.cuts[1].outputId!), small);
   });
 
   it('says in the marker when the copy could not be saved', async () => {
-    const fit = await fitToolResult([{ kind: 'text', text: lines(3_000, 'x') }], { contextWindowTokens: 128_000, retain: await closedStoreRetain() });
+    const fit = await fitToolResult([{ kind: 'text', text: lines(3_000, 'x') }], {
+      contextWindowTokens: 128_000,
+      retain: await closedStoreRetain(),
+    });
     const text = textOf(fit.parts[0]);
     assert.match(text, /NOT retained \(saving the copy failed: STORE_CLOSED: Session \S+ is closed/);
     assert.doesNotMatch(text, /read_tool_output/);
@@ -133,7 +148,9 @@ describe('history retention: one result into history', () => {
   });
 
   it('rejects a bad context window before retaining anything', async () => {
-    await assert.rejects(fitToolResult([{ kind: 'text', text: 'x' }], { contextWindowTokens: Number.NaN, retain }), { code: 'INVALID_ARGUMENT' });
+    await assert.rejects(fitToolResult([{ kind: 'text', text: 'x' }], { contextWindowTokens: Number.NaN, retain }), {
+      code: 'INVALID_ARGUMENT',
+    });
     assert.equal(await retainedCount(), 0);
   });
 });
@@ -170,7 +187,10 @@ describe('history retention: the global guard', () => {
     const snapshot = structuredClone(messages);
     const guarded = await guardRequest(messages, { contextWindowTokens, estimator: charEstimator(), retain });
     assert.deepEqual(messages, snapshot, 'the input is not modified');
-    assert.deepEqual(guarded.replaced.map((r) => r.callId), ['c1', 'c2', 'c3']);
+    assert.deepEqual(
+      guarded.replaced.map((r) => r.callId),
+      ['c1', 'c2', 'c3'],
+    );
     assert.equal(resultAt(guarded.messages, 4), resultAt(messages, 4));
     assert.equal(resultAt(guarded.messages, 5), resultAt(messages, 5));
     for (const round of [1, 2, 3]) {
@@ -195,11 +215,17 @@ describe('history retention: the global guard', () => {
     const messages = conversation(3, 12_000);
     const image = { kind: 'other' as const, value: 'png' };
     const first = resultAt(messages, 1);
-    first.parts = [{ kind: 'text', text: textOf(first.parts[0]), retained: { outputId: 'out_earlier', totalBytes: 99_999, complete: false } }, image];
+    first.parts = [
+      { kind: 'text', text: textOf(first.parts[0]), retained: { outputId: 'out_earlier', totalBytes: 99_999, complete: false } },
+      image,
+    ];
     const guarded = await guardRequest(messages, { contextWindowTokens, estimator: charEstimator(), retain, otherPartTokens: 0 });
     assert.deepEqual(guarded.replaced, [{ callId: 'c1', outputIds: ['out_earlier'], failures: [] }]);
     const placeholder = resultAt(guarded.messages, 1);
-    assert.match(textOf(placeholder.parts[0]), /99999 bytes are retained: call read_tool_output \{"outputId":"out_earlier","offset":0\}.*incomplete/);
+    assert.match(
+      textOf(placeholder.parts[0]),
+      /99999 bytes are retained: call read_tool_output \{"outputId":"out_earlier","offset":0\}.*incomplete/,
+    );
     assert.equal(placeholder.parts[1], image);
     assert.equal(await retainedCount(), 0, 'nothing was retained twice');
   });
@@ -215,8 +241,15 @@ describe('history retention: the global guard', () => {
 
   it('replaces readable results before one whose copy failed', async () => {
     const messages = conversation(5, 12_000);
-    const guarded = await guardRequest(messages, { contextWindowTokens, estimator: charEstimator(), retain: failingFor((c) => c.startsWith('result 1\n')) });
-    assert.deepEqual(guarded.replaced.map((r) => r.callId), ['c2', 'c3', 'c4']);
+    const guarded = await guardRequest(messages, {
+      contextWindowTokens,
+      estimator: charEstimator(),
+      retain: failingFor((c) => c.startsWith('result 1\n')),
+    });
+    assert.deepEqual(
+      guarded.replaced.map((r) => r.callId),
+      ['c2', 'c3', 'c4'],
+    );
     assert.equal(resultAt(guarded.messages, 1), resultAt(messages, 1));
     assert.equal(guarded.fits, true);
   });
@@ -224,7 +257,10 @@ describe('history retention: the global guard', () => {
   it('says in the placeholder when a result had to go without a copy', async () => {
     const messages = conversation(5, 12_000);
     const guarded = await guardRequest(messages, { contextWindowTokens, estimator: charEstimator(), retain: await closedStoreRetain() });
-    assert.deepEqual(guarded.replaced.map((r) => r.callId), ['c1', 'c2', 'c3']);
+    assert.deepEqual(
+      guarded.replaced.map((r) => r.callId),
+      ['c1', 'c2', 'c3'],
+    );
     assert.equal(guarded.replaced[0].failures.length, 1);
     assert.match(guarded.replaced[0].failures[0], /^STORE_CLOSED: Session \S+ is closed/);
     const text = textOf(resultAt(guarded.messages, 1).parts[0]);
@@ -238,14 +274,23 @@ describe('history retention: the global guard', () => {
     messages[1] = { role: 'user', parts: [{ kind: 'text', text: 'u'.repeat(80_000) }] };
     const guarded = await guardRequest(messages, { contextWindowTokens, estimator: charEstimator(), retain });
     assert.equal(guarded.fits, false);
-    assert.deepEqual(guarded.replaced.map((r) => r.callId), ['c1', 'c2']);
+    assert.deepEqual(
+      guarded.replaced.map((r) => r.callId),
+      ['c1', 'c2'],
+    );
     assert.ok(guarded.tokensAfter > guarded.limitTokens);
   });
 
   it('rejects a bad context window or threshold', async () => {
     const base = { estimator: charEstimator(), retain };
-    await assert.rejects(guardRequest([], { ...base, contextWindowTokens: 0 }), (e: RecallError) => e.code === 'INVALID_ARGUMENT' && /context window/.test(e.message));
+    await assert.rejects(
+      guardRequest([], { ...base, contextWindowTokens: 0 }),
+      (e: RecallError) => e.code === 'INVALID_ARGUMENT' && /context window/.test(e.message),
+    );
     await assert.rejects(guardRequest([], { ...base, contextWindowTokens: Number.NaN }), { code: 'INVALID_ARGUMENT' });
-    await assert.rejects(guardRequest([], { ...base, contextWindowTokens, threshold: 1.5 }), /threshold must be a share of the context window in \(0, 1\]/);
+    await assert.rejects(
+      guardRequest([], { ...base, contextWindowTokens, threshold: 1.5 }),
+      /threshold must be a share of the context window in \(0, 1\]/,
+    );
   });
 });

@@ -48,7 +48,8 @@ describe('layers: the engine does not depend on VS Code', function () {
       `const v = await import('vscode');`,
       `import vscode = require('vscode');`,
       `export { Uri } from 'vscode';`,
-    ]) assert.equal(runtimeVscodeImports(bad).length, 1, bad);
+    ])
+      assert.equal(runtimeVscodeImports(bad).length, 1, bad);
     for (const fine of [
       `import type * as vscode from 'vscode';`,
       `import type { Uri } from 'vscode';`,
@@ -57,13 +58,16 @@ describe('layers: the engine does not depend on VS Code', function () {
       `/* require('vscode') */`,
       `const name = 'vscode';`,
       `import { x } from './vscodeish';`,
-    ]) assert.deepEqual(runtimeVscodeImports(fine), [], fine);
+    ])
+      assert.deepEqual(runtimeVscodeImports(fine), [], fine);
   });
 
   it('no file under src/core imports vscode at run time', () => {
     const files = sourceFiles(CORE);
     assert.ok(files.length > 10, `found only ${files.length} files under src/core`);
-    const offenders = files.flatMap((file) => runtimeVscodeImports(readFileSync(file, 'utf8')).map((found) => `${path.relative(REPO, file)}: ${found}`));
+    const offenders = files.flatMap((file) =>
+      runtimeVscodeImports(readFileSync(file, 'utf8')).map((found) => `${path.relative(REPO, file)}: ${found}`),
+    );
     assert.deepEqual(offenders, []);
   });
 

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
 import { rejectsWith, readThrough } from './helpers/assertions';
-import { boundarySet, decode, enclosingBoundaries, enclosingBoundariesFrom, isBoundaryFrom, isBoundaryOracle, mixedBytes } from './helpers/mixedText';
+import {
+  boundarySet,
+  decode,
+  enclosingBoundaries,
+  enclosingBoundariesFrom,
+  isBoundaryFrom,
+  isBoundaryOracle,
+  mixedBytes,
+} from './helpers/mixedText';
 import { makeRng, seedFromEnv, type Rng } from './helpers/prng';
 import { useTempDirs } from './helpers/tempDirs';
 
@@ -21,7 +29,10 @@ describe('pager: read(outputId, offset, maxBytes)', () => {
     assert.equal(totalBytes, 10_000);
     assert.equal(complete, true);
     const first = await store.read(outputId);
-    assert.deepEqual({ ...first, text: first.text.length }, { text: 4096, nextOffset: 4096, totalBytes: 10_000, hasMore: true, complete: true });
+    assert.deepEqual(
+      { ...first, text: first.text.length },
+      { text: 4096, nextOffset: 4096, totalBytes: 10_000, hasMore: true, complete: true },
+    );
     const last = await store.read(outputId, 8192);
     assert.equal(last.text.length, 10_000 - 8192);
     assert.equal(last.hasMore, false);
@@ -91,7 +102,7 @@ describe('pager: read(outputId, offset, maxBytes)', () => {
     assert.equal((await store.read(outputId, 14, 1)).text, '\uFFFD');
   });
 
-  it('reports the copy\'s completeness on every page, not the page\'s', async () => {
+  it("reports the copy's completeness on every page, not the page's", async () => {
     const small = await openStore({ dir: dirs.make(), copyBytes: 4096 });
     try {
       const { outputId, complete } = await small.retain('z'.repeat(50_000));
@@ -134,13 +145,15 @@ describe('pager: property test on random mixed text with invalid bytes', functio
   });
   after(() => store.delete());
 
-  const randomMaxBytes = (rng: Rng, tiny = 0.35) => (): number => {
-    const roll = rng.next();
-    if (roll < tiny) return rng.int(1, 8);
-    if (roll < 0.7) return rng.int(9, 600);
-    if (roll < 0.9) return rng.int(601, 4096);
-    return rng.int(4097, 20_000);
-  };
+  const randomMaxBytes =
+    (rng: Rng, tiny = 0.35) =>
+    (): number => {
+      const roll = rng.next();
+      if (roll < tiny) return rng.int(1, 8);
+      if (roll < 0.7) return rng.int(9, 600);
+      if (roll < 0.9) return rng.int(601, 4096);
+      return rng.int(4097, 20_000);
+    };
 
   /**
    * Pages through, checking every page against the whole copy and the oracle. Returns the page
@@ -158,9 +171,17 @@ describe('pager: property test on random mixed text with invalid bytes', functio
       // As long as maxBytes allows (clamped to 4096), and never less than one whole character.
       const limit = Math.min(bytes.length, offset + Math.min(maxBytes, 4096));
       if (page.nextOffset > limit) {
-        for (let j = offset + 1; j < page.nextOffset; j++) assert.ok(!isBoundaryFrom(bytes, offset, j), `page [${offset}, ${page.nextOffset}) exceeds maxBytes ${maxBytes} by more than one character; ${context}`);
+        for (let j = offset + 1; j < page.nextOffset; j++)
+          assert.ok(
+            !isBoundaryFrom(bytes, offset, j),
+            `page [${offset}, ${page.nextOffset}) exceeds maxBytes ${maxBytes} by more than one character; ${context}`,
+          );
       } else {
-        for (let j = page.nextOffset + 1; j <= limit; j++) assert.ok(!isBoundaryFrom(bytes, offset, j), `page [${offset}, ${page.nextOffset}) stops before the boundary ${j} that maxBytes ${maxBytes} allows; ${context}`);
+        for (let j = page.nextOffset + 1; j <= limit; j++)
+          assert.ok(
+            !isBoundaryFrom(bytes, offset, j),
+            `page [${offset}, ${page.nextOffset}) stops before the boundary ${j} that maxBytes ${maxBytes} allows; ${context}`,
+          );
       }
       assert.equal(page.totalBytes, bytes.length, context);
       assert.equal(page.complete, true, context);
@@ -176,7 +197,14 @@ describe('pager: property test on random mixed text with invalid bytes', functio
   }
 
   /** Reads at `k` and checks the answer against the oracle, decoding from `known`, a boundary ≤ k. */
-  async function checkOffset(bytes: Uint8Array, known: number, outputId: string, k: number, maxBytes: number, context: string): Promise<void> {
+  async function checkOffset(
+    bytes: Uint8Array,
+    known: number,
+    outputId: string,
+    k: number,
+    maxBytes: number,
+    context: string,
+  ): Promise<void> {
     if (isBoundaryFrom(bytes, known, k)) {
       const page = await store.read(outputId, k, maxBytes);
       assert.equal(page.text, decode(bytes.subarray(k, page.nextOffset)), `offset ${k}; ${context}`);

@@ -13,7 +13,11 @@ const lines = (count: number, make: (i: number) => string = (i) => `line ${Strin
  * Splits a truncated preview back into head, marker and tail and checks that head and tail are
  * exactly the copy's bytes [0, from) and [to, total), cut on character boundaries.
  */
-function assertShape(content: string | Uint8Array, preview: Preview, options: PreviewOptions): { head: string; marker: string; tail: string } {
+function assertShape(
+  content: string | Uint8Array,
+  preview: Preview,
+  options: PreviewOptions,
+): { head: string; marker: string; tail: string } {
   const bytes = bytesOf(content);
   assert.ok(preview.truncated && preview.omitted);
   const { from, to } = preview.omitted;
@@ -23,8 +27,8 @@ function assertShape(content: string | Uint8Array, preview: Preview, options: Pr
   assert.ok(isBoundaryOracle(bytes, to), `tail cut ${to} is inside a character`);
   const head = decode(bytes.subarray(0, from));
   const tail = decode(bytes.subarray(to));
-  assert.ok(preview.text.startsWith(head), 'preview does not start with the copy\'s head');
-  assert.ok(preview.text.endsWith(tail), 'preview does not end with the copy\'s tail');
+  assert.ok(preview.text.startsWith(head), "preview does not start with the copy's head");
+  assert.ok(preview.text.endsWith(tail), "preview does not end with the copy's tail");
   let marker = preview.text.slice(head.length, preview.text.length - tail.length);
   if (!head.endsWith('\n') && head.length > 0) {
     assert.ok(marker.startsWith('\n'));
@@ -45,7 +49,10 @@ function assertShape(content: string | Uint8Array, preview: Preview, options: Pr
   assert.equal(preview.omitted.firstLine, firstLine);
   assert.equal(preview.omitted.lines, omittedLines);
   assert.equal(preview.totalLines, totalLines);
-  assert.ok(marker.includes(`lines ${firstLine}-${firstLine + Math.max(omittedLines, 1) - 1} of ${totalLines} (${omittedLines} lines)`), marker);
+  assert.ok(
+    marker.includes(`lines ${firstLine}-${firstLine + Math.max(omittedLines, 1) - 1} of ${totalLines} (${omittedLines} lines)`),
+    marker,
+  );
   if (options.outputId) {
     assert.deepEqual(namedReadCall(marker), { outputId: options.outputId, offset: from });
     assert.ok(marker.includes(`read_tool_output {"outputId":"${options.outputId}","offset":${from}}`), marker);
@@ -133,7 +140,10 @@ describe('previewHeadTail', () => {
     assert.ok(important.text.endsWith('fatal error: index corrupted\n'));
     const generic = previewHeadTail(withError, { budgetBytes: 4096, kind: 'generic', outputId: ID });
     const genericPlain = previewHeadTail(plain, { budgetBytes: 4096, kind: 'generic', outputId: ID });
-    assert.ok(Buffer.byteLength(plain) - genericPlain.omitted!.to < Buffer.byteLength(withError) - generic.omitted!.to, 'an important tail gets more room');
+    assert.ok(
+      Buffer.byteLength(plain) - genericPlain.omitted!.to < Buffer.byteLength(withError) - generic.omitted!.to,
+      'an important tail gets more room',
+    );
   });
 
   it('keeps the summary at the very end of command output in the tail', () => {
@@ -182,7 +192,10 @@ describe('previewHeadTail', () => {
       const options: PreviewOptions = { budgetBytes, kind: rng.pick(['command', 'search', 'generic'] as const), outputId: ID };
       const preview = previewHeadTail(bytes, options);
       const size = Buffer.byteLength(preview.text);
-      assert.ok(size <= budgetBytes, `seed ${seed}, round ${round}: preview of ${bytes.length} bytes is ${size} bytes, budget ${budgetBytes}`);
+      assert.ok(
+        size <= budgetBytes,
+        `seed ${seed}, round ${round}: preview of ${bytes.length} bytes is ${size} bytes, budget ${budgetBytes}`,
+      );
       if (preview.truncated) assertShape(bytes, preview, options);
       else assert.equal(preview.text, decode(bytes));
     }
@@ -193,7 +206,16 @@ describe('previewHeadTail', () => {
 
 describe('hasImportantTail', () => {
   it('sees error words near the end', () => {
-    for (const end of ['Error: boom', 'Traceback (most recent call last):', 'npm ERR! failed', 'exit code 2', 'thread panicked at', 'Segmentation fault', 'Permission denied', 'FATAL']) {
+    for (const end of [
+      'Error: boom',
+      'Traceback (most recent call last):',
+      'npm ERR! failed',
+      'exit code 2',
+      'thread panicked at',
+      'Segmentation fault',
+      'Permission denied',
+      'FATAL',
+    ]) {
       assert.equal(hasImportantTail(`${'ok\n'.repeat(100)}${end}\n`), true, end);
     }
   });

@@ -20,7 +20,11 @@ function omittedRange(preview: string): { from: number; to: number; total: numbe
  * Checks that the preview is head + marker + tail of the retained copy, and that the bytes it
  * omitted read back through `read` from the offsets it names: head + omitted + tail == whole copy.
  */
-async function assertPreviewMatchesCopy(store: SessionStore, result: CommandResult, previewBytes: number): Promise<{ head: string; tail: string; omitted: string }> {
+async function assertPreviewMatchesCopy(
+  store: SessionStore,
+  result: CommandResult,
+  previewBytes: number,
+): Promise<{ head: string; tail: string; omitted: string }> {
   assert.equal(result.recovery, 'retained');
   assert.ok(result.outputId);
   assert.equal(result.previewTruncated, true);
@@ -32,8 +36,8 @@ async function assertPreviewMatchesCopy(store: SessionStore, result: CommandResu
   assert.deepEqual(call, { outputId: result.outputId, offset: from });
   const head = decode(copy.subarray(0, from));
   const tail = decode(copy.subarray(to));
-  assert.ok(result.preview.startsWith(head), 'the preview starts with the copy\'s [0, from)');
-  assert.ok(result.preview.endsWith(tail), 'the preview ends with the copy\'s [to, total)');
+  assert.ok(result.preview.startsWith(head), "the preview starts with the copy's [0, from)");
+  assert.ok(result.preview.endsWith(tail), "the preview ends with the copy's [to, total)");
   const middle = result.preview.slice(head.length, result.preview.length - tail.length);
   assert.match(middle, /^\n?\[\.\.\. \d+ bytes omitted: [^\n]*\]\n?$/, 'between head and tail there is only the marker');
   // What the preview omitted, read back page by page from the offset it names, up to `to`.
@@ -72,14 +76,22 @@ describe('runCommand: capture', function () {
     assert.equal(result.previewTruncated, false);
     assert.equal(result.recovery, 'not-needed');
     assert.equal(result.outputId, undefined);
-    assert.deepEqual(result.stdout, { totalBytes: Buffer.byteLength('hello\n日本語 😀\n'), capturedBytes: Buffer.byteLength('hello\n日本語 😀\n'), droppedBytes: 0, complete: true });
+    assert.deepEqual(result.stdout, {
+      totalBytes: Buffer.byteLength('hello\n日本語 😀\n'),
+      capturedBytes: Buffer.byteLength('hello\n日本語 😀\n'),
+      droppedBytes: 0,
+      complete: true,
+    });
     assert.equal(result.stderr.totalBytes, 0);
     assert.equal(result.cwd, work);
     assert.deepEqual(await store.list(), []);
   });
 
   it('runs in cwd with env merged over the current environment', async () => {
-    const result = await runCommand({ command: 'pwd; echo "$RECALL_TEST_VAR"; test -n "$PATH" && echo path-kept', cwd: work, env: { RECALL_TEST_VAR: 'from-env' } }, store);
+    const result = await runCommand(
+      { command: 'pwd; echo "$RECALL_TEST_VAR"; test -n "$PATH" && echo path-kept', cwd: work, env: { RECALL_TEST_VAR: 'from-env' } },
+      store,
+    );
     assert.equal(result.preview, `${work}\nfrom-env\npath-kept\n`);
   });
 
@@ -96,10 +108,7 @@ describe('runCommand: capture', function () {
     const streamBytes = 512 * KiB;
     const result = await runCommand({ command, cwd: work }, store, { streamBytes });
     assert.equal(result.exitCode, 0);
-    assert.deepEqual(
-      [result.stdout.totalBytes, result.stderr.totalBytes, result.merged.totalBytes],
-      [20 * MiB, 1 * MiB, 21 * MiB],
-    );
+    assert.deepEqual([result.stdout.totalBytes, result.stderr.totalBytes, result.merged.totalBytes], [20 * MiB, 1 * MiB, 21 * MiB]);
     for (const stream of [result.stdout, result.stderr, result.merged]) {
       assert.equal(stream.complete, false);
       assert.ok(stream.capturedBytes <= streamBytes);
@@ -130,18 +139,24 @@ describe('runCommand: capture', function () {
     const info = await store.info(result.outputId!);
     assert.ok(info.totalBytes <= 8 * MiB && info.totalBytes > 8 * MiB - 1024);
     const end = await store.read(result.outputId!, info.totalBytes - 16);
-    assert.deepEqual(end, { text: 'stderr line 123\n', nextOffset: info.totalBytes, totalBytes: info.totalBytes, hasMore: false, complete: false });
+    assert.deepEqual(end, {
+      text: 'stderr line 123\n',
+      nextOffset: info.totalBytes,
+      totalBytes: info.totalBytes,
+      hasMore: false,
+      complete: false,
+    });
     await store.remove(result.outputId!);
   });
 
-  it('a summary at the very end of 5,000 lines is in the preview\'s tail and found by search + read, without running again', async () => {
+  it("a summary at the very end of 5,000 lines is in the preview's tail and found by search + read, without running again", async () => {
     const counter = path.join(work, 'runs.txt');
     const command = `echo run >> "${counter}"; seq 1 5000 | sed 's/^/progress line /'; echo TOTAL_SUMMARY=12345`;
     const result = await runCommand({ command, cwd: work }, store);
     const { head, tail, omitted } = await assertPreviewMatchesCopy(store, result, DEFAULT_LIMITS.previewBytes);
     assert.ok(Buffer.byteLength(result.preview) <= 24 * KiB);
     assert.ok(!head.includes('TOTAL_SUMMARY'), 'the summary is not in the head');
-    assert.ok(tail.endsWith('TOTAL_SUMMARY=12345\n'), 'the summary is in the preview\'s tail');
+    assert.ok(tail.endsWith('TOTAL_SUMMARY=12345\n'), "the summary is in the preview's tail");
     assert.ok(omitted.includes('progress line 2500\n'), 'the middle was omitted');
     assert.ok(!result.preview.includes('progress line 2500\n'));
     // Reachable from the retained copy: search, then read at the match.
@@ -193,7 +208,11 @@ describe('runCommand: stopping and failing', function () {
   after(() => store.delete());
 
   /** Starts a command that leaves a grandchild and writes its pid; returns the running promise and the pid. */
-  async function startTree(options: { timeoutMs?: number; signal?: AbortSignal; ignoreTerm?: boolean }): Promise<{ running: Promise<CommandResult>; pid: number }> {
+  async function startTree(options: {
+    timeoutMs?: number;
+    signal?: AbortSignal;
+    ignoreTerm?: boolean;
+  }): Promise<{ running: Promise<CommandResult>; pid: number }> {
     const pidfile = path.join(work, `pid-${Date.now()}-${Math.random()}`);
     const trap = options.ignoreTerm ? `trap '' TERM; ` : '';
     const command = `echo started; sh -c '${trap}sleep 1000 & echo $! > "${pidfile}"; wait'`;
@@ -251,7 +270,8 @@ describe('runCommand: stopping and failing', function () {
   });
 
   it('rejects an empty command, a missing cwd and a bad timeout with INVALID_ARGUMENT', async () => {
-    for (const command of ['', '   ', undefined as unknown as string]) await rejectsWith(runCommand({ command, cwd: work }, store), 'INVALID_ARGUMENT', JSON.stringify(command));
+    for (const command of ['', '   ', undefined as unknown as string])
+      await rejectsWith(runCommand({ command, cwd: work }, store), 'INVALID_ARGUMENT', JSON.stringify(command));
     const missing = await rejectsWith(runCommand({ command: 'true', cwd: path.join(work, 'does-not-exist') }, store), 'INVALID_ARGUMENT');
     assert.match(missing.message, /does-not-exist/);
     writeFileSync(path.join(work, 'a-file'), '');
@@ -291,9 +311,15 @@ describe('runCommand: stopping and failing', function () {
       assert.ok(result.preview.startsWith('1\n2\n3\n'));
       assert.ok(result.preview.endsWith('20000\nTOTAL_SUMMARY=1\n'));
       // The store itself: the failed copy has no ID, retain rejects with STORE_UNAVAILABLE.
-      assert.deepEqual((await broken.list()).map((o) => o.outputId), [before.outputId]);
+      assert.deepEqual(
+        (await broken.list()).map((o) => o.outputId),
+        [before.outputId],
+      );
       await rejectsWith(broken.retain('y'.repeat(50_000)), 'STORE_UNAVAILABLE');
-      assert.deepEqual((await broken.list()).map((o) => o.outputId), [before.outputId]);
+      assert.deepEqual(
+        (await broken.list()).map((o) => o.outputId),
+        [before.outputId],
+      );
     } finally {
       rmSync(dir, { force: true });
       mkdirSync(dir);

@@ -33,17 +33,35 @@ describe('search(outputId, pattern, options)', () => {
     assert.equal(result.totalBytes, Buffer.byteLength(text));
     assert.equal(result.complete, true);
     const bytes = Buffer.from(text);
-    assert.deepEqual(result.matches.map((m) => m.line), [2, 3, 4]);
-    assert.deepEqual(result.matches.map((m) => m.offset), [6, bytes.indexOf('beta'), bytes.indexOf('BETA')]);
-    assert.deepEqual(result.matches.map((m) => m.lineOffset), [6, 17, bytes.indexOf('😀')]);
-    assert.deepEqual(result.matches.map((m) => m.text), ['Beta gamma', '日本語 beta', '😀 BETA end']);
+    assert.deepEqual(
+      result.matches.map((m) => m.line),
+      [2, 3, 4],
+    );
+    assert.deepEqual(
+      result.matches.map((m) => m.offset),
+      [6, bytes.indexOf('beta'), bytes.indexOf('BETA')],
+    );
+    assert.deepEqual(
+      result.matches.map((m) => m.lineOffset),
+      [6, 17, bytes.indexOf('😀')],
+    );
+    assert.deepEqual(
+      result.matches.map((m) => m.text),
+      ['Beta gamma', '日本語 beta', '😀 BETA end'],
+    );
     await assertOffsetsRead(outputId, result, (page) => page.toLowerCase().startsWith('beta'));
   });
 
   it('is case-sensitive on request', async () => {
     const { outputId } = await store.retain('Error\nerror\nERROR\n');
-    assert.deepEqual((await store.search(outputId, 'error', { caseSensitive: true })).matches.map((m) => m.line), [2]);
-    assert.deepEqual((await store.search(outputId, 'error')).matches.map((m) => m.line), [1, 2, 3]);
+    assert.deepEqual(
+      (await store.search(outputId, 'error', { caseSensitive: true })).matches.map((m) => m.line),
+      [2],
+    );
+    assert.deepEqual(
+      (await store.search(outputId, 'error')).matches.map((m) => m.line),
+      [1, 2, 3],
+    );
   });
 
   it('a match at offset 0 is on line 1 starting at byte 0', async () => {
@@ -55,9 +73,18 @@ describe('search(outputId, pattern, options)', () => {
   it('treats the pattern literally unless regex is set; regex matches report their offsets', async () => {
     const text = 'a.b\naxb\nTOTAL_SUMMARY=12345\n(x)\n';
     const { outputId } = await store.retain(text);
-    assert.deepEqual((await store.search(outputId, 'a.b')).matches.map((m) => m.line), [1]);
-    assert.deepEqual((await store.search(outputId, 'a.b', { regex: true })).matches.map((m) => m.line), [1, 2]);
-    assert.deepEqual((await store.search(outputId, '(x)')).matches.map((m) => m.line), [4]);
+    assert.deepEqual(
+      (await store.search(outputId, 'a.b')).matches.map((m) => m.line),
+      [1],
+    );
+    assert.deepEqual(
+      (await store.search(outputId, 'a.b', { regex: true })).matches.map((m) => m.line),
+      [1, 2],
+    );
+    assert.deepEqual(
+      (await store.search(outputId, '(x)')).matches.map((m) => m.line),
+      [4],
+    );
     const summary = await store.search(outputId, 'TOTAL_SUMMARY=(\\d+)', { regex: true });
     assert.equal(summary.matches.length, 1);
     const page = await store.read(outputId, summary.matches[0].offset);
@@ -69,7 +96,8 @@ describe('search(outputId, pattern, options)', () => {
     const error = await rejectsWith(store.search(outputId, '(unclosed', { regex: true }), 'INVALID_ARGUMENT');
     assert.match(error.message, /regular expression/);
     await rejectsWith(store.search(outputId, ''), 'INVALID_ARGUMENT');
-    for (const bad of [0, -1, 1.5, 1001]) await rejectsWith(store.search(outputId, 't', { maxMatches: bad }), 'INVALID_ARGUMENT', `maxMatches ${bad}`);
+    for (const bad of [0, -1, 1.5, 1001])
+      await rejectsWith(store.search(outputId, 't', { maxMatches: bad }), 'INVALID_ARGUMENT', `maxMatches ${bad}`);
     // The same text literally is fine.
     assert.equal((await store.search(outputId, '(unclosed')).matches.length, 0);
   });
@@ -80,7 +108,10 @@ describe('search(outputId, pattern, options)', () => {
     const limited = await store.search(outputId, 'hit', { maxMatches: 7 });
     assert.equal(limited.matches.length, 7);
     assert.equal(limited.truncated, true);
-    assert.deepEqual(limited.matches.map((m) => m.line), [1, 2, 3, 4, 5, 6, 7]);
+    assert.deepEqual(
+      limited.matches.map((m) => m.line),
+      [1, 2, 3, 4, 5, 6, 7],
+    );
     const exact = await store.search(outputId, 'row 199', { maxMatches: 1 });
     assert.equal(exact.truncated, false);
     assert.equal(exact.matches[0].line, 200);
@@ -105,15 +136,27 @@ describe('search(outputId, pattern, options)', () => {
 
   it('works on binary copies: U+FFFD in text, offsets still right', async () => {
     const bytes = Buffer.concat([
-      Buffer.from([0xff, 0xfe, 0x00, 0xe2, 0x82]), Buffer.from('MARK one\n'),
-      Buffer.from([0xc0, 0x80, 0xed, 0xa0, 0x80]), Buffer.from('😀 mark two\n'),
-      Buffer.from([0xf0, 0x9f, 0x98]), Buffer.from('mark three'),
+      Buffer.from([0xff, 0xfe, 0x00, 0xe2, 0x82]),
+      Buffer.from('MARK one\n'),
+      Buffer.from([0xc0, 0x80, 0xed, 0xa0, 0x80]),
+      Buffer.from('😀 mark two\n'),
+      Buffer.from([0xf0, 0x9f, 0x98]),
+      Buffer.from('mark three'),
     ]);
     const { outputId } = await store.retain(bytes);
     const result = await store.search(outputId, 'mark');
-    assert.deepEqual(result.matches.map((m) => m.offset), [5, bytes.indexOf('mark two'), bytes.indexOf('mark three')]);
-    assert.deepEqual(result.matches.map((m) => m.line), [1, 2, 3]);
-    assert.deepEqual(result.matches.map((m) => m.lineOffset), [0, 14, bytes.indexOf('mark two') + 9]);
+    assert.deepEqual(
+      result.matches.map((m) => m.offset),
+      [5, bytes.indexOf('mark two'), bytes.indexOf('mark three')],
+    );
+    assert.deepEqual(
+      result.matches.map((m) => m.line),
+      [1, 2, 3],
+    );
+    assert.deepEqual(
+      result.matches.map((m) => m.lineOffset),
+      [0, 14, bytes.indexOf('mark two') + 9],
+    );
     assert.equal(result.matches[0].text, '\uFFFD\uFFFD\u0000\uFFFDMARK one');
     await assertOffsetsRead(outputId, result, (page) => page.toLowerCase().startsWith('mark'));
   });
@@ -128,9 +171,15 @@ describe('search(outputId, pattern, options)', () => {
       const page = await store.read(outputId, match.offset, 1); // must not be MID_CHARACTER_OFFSET
       assert.ok(page.text.length > 0);
     }
-    assert.deepEqual(result.matches.map((m) => m.offset), [0, 4, 5, 9, 11, 12]);
+    assert.deepEqual(
+      result.matches.map((m) => m.offset),
+      [0, 4, 5, 9, 11, 12],
+    );
     const letters = await store.search(outputId, '[abz]', { regex: true });
-    assert.deepEqual(letters.matches.map((m) => m.offset), [4, 9, 11, 12]);
+    assert.deepEqual(
+      letters.matches.map((m) => m.offset),
+      [4, 9, 11, 12],
+    );
   });
 
   it('property: on random mixed bytes every match offset reads back starting with the match', async () => {
@@ -144,18 +193,35 @@ describe('search(outputId, pattern, options)', () => {
       const lineAt = new Uint32Array(bytes.length + 1);
       lineAt[0] = 1;
       for (let k = 0; k < bytes.length; k++) lineAt[k + 1] = lineAt[k] + (bytes[k] === 0x0a ? 1 : 0);
-      for (const [pattern, options] of [['error', {}], ['日本', {}], ['😀', {}], ['\uFFFD', {}], ['[0-9]+', { regex: true }], ['total', { caseSensitive: true }]] as const) {
+      for (const [pattern, options] of [
+        ['error', {}],
+        ['日本', {}],
+        ['😀', {}],
+        ['\uFFFD', {}],
+        ['[0-9]+', { regex: true }],
+        ['total', { caseSensitive: true }],
+      ] as const) {
         const result = await store.search(outputId, pattern, { ...options, maxMatches: 1000 });
-        const expected = new RegExp(options && 'regex' in options ? pattern : pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), `g${'caseSensitive' in options ? '' : 'i'}`);
+        const expected = new RegExp(
+          options && 'regex' in options ? pattern : pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+          `g${'caseSensitive' in options ? '' : 'i'}`,
+        );
         const expectedCount = [...whole.matchAll(expected)].length;
         assert.equal(result.matches.length, Math.min(expectedCount, 1000), `seed ${seed} round ${round} pattern ${pattern}`);
         let previousLine = 1;
         for (const match of result.matches) {
           const page = await store.read(outputId, match.offset, 64);
           const sticky = new RegExp(expected.source, expected.flags.replace('g', '') + 'y');
-          assert.ok(sticky.test(page.text), `seed ${seed} round ${round}: page at ${match.offset} does not start with /${pattern}/: ${JSON.stringify(page.text.slice(0, 10))}`);
+          assert.ok(
+            sticky.test(page.text),
+            `seed ${seed} round ${round}: page at ${match.offset} does not start with /${pattern}/: ${JSON.stringify(page.text.slice(0, 10))}`,
+          );
           assert.equal(match.line, lineAt[match.offset], `seed ${seed} round ${round}: line of ${match.offset}`);
-          assert.equal(match.lineOffset, match.offset === 0 ? 0 : Buffer.from(bytes).lastIndexOf(0x0a, match.offset - 1) + 1, `seed ${seed} round ${round}: lineOffset of ${match.offset}`);
+          assert.equal(
+            match.lineOffset,
+            match.offset === 0 ? 0 : Buffer.from(bytes).lastIndexOf(0x0a, match.offset - 1) + 1,
+            `seed ${seed} round ${round}: lineOffset of ${match.offset}`,
+          );
           assert.ok(match.line >= previousLine);
           previousLine = match.line;
         }

@@ -47,17 +47,30 @@ describe('store: retention in the session file', () => {
     // Durable on return in the journal (see storeJournal.test.ts); a checkpoint (in the background, or
     // flush()) writes the copies into the session file and drops the journal.
     await store.flush();
-    assert.deepEqual(readdirSync(dir).filter((name) => name.includes('.journal')), [], 'the checkpoint dropped the journal');
+    assert.deepEqual(
+      readdirSync(dir).filter((name) => name.includes('.journal')),
+      [],
+      'the checkpoint dropped the journal',
+    );
     const file = store.file;
     assert.equal(readFileSync(file).subarray(0, 16).toString('latin1'), 'SQLite format 3\0');
     const chunks = await rowsOf(file, `SELECT output_id, idx, codec, length(data) AS size FROM chunks ORDER BY output_id, idx`);
     const textChunks = chunks.filter((c) => c.output_id === retained.outputId);
     const binaryChunks = chunks.filter((c) => c.output_id === binary.outputId);
     assert.equal(textChunks.length, Math.ceil(Buffer.byteLength(text) / 65_536));
-    assert.ok(textChunks.every((c) => c.codec === 1 && (c.size as number) < 65_536 / 2), 'text chunks are deflated');
+    assert.ok(
+      textChunks.every((c) => c.codec === 1 && (c.size as number) < 65_536 / 2),
+      'text chunks are deflated',
+    );
     assert.equal(binaryChunks.length, 2);
-    assert.ok(binaryChunks.every((c) => c.codec === 0), 'incompressible chunks are stored raw');
-    assert.ok(readdirSync(dir).every((name) => !name.endsWith('.tmp')), 'no temporary file is left behind');
+    assert.ok(
+      binaryChunks.every((c) => c.codec === 0),
+      'incompressible chunks are stored raw',
+    );
+    assert.ok(
+      readdirSync(dir).every((name) => !name.endsWith('.tmp')),
+      'no temporary file is left behind',
+    );
     const info = await store.info(retained.outputId);
     assert.equal(info.tool, 'run_command');
     assert.equal(info.title, 'make');
@@ -124,7 +137,14 @@ describe('store: retention in the session file', () => {
     assert.equal((await store.read(b.outputId)).text, 'b'.repeat(4000));
     assert.equal((await store.read(c.outputId)).text, 'c'.repeat(4000));
     assert.deepEqual(await store.stats(), { outputs: 2, retainedBytes: 8000, evicted: 1 });
-    assert.deepEqual((await store.list()).map((o) => [o.outputId, o.evicted]), [[c.outputId, false], [b.outputId, false], [a.outputId, true]]);
+    assert.deepEqual(
+      (await store.list()).map((o) => [o.outputId, o.evicted]),
+      [
+        [c.outputId, false],
+        [b.outputId, false],
+        [a.outputId, true],
+      ],
+    );
     // A copy larger than the rest of the quota evicts several.
     const d = await store.retain('d'.repeat(8000));
     await rejectsWith(store.read(b.outputId), 'EVICTED');
@@ -142,7 +162,11 @@ describe('store: retention in the session file', () => {
     const dir = dirs.make();
     const store = await openStore({ dir });
     const text = '日本語 😀 resume me\n'.repeat(10_000);
-    const ids = await Promise.all([store.retain(text, { tool: 't', title: 'one' }), store.retain('two'), store.retain(Uint8Array.from([0xff, 0x41]))]);
+    const ids = await Promise.all([
+      store.retain(text, { tool: 't', title: 'one' }),
+      store.retain('two'),
+      store.retain(Uint8Array.from([0xff, 0x41])),
+    ]);
     await store.close();
     const resumed = await openStore({ dir, sessionId: store.sessionId });
     assert.equal(resumed.resumed, true);
@@ -185,7 +209,8 @@ describe('store: retention in the session file', () => {
     await rejectsWith(openStore({ dir: '' }), 'INVALID_ARGUMENT');
     await rejectsWith(openStore({ dir, copyBytes: 4095 }), 'INVALID_ARGUMENT');
     await rejectsWith(openStore({ dir, copyBytes: 8192, quotaBytes: 8191 }), 'INVALID_ARGUMENT');
-    for (const sessionId of ['../escape', 'a/b', '', '.hidden', 'x'.repeat(65)]) await rejectsWith(openStore({ dir, sessionId }), 'INVALID_ARGUMENT', sessionId);
+    for (const sessionId of ['../escape', 'a/b', '', '.hidden', 'x'.repeat(65)])
+      await rejectsWith(openStore({ dir, sessionId }), 'INVALID_ARGUMENT', sessionId);
     assert.deepEqual(readdirSync(dir), [], 'nothing was created for a bad session id');
     const store = await openStore({ dir });
     await rejectsWith(store.retain(42 as unknown as string), 'INVALID_ARGUMENT');
@@ -258,13 +283,23 @@ describe('store: IDs resolve only in their own session', () => {
 
   it('SQL-injection-shaped and malformed IDs are just NOT_FOUND', async () => {
     const madeUp = await notFoundShape(store, 'out_ffffffffffffffffffffffff');
-    for (const id of [`' OR 1=1 --`, `out_' OR '1'='1`, `${own}' OR 1=1 --`, `${own} `, own.toUpperCase(), `"; DROP TABLE outputs; --`, 'out_%', '*', own.slice(0, -1)]) {
+    for (const id of [
+      `' OR 1=1 --`,
+      `out_' OR '1'='1`,
+      `${own}' OR 1=1 --`,
+      `${own} `,
+      own.toUpperCase(),
+      `"; DROP TABLE outputs; --`,
+      'out_%',
+      '*',
+      own.slice(0, -1),
+    ]) {
       assert.equal(await notFoundShape(store, id), madeUp, id);
     }
     assert.equal((await store.read(own)).text, 'mine', 'the table is intact');
   });
 
-  it('fork(): a new session where the parent\'s IDs are NOT_FOUND; the parent keeps them', async () => {
+  it("fork(): a new session where the parent's IDs are NOT_FOUND; the parent keeps them", async () => {
     const fork = await store.fork();
     assert.notEqual(fork.sessionId, store.sessionId);
     assert.notEqual(fork.file, store.file);
@@ -336,12 +371,18 @@ describe('store: listSessions', () => {
     writeFileSync(path.join(dir, 'first.sqlite.corrupt-123'), 'x');
     writeFileSync(path.join(dir, '.second.sqlite.1.ab.tmp'), 'x');
     const sessions = await listSessions(dir);
-    assert.deepEqual(sessions.map((s) => s.sessionId), ['second', 'first']);
+    assert.deepEqual(
+      sessions.map((s) => s.sessionId),
+      ['second', 'first'],
+    );
     assert.equal(sessions[0].file, second.file);
     assert.ok(sessions[0].bytes > 0);
     assert.ok(sessions[0].modifiedAt >= sessions[1].modifiedAt);
     await first.delete();
-    assert.deepEqual((await listSessions(dir)).map((s) => s.sessionId), ['second']);
+    assert.deepEqual(
+      (await listSessions(dir)).map((s) => s.sessionId),
+      ['second'],
+    );
     await second.delete();
   });
 });

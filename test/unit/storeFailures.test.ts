@@ -71,11 +71,20 @@ describe('store failures: a session file that will not open is moved aside', () 
 
   it('a valid SQLite file of another schema, or another schema version', async () => {
     const dir = dirs.make();
-    await sqliteFile(sessionFile(dir, 'foreign'), 'CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES (\'hello\');');
+    await sqliteFile(
+      sessionFile(dir, 'foreign'),
+      "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('hello');",
+    );
     await assertMovedAside(dir, 'foreign', /no such table/);
-    await sqliteFile(sessionFile(dir, 'future'), "CREATE TABLE session (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO session VALUES ('schema_version', '99');");
+    await sqliteFile(
+      sessionFile(dir, 'future'),
+      "CREATE TABLE session (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO session VALUES ('schema_version', '99');",
+    );
     await assertMovedAside(dir, 'future', /schema version 99/);
-    await sqliteFile(sessionFile(dir, 'partial'), "CREATE TABLE session (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO session VALUES ('schema_version', '1');");
+    await sqliteFile(
+      sessionFile(dir, 'partial'),
+      "CREATE TABLE session (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO session VALUES ('schema_version', '1');",
+    );
     await assertMovedAside(dir, 'partial', /no such table/);
   });
 
@@ -84,7 +93,10 @@ describe('store failures: a session file that will not open is moved aside', () 
     writeFileSync(sessionFile(dir, 'bad'), 'garbage');
     const store = await openStore({ dir, sessionId: 'bad' });
     assert.ok(store.openReport.movedAside);
-    assert.deepEqual((await listSessions(dir)).map((s) => s.sessionId), ['bad']);
+    assert.deepEqual(
+      (await listSessions(dir)).map((s) => s.sessionId),
+      ['bad'],
+    );
     assert.equal(readdirSync(dir).filter((name) => name.includes('.corrupt-')).length, 1);
     await store.delete();
   });
@@ -110,7 +122,11 @@ describe('store failures: saving fails', () => {
     const error = await rejectsWith(store.retain('x'.repeat(100_000)), 'STORE_UNAVAILABLE');
     assert.match(error.message, /ENOTDIR/);
     assert.match(error.message, /not retained/);
-    assert.deepEqual((await store.list()).map((o) => o.outputId), [kept.outputId], 'the failed copy has no ID in the session');
+    assert.deepEqual(
+      (await store.list()).map((o) => o.outputId),
+      [kept.outputId],
+      'the failed copy has no ID in the session',
+    );
     assert.deepEqual(await store.stats(), { outputs: 1, retainedBytes: Buffer.byteLength('saved before the failure'), evicted: 0 });
     assert.equal((await store.read(kept.outputId)).text, 'saved before the failure');
     // Once the folder is back, saving works again and the failed copy never appears.
@@ -119,7 +135,10 @@ describe('store failures: saving fails', () => {
     const later = await store.retain('after repair');
     await store.close();
     const resumed = await openStore({ dir, sessionId: store.sessionId });
-    assert.deepEqual((await resumed.list()).map((o) => o.outputId), [later.outputId, kept.outputId]);
+    assert.deepEqual(
+      (await resumed.list()).map((o) => o.outputId),
+      [later.outputId, kept.outputId],
+    );
     await resumed.delete();
   });
 
@@ -148,7 +167,12 @@ describe('store failures: saving fails', () => {
     // dash counts ulimit -f in 512-byte blocks, bash in 1024: 512 KiB or 1 MiB, either far below 2 MiB.
     const limited = `ulimit -f 1024; exec "${process.execPath}" -r tsx/cjs -e "$SCRIPT"`;
     const { stdout } = await exec('/bin/sh', ['-c', limited], { cwd: REPO, env: { ...process.env, SCRIPT: script }, maxBuffer: 1 << 20 });
-    const outcome = JSON.parse(stdout.trim().split('\n').pop()!) as { sessionId: string; small: string; failure?: { code: string; message: string }; listed: string[] };
+    const outcome = JSON.parse(stdout.trim().split('\n').pop()!) as {
+      sessionId: string;
+      small: string;
+      failure?: { code: string; message: string };
+      listed: string[];
+    };
     assert.ok(outcome.failure, 'the large retain was rejected');
     assert.equal(outcome.failure.code, 'STORE_UNAVAILABLE');
     assert.match(outcome.failure.message, /EFBIG/);
@@ -156,12 +180,19 @@ describe('store failures: saving fails', () => {
     // The previous session file is intact: it opens as is and holds the earlier copy.
     const file = sessionFile(dir, outcome.sessionId);
     assert.ok(statSync(file).size < 512 * 1024);
-    assert.deepEqual(readdirSync(dir).filter((name) => name.endsWith('.tmp')), [], 'the temporary file was removed');
+    assert.deepEqual(
+      readdirSync(dir).filter((name) => name.endsWith('.tmp')),
+      [],
+      'the temporary file was removed',
+    );
     const store = await openStore({ dir, sessionId: outcome.sessionId });
     assert.deepEqual(store.openReport, {});
     assert.equal(store.resumed, true);
     assert.equal((await store.read(outcome.small)).text.split('\n')[0], 'saved before the disk filled');
-    assert.deepEqual((await store.list()).map((o) => o.outputId), [outcome.small]);
+    assert.deepEqual(
+      (await store.list()).map((o) => o.outputId),
+      [outcome.small],
+    );
     await store.delete();
     assert.equal(existsSync(file), false);
   });

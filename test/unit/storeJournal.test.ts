@@ -33,7 +33,10 @@ function crashCopy(store: SessionStore, to: string): void {
   }
 }
 
-const journalNames = (dir: string): string[] => readdirSync(dir).filter((name) => name.includes('.journal')).sort();
+const journalNames = (dir: string): string[] =>
+  readdirSync(dir)
+    .filter((name) => name.includes('.journal'))
+    .sort();
 
 async function chunkCodecs(file: string): Promise<Record<string, number[]>> {
   const SQL = await loadSqlJs();
@@ -82,18 +85,34 @@ describe('store journal: a retained copy is durable before the session file is r
     assert.deepEqual([infoA.tool, infoA.title, infoA.extra, infoA.complete], ['run_command', 'make', { exitCode: 2 }, true]);
     const infoB = await resumed.info(b.outputId);
     assert.deepEqual([infoB.complete, infoB.droppedBytes], [false, 5]);
-    assert.deepEqual((await resumed.list()).map((o) => o.outputId), [b.outputId, a.outputId], 'the original order is kept');
+    assert.deepEqual(
+      (await resumed.list()).map((o) => o.outputId),
+      [b.outputId, a.outputId],
+      'the original order is kept',
+    );
     // Replay was followed by a checkpoint: the journal is gone and the session file holds the copies.
     assert.deepEqual(journalNames(crashed), []);
     const codecs = await chunkCodecs(resumed.file);
-    assert.ok(codecs[a.outputId].every((codec) => codec === 1), 'text chunks deflated by the checkpoint');
-    assert.ok(codecs[b.outputId].every((codec) => codec === 0), 'random chunks stay raw');
+    assert.ok(
+      codecs[a.outputId].every((codec) => codec === 1),
+      'text chunks deflated by the checkpoint',
+    );
+    assert.ok(
+      codecs[b.outputId].every((codec) => codec === 0),
+      'random chunks stay raw',
+    );
     // New copies get new seqs after the replayed ones.
     const c = await resumed.retain('after the crash');
-    assert.deepEqual((await resumed.list()).map((o) => o.outputId), [c.outputId, b.outputId, a.outputId]);
+    assert.deepEqual(
+      (await resumed.list()).map((o) => o.outputId),
+      [c.outputId, b.outputId, a.outputId],
+    );
     await resumed.close();
     const again = await openStore({ dir: crashed, sessionId: store.sessionId });
-    assert.deepEqual((await again.list()).map((o) => o.outputId), [c.outputId, b.outputId, a.outputId]);
+    assert.deepEqual(
+      (await again.list()).map((o) => o.outputId),
+      [c.outputId, b.outputId, a.outputId],
+    );
     await again.delete();
   });
 
@@ -181,13 +200,19 @@ describe('store journal: a retained copy is durable before the session file is r
     await rejectsWith(resumed.read(b.outputId), 'NOT_FOUND');
     assert.equal((await resumed.readAll(a.outputId)).toString(), 'A'.repeat(10_000));
     const c = await resumed.retain('C');
-    assert.deepEqual((await resumed.list()).map((o) => o.outputId), [c.outputId, a.outputId]);
+    assert.deepEqual(
+      (await resumed.list()).map((o) => o.outputId),
+      [c.outputId, a.outputId],
+    );
     await resumed.close();
 
     // A crash after the removal was journalled but before any checkpoint.
     const early = dirs.make();
     writeFileSync(path.join(early, path.basename(store.file)), fileBefore);
-    writeFileSync(path.join(early, path.basename(journalPath)), Buffer.concat([journalBefore, ...encodeRecord({ op: 'remove', outputId: b.outputId })]));
+    writeFileSync(
+      path.join(early, path.basename(journalPath)),
+      Buffer.concat([journalBefore, ...encodeRecord({ op: 'remove', outputId: b.outputId })]),
+    );
     resumed = await openStore({ dir: early, sessionId: store.sessionId });
     assert.deepEqual(resumed.openReport, {});
     await rejectsWith(resumed.read(b.outputId), 'NOT_FOUND');
@@ -225,7 +250,10 @@ describe('store journal: a retained copy is durable before the session file is r
     await closing;
     assert.deepEqual(journalNames(dir), [], 'close() checkpointed');
     const resumed = await openStore({ dir, sessionId: store.sessionId });
-    assert.deepEqual((await resumed.list()).map((o) => o.outputId), [outputId]);
+    assert.deepEqual(
+      (await resumed.list()).map((o) => o.outputId),
+      [outputId],
+    );
     await resumed.delete();
   });
 
@@ -234,7 +262,10 @@ describe('store journal: a retained copy is durable before the session file is r
     const store = await openStore({ dir, checkpoints: 'manual' });
     await store.retain('x');
     const files = await sessionFiles(store.file);
-    assert.deepEqual(files.map((f) => path.basename(f)), [path.basename(store.file), `${path.basename(store.file)}.journal`]);
+    assert.deepEqual(
+      files.map((f) => path.basename(f)),
+      [path.basename(store.file), `${path.basename(store.file)}.journal`],
+    );
     // A rotated journal left by an interrupted checkpoint is part of the session too.
     writeFileSync(`${store.file}.journal.7`, '');
     assert.equal((await sessionFiles(store.file)).length, 3);
@@ -257,7 +288,10 @@ describe('store journal: a retained copy is durable before the session file is r
     appendFileSync(path.join(crashed, `${path.basename(journal)}.10`), second);
     await store.close();
     const resumed = await openStore({ dir: crashed, sessionId: store.sessionId });
-    assert.deepEqual((await resumed.list()).map((o) => o.outputId), [b.outputId, a.outputId]);
+    assert.deepEqual(
+      (await resumed.list()).map((o) => o.outputId),
+      [b.outputId, a.outputId],
+    );
     assert.deepEqual(journalNames(crashed), []);
     await resumed.delete();
   });
@@ -293,7 +327,12 @@ describe('store journal: a retained copy is durable before the session file is r
     const limited = `ulimit -f 1024; exec "${process.execPath}" -r tsx/cjs -e "$SCRIPT"`;
     const { stdout } = await exec('/bin/sh', ['-c', limited], { cwd: REPO, env: { ...process.env, SCRIPT: script }, maxBuffer: 1 << 20 });
     const outcome = JSON.parse(stdout.trim().split('\n').pop()!) as {
-      sessionId: string; copies: { outputId: string; sha: string }[]; flushes: string[]; lastError?: string; tooBig: string; after: string;
+      sessionId: string;
+      copies: { outputId: string; sha: string }[];
+      flushes: string[];
+      lastError?: string;
+      tooBig: string;
+      after: string;
     };
     assert.match(outcome.tooBig, /^STORE_UNAVAILABLE .*EFBIG.*not retained/);
     assert.equal(outcome.flushes[0], 'ok');
@@ -301,11 +340,19 @@ describe('store journal: a retained copy is durable before the session file is r
     assert.equal(outcome.lastError, 'EFBIG');
     const file = sessionFile(dir, outcome.sessionId);
     assert.ok(journalNames(dir).length > 0, 'the journal is kept');
-    assert.deepEqual(readdirSync(dir).filter((name) => name.endsWith('.tmp')), []);
+    assert.deepEqual(
+      readdirSync(dir).filter((name) => name.endsWith('.tmp')),
+      [],
+    );
     const store = await openStore({ dir, sessionId: outcome.sessionId });
     assert.deepEqual(store.openReport, {});
     for (const copy of outcome.copies) {
-      assert.equal(createHash('sha256').update(await store.readAll(copy.outputId)).digest('hex'), copy.sha);
+      assert.equal(
+        createHash('sha256')
+          .update(await store.readAll(copy.outputId))
+          .digest('hex'),
+        copy.sha,
+      );
     }
     assert.equal((await store.read(outcome.after)).text, 'after the failed append');
     assert.equal((await store.list()).length, 4, 'the failed copy is not there');

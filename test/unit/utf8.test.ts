@@ -1,5 +1,14 @@
 import assert from 'node:assert/strict';
-import { boundaryAtOrAfter, boundaryAtOrBefore, countNewlines, decodeUtf8, isUnitBoundary, lastCompleteBoundary, unitAround, unitLengthAt } from '../../src/core/utf8';
+import {
+  boundaryAtOrAfter,
+  boundaryAtOrBefore,
+  countNewlines,
+  decodeUtf8,
+  isUnitBoundary,
+  lastCompleteBoundary,
+  unitAround,
+  unitLengthAt,
+} from '../../src/core/utf8';
 import { boundarySet, decode, isBoundaryOracle, mixedBytes } from './helpers/mixedText';
 import { makeRng, seedFromEnv } from './helpers/prng';
 
@@ -42,7 +51,10 @@ describe('utf8: unit boundaries match TextDecoder', () => {
         if (k < input.length) {
           const unit = unitAround(input, k);
           assert.ok(unit.start <= k && k < unit.end, `unitAround(${k}) = [${unit.start}, ${unit.end}); ${context}`);
-          assert.ok(oracle[unit.start] && oracle[unit.end], `unitAround(${k}) = [${unit.start}, ${unit.end}) not on boundaries; ${context}`);
+          assert.ok(
+            oracle[unit.start] && oracle[unit.end],
+            `unitAround(${k}) = [${unit.start}, ${unit.end}) not on boundaries; ${context}`,
+          );
           for (let inside = unit.start + 1; inside < unit.end; inside++) assert.equal(oracle[inside], false, context);
           if (oracle[k]) assert.equal(unitLengthAt(input, k), unit.end - unit.start, context);
         }
@@ -95,7 +107,10 @@ describe('utf8: lastCompleteBoundary (cutting before unknown bytes)', () => {
       const cut = rng.int(0, input.length);
       const keep = lastCompleteBoundary(input, cut);
       assert.ok(keep <= cut && keep >= cut - 3, `round ${round}`);
-      assert.ok(isBoundaryOracle(input, keep), `lastCompleteBoundary(${cut}) = ${keep} is inside a character; ${Buffer.from(input).toString('hex')}`);
+      assert.ok(
+        isBoundaryOracle(input, keep),
+        `lastCompleteBoundary(${cut}) = ${keep} is inside a character; ${Buffer.from(input).toString('hex')}`,
+      );
     }
   });
 });

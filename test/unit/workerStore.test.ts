@@ -14,11 +14,16 @@ const WORKER = {
   execArgv: ['--require', require.resolve('tsx/cjs')],
 };
 
-const fails = (code: RecallErrorCode, check?: (error: RecallError) => void) => (error: unknown): boolean => {
-  assert.ok(isRecallError(error, code), `expected RecallError ${code}, got ${error instanceof Error ? `${error.name} ${(error as RecallError).code ?? ''}: ${error.message}` : String(error)}`);
-  check?.(error);
-  return true;
-};
+const fails =
+  (code: RecallErrorCode, check?: (error: RecallError) => void) =>
+  (error: unknown): boolean => {
+    assert.ok(
+      isRecallError(error, code),
+      `expected RecallError ${code}, got ${error instanceof Error ? `${error.name} ${(error as RecallError).code ?? ''}: ${error.message}` : String(error)}`,
+    );
+    check?.(error);
+    return true;
+  };
 
 describe('worker store', function () {
   let dir: string;
@@ -80,7 +85,10 @@ describe('worker store', function () {
       assert.equal(all.toString('utf8'), text);
 
       const list = await store.list();
-      assert.deepEqual(list.map((info) => info.outputId), [binary.outputId, kept.outputId]);
+      assert.deepEqual(
+        list.map((info) => info.outputId),
+        [binary.outputId, kept.outputId],
+      );
       assert.deepEqual(list[1].extra, { exitCode: 2 });
       assert.equal(list[1].title, 'make');
       assert.deepEqual(await store.info(binary.outputId), list[0]);
@@ -148,30 +156,48 @@ describe('worker store', function () {
   describe('errors keep their codes', () => {
     it('NOT_FOUND, MID_CHARACTER_OFFSET with details, OFFSET_OUT_OF_RANGE, INVALID_ARGUMENT', async () => {
       const store = await open();
-      await assert.rejects(store.read('out_000000000000000000000000'), fails('NOT_FOUND', (error) => {
-        assert.ok(error instanceof RecallError);
-        assert.equal(error.name, 'RecallError');
-        assert.match(error.message, /No retained output "out_0{24}" in this session/);
-      }));
+      await assert.rejects(
+        store.read('out_000000000000000000000000'),
+        fails('NOT_FOUND', (error) => {
+          assert.ok(error instanceof RecallError);
+          assert.equal(error.name, 'RecallError');
+          assert.match(error.message, /No retained output "out_0{24}" in this session/);
+        }),
+      );
       await assert.rejects(store.info('not-an-id'), fails('NOT_FOUND'));
       await assert.rejects(store.remove('out_000000000000000000000000'), fails('NOT_FOUND'));
 
       const kept = await store.retain('aé€b'); // a, é (bytes 1-2), € (bytes 3-5), b
-      await assert.rejects(store.read(kept.outputId, 2), fails('MID_CHARACTER_OFFSET', (error) => {
-        assert.deepEqual(error.details, { before: 1, after: 3 });
-        assert.match(error.message, /offset 2 is inside a UTF-8 character/);
-      }));
-      await assert.rejects(store.read(kept.outputId, 5), fails('MID_CHARACTER_OFFSET', (error) => assert.deepEqual(error.details, { before: 3, after: 6 })));
-      await assert.rejects(store.read(kept.outputId, 8), fails('OFFSET_OUT_OF_RANGE', (error) => assert.deepEqual(error.details, { totalBytes: 7 })));
+      await assert.rejects(
+        store.read(kept.outputId, 2),
+        fails('MID_CHARACTER_OFFSET', (error) => {
+          assert.deepEqual(error.details, { before: 1, after: 3 });
+          assert.match(error.message, /offset 2 is inside a UTF-8 character/);
+        }),
+      );
+      await assert.rejects(
+        store.read(kept.outputId, 5),
+        fails('MID_CHARACTER_OFFSET', (error) => assert.deepEqual(error.details, { before: 3, after: 6 })),
+      );
+      await assert.rejects(
+        store.read(kept.outputId, 8),
+        fails('OFFSET_OUT_OF_RANGE', (error) => assert.deepEqual(error.details, { totalBytes: 7 })),
+      );
       assert.deepEqual(await store.read(kept.outputId, 7), { text: '', nextOffset: 7, totalBytes: 7, hasMore: false, complete: true });
 
       await assert.rejects(store.read(kept.outputId, -1), fails('INVALID_ARGUMENT'));
       await assert.rejects(store.read(kept.outputId, 0, 0), fails('INVALID_ARGUMENT'));
-      await assert.rejects(store.search(kept.outputId, '('.repeat(3), { regex: true }), fails('INVALID_ARGUMENT', (error) => assert.match(error.message, /not a valid JavaScript regular expression/)));
+      await assert.rejects(
+        store.search(kept.outputId, '('.repeat(3), { regex: true }),
+        fails('INVALID_ARGUMENT', (error) => assert.match(error.message, /not a valid JavaScript regular expression/)),
+      );
       await assert.rejects(store.search(kept.outputId, 'a', { maxMatches: 0 }), fails('INVALID_ARGUMENT'));
       await assert.rejects(store.search(kept.outputId, ''), fails('INVALID_ARGUMENT'));
       await assert.rejects(store.retain(42 as unknown as string), fails('INVALID_ARGUMENT'));
-      await assert.rejects(store.retain('x', { extra: { callback: () => 1 } }), fails('INVALID_ARGUMENT', (error) => assert.match(error.message, /cannot be sent to the store worker/)));
+      await assert.rejects(
+        store.retain('x', { extra: { callback: () => 1 } }),
+        fails('INVALID_ARGUMENT', (error) => assert.match(error.message, /cannot be sent to the store worker/)),
+      );
       await assert.rejects(store.search(kept.outputId, 'a', { timeoutMs: -1 }), fails('INVALID_ARGUMENT'));
 
       await assert.rejects(openWorkerStore({ dir, ...WORKER, sessionId: '../escape' }), fails('INVALID_ARGUMENT'));
@@ -184,7 +210,10 @@ describe('worker store', function () {
       const first = await store.retain('1'.repeat(4000));
       const second = await store.retain('2'.repeat(4000));
       const third = await store.retain('3'.repeat(4000));
-      await assert.rejects(store.read(first.outputId), fails('EVICTED', (error) => assert.match(error.message, /was evicted/)));
+      await assert.rejects(
+        store.read(first.outputId),
+        fails('EVICTED', (error) => assert.match(error.message, /was evicted/)),
+      );
       await assert.rejects(store.search(first.outputId, '1'), fails('EVICTED'));
       await assert.rejects(store.readAll(first.outputId), fails('EVICTED'));
       assert.equal((await store.info(first.outputId)).evicted, true);
@@ -210,8 +239,14 @@ describe('worker store', function () {
       await assert.rejects(fork.read(inParent.outputId), fails('NOT_FOUND'));
       const inFork = await fork.retain('fork output');
       await assert.rejects(parent.read(inFork.outputId), fails('NOT_FOUND'));
-      assert.deepEqual((await fork.list()).map((info) => info.outputId), [inFork.outputId]);
-      assert.deepEqual((await parent.list()).map((info) => info.outputId), [inParent.outputId]);
+      assert.deepEqual(
+        (await fork.list()).map((info) => info.outputId),
+        [inFork.outputId],
+      );
+      assert.deepEqual(
+        (await parent.list()).map((info) => info.outputId),
+        [inParent.outputId],
+      );
 
       await parent.close();
       assert.equal((await fork.read(inFork.outputId)).text, 'fork output', 'the worker lives on for the fork');
@@ -223,7 +258,10 @@ describe('worker store', function () {
       const kept = await first.retain('survives a reopen');
       await first.close();
       await first.close(); // idempotent
-      await assert.rejects(first.read(kept.outputId), fails('STORE_CLOSED', (error) => assert.match(error.message, /is closed/)));
+      await assert.rejects(
+        first.read(kept.outputId),
+        fails('STORE_CLOSED', (error) => assert.match(error.message, /is closed/)),
+      );
       await assert.rejects(first.retain('late'), fails('STORE_CLOSED'));
 
       const again = await open({ sessionId: first.sessionId });
@@ -237,7 +275,10 @@ describe('worker store', function () {
       const kept = await store.retain('to be deleted');
       await store.delete();
       assert.equal(existsSync(store.file), false);
-      await assert.rejects(store.read(kept.outputId), fails('STORE_CLOSED', (error) => assert.match(error.message, /is deleted/)));
+      await assert.rejects(
+        store.read(kept.outputId),
+        fails('STORE_CLOSED', (error) => assert.match(error.message, /is deleted/)),
+      );
       await store.delete(); // idempotent
 
       const reopened = await open({ sessionId: store.sessionId });
@@ -287,10 +328,13 @@ describe('worker store', function () {
       await assert.rejects(crash, fails('STORE_UNAVAILABLE'));
       await assert.rejects(racing, fails('STORE_UNAVAILABLE'));
       for (const call of [store.read(kept.outputId), store.retain('after the crash'), store.list(), fork.stats(), store.fork()]) {
-        await assert.rejects(call, fails('STORE_UNAVAILABLE', (error) => {
-          assert.match(error.message, /store worker stopped unexpectedly \(it exited with code 70\)/);
-          assert.match(error.message, /cannot be retained or read in session .* until a new session is opened/);
-        }));
+        await assert.rejects(
+          call,
+          fails('STORE_UNAVAILABLE', (error) => {
+            assert.match(error.message, /store worker stopped unexpectedly \(it exited with code 70\)/);
+            assert.match(error.message, /cannot be retained or read in session .* until a new session is opened/);
+          }),
+        );
       }
       assert.ok(store.unavailable);
       await store.close(); // nothing to close, no hang
@@ -305,7 +349,10 @@ describe('worker store', function () {
     it('does the same for an uncaught exception in the worker', async () => {
       const store = await open();
       await store.debugCrashWorker('throw');
-      await assert.rejects(store.retain('x'), fails('STORE_UNAVAILABLE', (error) => assert.match(error.message, /crashed: store worker crashed on purpose/)));
+      await assert.rejects(
+        store.retain('x'),
+        fails('STORE_UNAVAILABLE', (error) => assert.match(error.message, /crashed: store worker crashed on purpose/)),
+      );
       await assert.rejects(store.stats(), fails('STORE_UNAVAILABLE'));
     });
 
@@ -339,12 +386,18 @@ describe('worker store', function () {
       const queuedBig = other.retain(big);
       const queuedOpen = openWorkerStore({ dir, ...WORKER });
       const queuedForkOfFork = fork.fork();
-      const zeroCopy = store.retain(new Uint8Array(16), {}, { transfer: true }).then(() => undefined, (error: unknown) => error);
-      await assert.rejects(runaway, fails('INVALID_ARGUMENT', (error) => {
-        assert.match(error.message, /^The search took longer than 0\.5 s/);
-        assert.match(error.message, /simpler pattern or regex:false/);
-        assert.deepEqual(error.details, { timeoutMs: 500 });
-      }));
+      const zeroCopy = store.retain(new Uint8Array(16), {}, { transfer: true }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      await assert.rejects(
+        runaway,
+        fails('INVALID_ARGUMENT', (error) => {
+          assert.match(error.message, /^The search took longer than 0\.5 s/);
+          assert.match(error.message, /simpler pattern or regex:false/);
+          assert.deepEqual(error.details, { timeoutMs: 500 });
+        }),
+      );
       const elapsed = performance.now() - started;
       assert.ok(elapsed < 5000, `stopped after ${elapsed.toFixed(0)} ms`);
 
@@ -376,7 +429,10 @@ describe('worker store', function () {
 
       // A per-call limit overrides the store's.
       await assert.rejects(other.search(evil.outputId, 'x'), fails('NOT_FOUND'));
-      await assert.rejects(store.search(evil.outputId, '(a+)+$', { regex: true, timeoutMs: 200 }), fails('INVALID_ARGUMENT', (error) => assert.match(error.message, /longer than 0\.2 s/)));
+      await assert.rejects(
+        store.search(evil.outputId, '(a+)+$', { regex: true, timeoutMs: 200 }),
+        fails('INVALID_ARGUMENT', (error) => assert.match(error.message, /longer than 0\.2 s/)),
+      );
       assert.equal((await store.list()).length, 3);
     });
   });
@@ -449,8 +505,8 @@ describe('worker store', function () {
         });
         const elapsed = performance.now() - started;
         console.log(
-          `      attempt ${attempt}: 8 MiB retain + 2 searches + readAll took ${elapsed.toFixed(0)} ms; main thread max gap ${maxGap.toFixed(1)} ms`
-          + `${schedstat ? `, ${maxBusy.toFixed(1)} ms less waits for a CPU` : ''} over ${ticks} ticks (idle: max gap ${idle.maxGap.toFixed(1)} ms)`,
+          `      attempt ${attempt}: 8 MiB retain + 2 searches + readAll took ${elapsed.toFixed(0)} ms; main thread max gap ${maxGap.toFixed(1)} ms` +
+            `${schedstat ? `, ${maxBusy.toFixed(1)} ms less waits for a CPU` : ''} over ${ticks} ticks (idle: max gap ${idle.maxGap.toFixed(1)} ms)`,
         );
         assert.equal(value.kept.totalBytes, Buffer.byteLength(content));
         assert.equal(value.found.matches.length, 1);

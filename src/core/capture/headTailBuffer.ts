@@ -37,7 +37,8 @@ export class HeadTailBuffer {
   private total = 0;
 
   constructor(readonly cap: number) {
-    if (!Number.isInteger(cap) || cap < MARKER_RESERVE * 4) throw new RangeError(`cap must be an integer of at least ${MARKER_RESERVE * 4} bytes`);
+    if (!Number.isInteger(cap) || cap < MARKER_RESERVE * 4)
+      throw new RangeError(`cap must be an integer of at least ${MARKER_RESERVE * 4} bytes`);
     this.headCap = Math.floor((cap - MARKER_RESERVE) / 2);
     this.tailCap = cap - MARKER_RESERVE - this.headCap;
     this.ringCap = cap - this.headCap;
@@ -81,7 +82,12 @@ export class HeadTailBuffer {
   finish(describeGap: (dropped: number, totalBytes: number) => string = gapMarker): CappedBytes {
     const cut = this.cut();
     if (cut.droppedBytes === 0) {
-      return { bytes: Buffer.concat([this.head.subarray(0, this.headLength), ...cut.tail]), totalBytes: this.total, droppedBytes: 0, complete: true };
+      return {
+        bytes: Buffer.concat([this.head.subarray(0, this.headLength), ...cut.tail]),
+        totalBytes: this.total,
+        droppedBytes: 0,
+        complete: true,
+      };
     }
     const marker = Buffer.from(describeGap(cut.droppedBytes, this.total), 'utf8').subarray(0, MARKER_RESERVE);
     return {

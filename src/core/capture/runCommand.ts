@@ -62,12 +62,21 @@ export interface CommandResult {
 /** After the shell exits, how long to wait for pipes still held open by its background children. */
 const PIPE_DRAIN_MS = 1000;
 
-export async function runCommand(options: RunCommandOptions, store: RecallStore | undefined, limits: Partial<CaptureLimits> = {}): Promise<CommandResult> {
+export async function runCommand(
+  options: RunCommandOptions,
+  store: RecallStore | undefined,
+  limits: Partial<CaptureLimits> = {},
+): Promise<CommandResult> {
   const { command } = options;
-  if (typeof command !== 'string' || command.trim().length === 0) throw new RecallError('INVALID_ARGUMENT', 'command must be a non-empty shell command line.');
+  if (typeof command !== 'string' || command.trim().length === 0)
+    throw new RecallError('INVALID_ARGUMENT', 'command must be a non-empty shell command line.');
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const stat = await fs.stat(cwd).catch(() => undefined);
-  if (!stat?.isDirectory()) throw new RecallError('INVALID_ARGUMENT', `The working folder "${cwd}" does not exist or is not a folder. Pass an existing cwd, or omit it.`);
+  if (!stat?.isDirectory())
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `The working folder "${cwd}" does not exist or is not a folder. Pass an existing cwd, or omit it.`,
+    );
   if (options.timeoutMs !== undefined && (!Number.isFinite(options.timeoutMs) || options.timeoutMs <= 0)) {
     throw new RecallError('INVALID_ARGUMENT', `timeoutMs must be a positive number; got ${options.timeoutMs}.`);
   }
@@ -82,7 +91,18 @@ export async function runCommand(options: RunCommandOptions, store: RecallStore 
   const stdout = report(captured.stdout);
   const stderr = report(captured.stderr);
   const merged = report(captured.merged);
-  const base = { command, cwd, exitCode: captured.exitCode, signal: captured.signal, timedOut: captured.timedOut, cancelled: captured.cancelled, durationMs: Date.now() - started, stdout, stderr, merged };
+  const base = {
+    command,
+    cwd,
+    exitCode: captured.exitCode,
+    signal: captured.signal,
+    timedOut: captured.timedOut,
+    cancelled: captured.cancelled,
+    durationMs: Date.now() - started,
+    stdout,
+    stderr,
+    merged,
+  };
 
   const copy = captured.merged;
   if (copy.complete && copy.bytes.length <= previewBytes) {
@@ -96,10 +116,25 @@ export async function runCommand(options: RunCommandOptions, store: RecallStore 
     complete: copy.complete,
     droppedBytes: copy.droppedBytes,
     gapOffset: copy.gapOffset,
-    extra: { previewBytes, exitCode: captured.exitCode, signal: captured.signal, timedOut: captured.timedOut, cancelled: captured.cancelled, stdout, stderr, cwd },
+    extra: {
+      previewBytes,
+      exitCode: captured.exitCode,
+      signal: captured.signal,
+      timedOut: captured.timedOut,
+      cancelled: captured.cancelled,
+      stdout,
+      stderr,
+      cwd,
+    },
   });
   const outputId = retained?.outputId;
-  const preview = previewHeadTail(copy.bytes, { budgetBytes: previewBytes, kind: 'command', outputId, copyComplete: copy.complete, unavailableReason: recoveryReason });
+  const preview = previewHeadTail(copy.bytes, {
+    budgetBytes: previewBytes,
+    kind: 'command',
+    outputId,
+    copyComplete: copy.complete,
+    unavailableReason: recoveryReason,
+  });
   return {
     ...base,
     preview: preview.text,
@@ -123,20 +158,38 @@ interface Captured {
   cancelled: boolean;
 }
 
-function capture(command: string, cwd: string, env: NodeJS.ProcessEnv, streamCap: number, mergedCap: number, options: RunCommandOptions): Promise<Captured> {
+function capture(
+  command: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  streamCap: number,
+  mergedCap: number,
+  options: RunCommandOptions,
+): Promise<Captured> {
   const out = new HeadTailBuffer(streamCap);
   const err = new HeadTailBuffer(streamCap);
   const merged = new HeadTailBuffer(mergedCap);
   const finish = (exitCode: number | null, signal: NodeJS.Signals | null, flags: { timedOut: boolean; cancelled: boolean }): Captured => ({
-    stdout: out.summary(), stderr: err.summary(), merged: merged.finish(), exitCode, signal, ...flags,
+    stdout: out.summary(),
+    stderr: err.summary(),
+    merged: merged.finish(),
+    exitCode,
+    signal,
+    ...flags,
   });
   if (options.signal?.aborted) return Promise.resolve(finish(null, null, { timedOut: false, cancelled: true }));
 
   return new Promise<Captured>((resolve, reject) => {
     const flags = { timedOut: false, cancelled: false };
     const child = spawnShell(command, cwd, env);
-    child.stdout!.on('data', (chunk: Buffer) => { out.write(chunk); merged.write(chunk); });
-    child.stderr!.on('data', (chunk: Buffer) => { err.write(chunk); merged.write(chunk); });
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out.write(chunk);
+      merged.write(chunk);
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      err.write(chunk);
+      merged.write(chunk);
+    });
 
     const stop = (reason: 'timedOut' | 'cancelled') => {
       flags[reason] = true;
@@ -173,5 +226,10 @@ function capture(command: string, cwd: string, env: NodeJS.ProcessEnv, streamCap
 }
 
 function report(bytes: StreamCount): StreamReport {
-  return { totalBytes: bytes.totalBytes, capturedBytes: bytes.totalBytes - bytes.droppedBytes, droppedBytes: bytes.droppedBytes, complete: bytes.complete };
+  return {
+    totalBytes: bytes.totalBytes,
+    capturedBytes: bytes.totalBytes - bytes.droppedBytes,
+    droppedBytes: bytes.droppedBytes,
+    complete: bytes.complete,
+  };
 }

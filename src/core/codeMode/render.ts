@@ -17,12 +17,19 @@ export function renderCodeRun(result: CodeRunResult, previewBytes: number): stri
   } else {
     lines.push(`run_code: the program ${describeValue(result)}; ${took}; ${callNote}.`);
     if (result.valueOutputId) {
-      lines.push(`The return value below is NOT shown whole: it is retained as outputId "${result.valueOutputId}" (${result.valueBytes} bytes). Use read_tool_output or search_tool_output with that outputId for the omitted part; do not re-run the program to see it.`);
+      lines.push(
+        `The return value below is NOT shown whole: it is retained as outputId "${result.valueOutputId}" (${result.valueBytes} bytes). Use read_tool_output or search_tool_output with that outputId for the omitted part; do not re-run the program to see it.`,
+      );
     } else if (result.valueTruncated) {
-      lines.push(`The return value below is NOT shown whole, and the rest could not be retained (${result.valueUnavailableReason}). Say that it was cut off rather than concluding something is absent.`);
+      lines.push(
+        `The return value below is NOT shown whole, and the rest could not be retained (${result.valueUnavailableReason}). Say that it was cut off rather than concluding something is absent.`,
+      );
     }
     if (result.valueKind !== 'undefined') {
-      lines.push(result.valueTruncated ? '--- return value (head and tail; the marker shows what was omitted) ---' : '--- return value ---', result.valuePreview);
+      lines.push(
+        result.valueTruncated ? '--- return value (head and tail; the marker shows what was omitted) ---' : '--- return value ---',
+        result.valuePreview,
+      );
     }
   }
   if (result.nested.length > 0) lines.push(...renderRecovery(result.nested, previewBytes));
@@ -32,9 +39,12 @@ export function renderCodeRun(result: CodeRunResult, previewBytes: number): stri
 
 function describeValue(result: CodeRunResult): string {
   switch (result.valueKind) {
-    case 'undefined': return 'returned nothing (undefined)';
-    case 'json': return `returned JSON (${result.valueBytes} bytes)`;
-    default: return `returned a string (${result.valueBytes} bytes)`;
+    case 'undefined':
+      return 'returned nothing (undefined)';
+    case 'json':
+      return `returned JSON (${result.valueBytes} bytes)`;
+    default:
+      return `returned a string (${result.valueBytes} bytes)`;
   }
 }
 
@@ -47,11 +57,15 @@ function renderRecovery(records: RecoveryRecord[], previewBytes: number): string
     const head = `[call ${record.call}] ${record.tool} ${record.input} returned ${record.bytes} bytes to the program`;
     if (record.status === 'retained') {
       const incomplete = record.complete === false ? ', complete: false (the copy lost bytes: absence is not proof)' : ', complete: true';
-      lines.push(`${head}; outputId "${record.outputId}" holds that result text exactly as the program received it (${record.totalBytes} bytes${incomplete}).`);
+      lines.push(
+        `${head}; outputId "${record.outputId}" holds that result text exactly as the program received it (${record.totalBytes} bytes${incomplete}).`,
+      );
     } else if (record.status === 'small') {
       lines.push(`${head}; the program saw it whole (at or below the ${previewBytes}-byte threshold, so not saved separately).`);
     } else {
-      lines.push(`${head}; it could NOT be saved (${record.unavailableReason}), so whatever the program dropped from it cannot be recovered. Say so rather than concluding something is absent.`);
+      lines.push(
+        `${head}; it could NOT be saved (${record.unavailableReason}), so whatever the program dropped from it cannot be recovered. Say so rather than concluding something is absent.`,
+      );
     }
     for (const ref of record.nestedOutputIds) lines.push(`  - ${describeRef(ref, record)}`);
   }
@@ -79,7 +93,9 @@ function renderLogs(result: CodeRunResult): string[] {
   const cut = result.logs.length - shown.length;
   const lines = [`--- console output (${result.logs.length} characters) ---`, shown.replace(/\n$/, '')];
   if (cut > 0 || result.droppedLogLines > 0) {
-    lines.push(`[console output cut: ${cut} more characters${result.droppedLogLines ? ` and ${result.droppedLogLines} more lines` : ''} were not kept. Return what matters instead of logging it.]`);
+    lines.push(
+      `[console output cut: ${cut} more characters${result.droppedLogLines ? ` and ${result.droppedLogLines} more lines` : ''} were not kept. Return what matters instead of logging it.]`,
+    );
   }
   return lines;
 }

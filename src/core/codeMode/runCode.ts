@@ -94,8 +94,14 @@ export async function runCode(options: RunCodeOptions, deps: RunCodeDeps): Promi
   const onCall = async (name: string, inputJson: string): Promise<string> => {
     const call = ++calls;
     try {
-      if (name === RUN_CODE_TOOL) throw new Error('run_code cannot call run_code: a program may not start another program. Do the work in this program, or return and call run_code again.');
-      if (call > maxCalls) throw new Error(`run_code allows at most ${maxCalls} tools.call per program; this was call ${call}. Do the rest in another run_code call.`);
+      if (name === RUN_CODE_TOOL)
+        throw new Error(
+          'run_code cannot call run_code: a program may not start another program. Do the work in this program, or return and call run_code again.',
+        );
+      if (call > maxCalls)
+        throw new Error(
+          `run_code allows at most ${maxCalls} tools.call per program; this was call ${call}. Do the rest in another run_code call.`,
+        );
       const input = parseInput(name, inputJson);
       const text = await deps.callTool(name, input, ended.signal);
       if (typeof text !== 'string') throw new Error(`${name} returned no text.`);
@@ -113,19 +119,32 @@ export async function runCode(options: RunCodeOptions, deps: RunCodeDeps): Promi
     const refs = await nestedRefs(store, text);
     const base = { call, tool, input: clip(inputJson, 200), bytes, nestedOutputIds: refs };
     if (bytes <= previewBytes) return refs.length > 0 ? { ...base, status: 'small' } : undefined;
-    const { retained: kept, unavailableReason } = await retainOrExplain(store, text, { tool, title: `${tool} ${clip(inputJson, 160)} (called from run_code)`, extra: { via: 'run_code', call } });
+    const { retained: kept, unavailableReason } = await retainOrExplain(store, text, {
+      tool,
+      title: `${tool} ${clip(inputJson, 160)} (called from run_code)`,
+      extra: { via: 'run_code', call },
+    });
     return kept
       ? { ...base, status: 'retained', outputId: kept.outputId, totalBytes: kept.totalBytes, complete: kept.complete }
       : { ...base, status: 'unavailable', unavailableReason };
   };
 
-  const run = await runSandbox({ code: options.code, timeoutMs: options.timeoutMs, signal: options.signal, memoryMb: options.memoryMb }, onCall)
-    .finally(() => ended.abort());
+  const run = await runSandbox(
+    { code: options.code, timeoutMs: options.timeoutMs, signal: options.signal, memoryMb: options.memoryMb },
+    onCall,
+  ).finally(() => ended.abort());
   nested.sort((a, b) => a.call - b.call);
   const common = { nested, calls, failedCalls, logs: run.logs, droppedLogLines: run.droppedLogLines, durationMs: run.durationMs };
   if (!run.outcome.ok) {
     const message = run.outcome.message.replace(/\s*\n\s*/g, ' ');
-    return { ...common, valuePreview: '', valueKind: 'none', valueBytes: 0, valueTruncated: false, error: { kind: run.outcome.kind, message } };
+    return {
+      ...common,
+      valuePreview: '',
+      valueKind: 'none',
+      valueBytes: 0,
+      valueTruncated: false,
+      error: { kind: run.outcome.kind, message },
+    };
   }
 
   const { kind, value } = run.outcome;
@@ -138,8 +157,22 @@ export async function runCode(options: RunCodeOptions, deps: RunCodeDeps): Promi
   });
   const valueOutputId = kept?.outputId;
   const copyComplete = kept?.complete;
-  const preview = previewHeadTail(value, { budgetBytes: previewBytes, kind: 'generic', outputId: valueOutputId, copyComplete, unavailableReason: valueUnavailableReason });
-  return { ...common, valuePreview: preview.text, valueKind: kind, valueBytes, valueTruncated: preview.truncated, valueOutputId, valueUnavailableReason };
+  const preview = previewHeadTail(value, {
+    budgetBytes: previewBytes,
+    kind: 'generic',
+    outputId: valueOutputId,
+    copyComplete,
+    unavailableReason: valueUnavailableReason,
+  });
+  return {
+    ...common,
+    valuePreview: preview.text,
+    valueKind: kind,
+    valueBytes,
+    valueTruncated: preview.truncated,
+    valueOutputId,
+    valueUnavailableReason,
+  };
 }
 
 function parseInput(name: string, inputJson: string): Record<string, unknown> {
@@ -150,7 +183,9 @@ function parseInput(name: string, inputJson: string): Record<string, unknown> {
     throw new Error(`tools.call(${JSON.stringify(name)}, input): input is not valid JSON.`);
   }
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    throw new Error(`tools.call(${JSON.stringify(name)}, input): input must be an object such as {"command": "ls"}; got ${clip(inputJson, 60)}.`);
+    throw new Error(
+      `tools.call(${JSON.stringify(name)}, input): input must be an object such as {"command": "ls"}; got ${clip(inputJson, 60)}.`,
+    );
   }
   return input as Record<string, unknown>;
 }
@@ -158,15 +193,25 @@ function parseInput(name: string, inputJson: string): Record<string, unknown> {
 /** outputIds named in a result, with what the store knows of each (so the model can tell them apart). */
 async function nestedRefs(store: RecallStore | undefined, text: string): Promise<NestedOutputRef[]> {
   const ids = [...new Set(text.match(OUTPUT_ID_IN_TEXT) ?? [])].filter(isOutputIdShape).slice(0, MAX_REFS_PER_RESULT);
-  return Promise.all(ids.map(async (outputId): Promise<NestedOutputRef> => {
-    if (!store) return { outputId, found: false };
-    try {
-      const info = await store.info(outputId);
-      return { outputId, found: !info.evicted, evicted: info.evicted || undefined, tool: info.tool, title: info.title, totalBytes: info.totalBytes, complete: info.complete };
-    } catch {
-      return { outputId, found: false };
-    }
-  }));
+  return Promise.all(
+    ids.map(async (outputId): Promise<NestedOutputRef> => {
+      if (!store) return { outputId, found: false };
+      try {
+        const info = await store.info(outputId);
+        return {
+          outputId,
+          found: !info.evicted,
+          evicted: info.evicted || undefined,
+          tool: info.tool,
+          title: info.title,
+          totalBytes: info.totalBytes,
+          complete: info.complete,
+        };
+      } catch {
+        return { outputId, found: false };
+      }
+    }),
+  );
 }
 
 function clip(text: string, max: number): string {

@@ -44,8 +44,7 @@ export interface SandboxOptions {
 export type SandboxFailureKind = 'syntax' | 'thrown' | 'return' | 'timeout' | 'memory' | 'cancelled' | 'crashed' | 'isolation';
 
 export type SandboxOutcome =
-  | { ok: true; kind: 'string' | 'json' | 'undefined'; value: string }
-  | { ok: false; kind: SandboxFailureKind; message: string };
+  { ok: true; kind: 'string' | 'json' | 'undefined'; value: string } | { ok: false; kind: SandboxFailureKind; message: string };
 
 export interface SandboxRun {
   outcome: SandboxOutcome;
@@ -61,9 +60,12 @@ export function runSandbox(options: SandboxOptions, onCall: ToolCallHandler): Pr
   const { code, timeoutMs, signal } = options;
   const memoryMb = options.memoryMb ?? DEFAULT_MEMORY_MB;
   const maxLogChars = options.maxLogChars ?? DEFAULT_MAX_LOG_CHARS;
-  if (typeof code !== 'string' || code.trim() === '') throw new RecallError('INVALID_ARGUMENT', 'code must be a non-empty JavaScript program (the body of an async function).');
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new RecallError('INVALID_ARGUMENT', `timeoutMs must be a positive number; got ${timeoutMs}.`);
-  if (!Number.isInteger(memoryMb) || memoryMb < 16) throw new RecallError('INVALID_ARGUMENT', `memoryMb must be an integer of at least 16; got ${memoryMb}.`);
+  if (typeof code !== 'string' || code.trim() === '')
+    throw new RecallError('INVALID_ARGUMENT', 'code must be a non-empty JavaScript program (the body of an async function).');
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
+    throw new RecallError('INVALID_ARGUMENT', `timeoutMs must be a positive number; got ${timeoutMs}.`);
+  if (!Number.isInteger(memoryMb) || memoryMb < 16)
+    throw new RecallError('INVALID_ARGUMENT', `memoryMb must be an integer of at least 16; got ${memoryMb}.`);
 
   const started = performance.now();
   let logs = '';
@@ -87,41 +89,55 @@ export function runSandbox(options: SandboxOptions, onCall: ToolCallHandler): Pr
       const names = [...new Set(inflight.values())];
       return names.length ? ` It was still waiting for tools.call(${names.map((n) => JSON.stringify(n)).join(', ')}).` : '';
     };
-    const onAbort = (): void => finish({ ok: false, kind: 'cancelled', message: `run_code was cancelled; the program was stopped.${waitingFor()}` });
-    const timer = setTimeout(() => finish({
-      ok: false,
-      kind: 'timeout',
-      message: `run_code stopped the program after ${seconds} s (time limit).${waitingFor()} Make the program shorter or raise timeoutSeconds (max ${MAX_TIMEOUT_SECONDS}).`,
-    }), timeoutMs);
+    const onAbort = (): void =>
+      finish({ ok: false, kind: 'cancelled', message: `run_code was cancelled; the program was stopped.${waitingFor()}` });
+    const timer = setTimeout(
+      () =>
+        finish({
+          ok: false,
+          kind: 'timeout',
+          message: `run_code stopped the program after ${seconds} s (time limit).${waitingFor()} Make the program shorter or raise timeoutSeconds (max ${MAX_TIMEOUT_SECONDS}).`,
+        }),
+      timeoutMs,
+    );
     if (signal?.aborted) return onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
 
     try {
-      child = spawn(process.execPath, [
-        `--max-old-space-size=${memoryMb}`,
-        `--max-semi-space-size=${Math.max(1, Math.min(16, Math.floor(memoryMb / 8)))}`,
-        // Even the child's own realm may not compile strings: a leaked outer object is then no lever.
-        '--disallow-code-generation-from-strings',
-        // Lets import() reject with a context-realm error (see childSource.ts).
-        '--experimental-vm-modules',
-        // One GC thread, so a program near its heap limit does not take every core from the host.
-        '--single-threaded-gc',
-        '--no-warnings',
-        '-e', CHILD_SOURCE,
-      ], {
-        // Nothing of ours reaches the child; ELECTRON_RUN_AS_NODE makes VS Code's binary act as node.
-        env: sandboxEnv(),
-        cwd: os.tmpdir(),
-        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-        windowsHide: true,
-      });
+      child = spawn(
+        process.execPath,
+        [
+          `--max-old-space-size=${memoryMb}`,
+          `--max-semi-space-size=${Math.max(1, Math.min(16, Math.floor(memoryMb / 8)))}`,
+          // Even the child's own realm may not compile strings: a leaked outer object is then no lever.
+          '--disallow-code-generation-from-strings',
+          // Lets import() reject with a context-realm error (see childSource.ts).
+          '--experimental-vm-modules',
+          // One GC thread, so a program near its heap limit does not take every core from the host.
+          '--single-threaded-gc',
+          '--no-warnings',
+          '-e',
+          CHILD_SOURCE,
+        ],
+        {
+          // Nothing of ours reaches the child; ELECTRON_RUN_AS_NODE makes VS Code's binary act as node.
+          env: sandboxEnv(),
+          cwd: os.tmpdir(),
+          stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+          windowsHide: true,
+        },
+      );
     } catch (error) {
       return finish({ ok: false, kind: 'crashed', message: `run_code could not start its sandbox process (${String(error)}).` });
     }
     const proc = child;
     if (proc.pid !== undefined) {
       // Below the extension host, so a busy program yields the CPU to the editor.
-      try { os.setPriority(proc.pid, SANDBOX_NICE); } catch { /* not permitted here: run at normal priority */ }
+      try {
+        os.setPriority(proc.pid, SANDBOX_NICE);
+      } catch {
+        /* not permitted here: run at normal priority */
+      }
       options.onStart?.(proc.pid);
     }
     proc.stderr?.setEncoding('utf8');
@@ -139,7 +155,11 @@ export function runSandbox(options: SandboxOptions, onCall: ToolCallHandler): Pr
         });
       } else {
         const tail = stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 300);
-        finish({ ok: false, kind: 'crashed', message: `run_code's sandbox process ended unexpectedly (${exitSignal ?? `exit code ${exitCode}`})${tail ? `: ${tail}` : ''}.` });
+        finish({
+          ok: false,
+          kind: 'crashed',
+          message: `run_code's sandbox process ended unexpectedly (${exitSignal ?? `exit code ${exitCode}`})${tail ? `: ${tail}` : ''}.`,
+        });
       }
     });
     proc.on('message', (message: unknown) => {
@@ -162,7 +182,10 @@ export function runSandbox(options: SandboxOptions, onCall: ToolCallHandler): Pr
           inflight.set(id, name);
           const reply = (ok: boolean, text: string): void => {
             inflight.delete(id);
-            if (!finished && proc.connected) proc.send({ t: 'result', id, ok, text }, () => { /* if the child is gone, its exit is what gets reported */ });
+            if (!finished && proc.connected)
+              proc.send({ t: 'result', id, ok, text }, () => {
+                /* if the child is gone, its exit is what gets reported */
+              });
           };
           onCall(name, String(m.input)).then(
             (text) => reply(true, text),
@@ -186,16 +209,24 @@ function sandboxEnv(): NodeJS.ProcessEnv {
 
 function failureKind(kind: unknown): SandboxFailureKind {
   switch (kind) {
-    case 'syntax': case 'thrown': case 'isolation': return kind;
-    case 'return': return 'return';
-    default: return 'crashed';
+    case 'syntax':
+    case 'thrown':
+    case 'isolation':
+      return kind;
+    case 'return':
+      return 'return';
+    default:
+      return 'crashed';
   }
 }
 
 function failureMessage(kind: unknown, message: string): string {
   switch (kind) {
-    case 'syntax': return `run_code could not compile the program: ${message}. The program is the body of an async function: write statements, use await tools.call(name, input), and end with return value.`;
-    case 'thrown': return `The program threw ${message}. Fix the program, or catch the error inside it.`;
-    default: return message;
+    case 'syntax':
+      return `run_code could not compile the program: ${message}. The program is the body of an async function: write statements, use await tools.call(name, input), and end with return value.`;
+    case 'thrown':
+      return `The program threw ${message}. Fix the program, or catch the error inside it.`;
+    default:
+      return message;
   }
 }

@@ -107,12 +107,19 @@ export async function readFilePage(file: string, options: FilePageOptions = {}):
   const shown = options.displayPath ?? file;
   const request = validateRequest(shown, options);
 
-  const stat = await fs.stat(file).catch((error: NodeJS.ErrnoException) => { throw fileError(shown, error); });
+  const stat = await fs.stat(file).catch((error: NodeJS.ErrnoException) => {
+    throw fileError(shown, error);
+  });
   // Refuse FIFOs, devices and directories before opening: opening a FIFO would block.
   if (!stat.isFile()) {
-    throw new RecallError('INVALID_ARGUMENT', `${shown} is ${stat.isDirectory() ? 'a directory' : 'not a regular file'}; ${READ_FILE_PAGE_TOOL} reads regular files only. Pass the path of a file inside it.`);
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `${shown} is ${stat.isDirectory() ? 'a directory' : 'not a regular file'}; ${READ_FILE_PAGE_TOOL} reads regular files only. Pass the path of a file inside it.`,
+    );
   }
-  const handle = await fs.open(file, 'r').catch((error: NodeJS.ErrnoException) => { throw fileError(shown, error); });
+  const handle = await fs.open(file, 'r').catch((error: NodeJS.ErrnoException) => {
+    throw fileError(shown, error);
+  });
   try {
     const current = await handle.stat();
     const identity: FileIdentity = { size: current.size, mtimeMs: current.mtimeMs, ino: current.ino, dev: current.dev };
@@ -228,9 +235,7 @@ export async function readFilePage(file: string, options: FilePageOptions = {}):
   }
 }
 
-type ValidRequest =
-  | { kind: 'line'; line: number; maxBytes: number }
-  | { kind: 'offset'; byteOffset: number; maxBytes: number };
+type ValidRequest = { kind: 'line'; line: number; maxBytes: number } | { kind: 'offset'; byteOffset: number; maxBytes: number };
 
 function validateRequest(shown: string, options: FilePageOptions): ValidRequest {
   // null counts as absent: models often send `"line": null` for an unused argument.
@@ -241,22 +246,34 @@ function validateRequest(shown: string, options: FilePageOptions): ValidRequest 
   let maxBytes: number = MAX_FILE_PAGE_BYTES;
   if (maxBytesArg !== undefined) {
     if (typeof maxBytesArg !== 'number' || !Number.isInteger(maxBytesArg) || maxBytesArg < 1) {
-      throw new RecallError('INVALID_ARGUMENT', `maxBytes must be an integer from 1 to ${MAX_FILE_PAGE_BYTES}; got ${JSON.stringify(maxBytesArg)}. Omit it to get ${MAX_FILE_PAGE_BYTES}-byte pages: ${call(shown, typeof line === 'number' ? { line } : typeof byteOffset === 'number' ? { byteOffset } : {})}.`);
+      throw new RecallError(
+        'INVALID_ARGUMENT',
+        `maxBytes must be an integer from 1 to ${MAX_FILE_PAGE_BYTES}; got ${JSON.stringify(maxBytesArg)}. Omit it to get ${MAX_FILE_PAGE_BYTES}-byte pages: ${call(shown, typeof line === 'number' ? { line } : typeof byteOffset === 'number' ? { byteOffset } : {})}.`,
+      );
     }
     maxBytes = Math.min(maxBytesArg, MAX_FILE_PAGE_BYTES);
   }
   if (line !== undefined && byteOffset !== undefined) {
-    throw new RecallError('INVALID_ARGUMENT', `Pass either line or byteOffset, not both: line (1-based) starts a page at the beginning of a line; byteOffset continues exactly where a page stopped (inside a long line). For example ${call(shown, { line: typeof line === 'number' ? line : 1 })} or ${call(shown, { byteOffset: typeof byteOffset === 'number' ? byteOffset : 0 })}.`);
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `Pass either line or byteOffset, not both: line (1-based) starts a page at the beginning of a line; byteOffset continues exactly where a page stopped (inside a long line). For example ${call(shown, { line: typeof line === 'number' ? line : 1 })} or ${call(shown, { byteOffset: typeof byteOffset === 'number' ? byteOffset : 0 })}.`,
+    );
   }
   if (byteOffset !== undefined) {
     if (typeof byteOffset !== 'number' || !Number.isInteger(byteOffset) || byteOffset < 0 || byteOffset > MAX_OFFSET) {
-      throw new RecallError('INVALID_ARGUMENT', `byteOffset must be a non-negative integer byte offset, as nextByteOffset gives; got ${JSON.stringify(byteOffset)}. To read by line, pass line instead: ${call(shown, { line: 1 })}.`);
+      throw new RecallError(
+        'INVALID_ARGUMENT',
+        `byteOffset must be a non-negative integer byte offset, as nextByteOffset gives; got ${JSON.stringify(byteOffset)}. To read by line, pass line instead: ${call(shown, { line: 1 })}.`,
+      );
     }
     return { kind: 'offset', byteOffset, maxBytes };
   }
   if (line !== undefined) {
     if (typeof line !== 'number' || !Number.isInteger(line) || line < 1 || line > MAX_OFFSET) {
-      throw new RecallError('INVALID_ARGUMENT', `line must be a 1-based integer line number; got ${JSON.stringify(line)}. For example ${call(shown, { line: 1 })}.`);
+      throw new RecallError(
+        'INVALID_ARGUMENT',
+        `line must be a 1-based integer line number; got ${JSON.stringify(line)}. For example ${call(shown, { line: 1 })}.`,
+      );
     }
     return { kind: 'line', line, maxBytes };
   }
@@ -272,9 +289,15 @@ function fileError(shown: string, error: NodeJS.ErrnoException): Error {
   switch (error.code) {
     case 'ENOENT':
     case 'ENOTDIR':
-      return new RecallError('NOT_FOUND', `${shown} does not exist. Check the path (list the folder first), then call ${READ_FILE_PAGE_TOOL} again.`, { errno: error.code });
+      return new RecallError(
+        'NOT_FOUND',
+        `${shown} does not exist. Check the path (list the folder first), then call ${READ_FILE_PAGE_TOOL} again.`,
+        { errno: error.code },
+      );
     case 'EISDIR':
-      return new RecallError('INVALID_ARGUMENT', `${shown} is a directory; ${READ_FILE_PAGE_TOOL} reads regular files only.`, { errno: error.code });
+      return new RecallError('INVALID_ARGUMENT', `${shown} is a directory; ${READ_FILE_PAGE_TOOL} reads regular files only.`, {
+        errno: error.code,
+      });
     default:
       return error;
   }

@@ -241,7 +241,10 @@ export function findCredentialKey(content: string): string | undefined {
     if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
     const found = CREDENTIAL_KEY.exec(line);
     if (!found) continue;
-    const value = found[2].trim().replace(/^(["'])(.*)\1$/, '$2').trim();
+    const value = found[2]
+      .trim()
+      .replace(/^(["'])(.*)\1$/, '$2')
+      .trim();
     if (value === '' || /^(?:\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*)$/.test(value)) continue;
     return found[1];
   }
@@ -287,7 +290,5 @@ export async function isSensitiveFile(
     return byName;
   }
   const key = findCredentialKey(content);
-  return key === undefined
-    ? byName
-    : { sensitive: true, pattern: configName, reason: `${configName} contains a credential (${key})` };
+  return key === undefined ? byName : { sensitive: true, pattern: configName, reason: `${configName} contains a credential (${key})` };
 }

@@ -49,10 +49,7 @@ export function toolResultCapChars(contextWindowTokens: number): number {
  * bytes, see above) or the history budget, whichever is smaller, but never below PART_FLOOR_BYTES
  * (a window so small that 30% of it cannot hold a marker is clamped rather than refused).
  */
-export function toolResultBudgetBytes(
-  contextWindowTokens: number,
-  historyBytes: number = DEFAULT_LIMITS.historyBytes,
-): number {
+export function toolResultBudgetBytes(contextWindowTokens: number, historyBytes: number = DEFAULT_LIMITS.historyBytes): number {
   if (!Number.isInteger(historyBytes) || historyBytes < PART_FLOOR_BYTES) {
     throw new RecallError(
       'INVALID_ARGUMENT',
@@ -75,7 +72,9 @@ export function toolResultBudgetBytes(
  */
 export function splitTextBudget(sizes: readonly number[], budgetBytes: number): number[] {
   if (!Number.isInteger(budgetBytes) || budgetBytes <= 0) {
-    throw new RecallError('INVALID_ARGUMENT', `The budget to split must be a positive integer of bytes; got ${String(budgetBytes)}.`, { budgetBytes });
+    throw new RecallError('INVALID_ARGUMENT', `The budget to split must be a positive integer of bytes; got ${String(budgetBytes)}.`, {
+      budgetBytes,
+    });
   }
   for (const size of sizes) {
     if (!Number.isInteger(size) || size < 0) {

@@ -82,7 +82,9 @@ export function modelEstimator(counter: ModelTokenCounter | undefined, options: 
         cache.set(key, pending);
         // A failed count is not remembered: the next request asks the counter again.
         const mine = pending;
-        mine.catch(() => { if (cache.get(key) === mine) cache.delete(key); });
+        mine.catch(() => {
+          if (cache.get(key) === mine) cache.delete(key);
+        });
       }
       try {
         return await pending;
@@ -117,18 +119,21 @@ export async function countResultParts(
   options: EstimateOptions = {},
 ): Promise<number> {
   const counts = await Promise.all(
-    parts.map((part) => (part.kind === 'text'
-      ? estimator.countTokens(part.text, 'toolResult')
-      : Promise.resolve(options.otherPartTokens ?? OTHER_PART_TOKENS))),
+    parts.map((part) =>
+      part.kind === 'text' ? estimator.countTokens(part.text, 'toolResult') : Promise.resolve(options.otherPartTokens ?? OTHER_PART_TOKENS),
+    ),
   );
   return counts.reduce((a, b) => a + b, 0);
 }
 
 export function countPart(part: MessagePart, estimator: TokenEstimator, options: EstimateOptions = {}): Promise<number> {
   switch (part.kind) {
-    case 'text': return estimator.countTokens(part.text, 'other');
-    case 'toolCall': return estimator.countTokens(`${part.name} ${JSON.stringify(part.input) ?? ''}`, 'other');
-    case 'toolResult': return countResultParts(part.parts, estimator, options);
+    case 'text':
+      return estimator.countTokens(part.text, 'other');
+    case 'toolCall':
+      return estimator.countTokens(`${part.name} ${JSON.stringify(part.input) ?? ''}`, 'other');
+    case 'toolResult':
+      return countResultParts(part.parts, estimator, options);
   }
 }
 
@@ -156,8 +161,11 @@ export async function measureEstimate(
 
 function partChars(part: MessagePart): number {
   switch (part.kind) {
-    case 'text': return part.text.length;
-    case 'toolCall': return part.name.length + (JSON.stringify(part.input)?.length ?? 0);
-    case 'toolResult': return part.parts.reduce((s, p) => s + (p.kind === 'text' ? p.text.length : 0), 0);
+    case 'text':
+      return part.text.length;
+    case 'toolCall':
+      return part.name.length + (JSON.stringify(part.input)?.length ?? 0);
+    case 'toolResult':
+      return part.parts.reduce((s, p) => s + (p.kind === 'text' ? p.text.length : 0), 0);
   }
 }

@@ -74,7 +74,11 @@ export async function guardRequest(messages: readonly Message[], options: GuardO
   requireContextWindow(options.contextWindowTokens);
   const threshold = options.threshold ?? GUARD_THRESHOLD;
   if (typeof threshold !== 'number' || !(threshold > 0 && threshold <= 1)) {
-    throw new RecallError('INVALID_ARGUMENT', `The guard threshold must be a share of the context window in (0, 1], e.g. 0.75; got ${String(threshold)}.`, { threshold });
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `The guard threshold must be a share of the context window in (0, 1], e.g. 0.75; got ${String(threshold)}.`,
+      { threshold },
+    );
   }
   const limitTokens = Math.floor(options.contextWindowTokens * threshold);
   const estimate = await estimateRequest(messages, options.estimator, options);
@@ -115,11 +119,13 @@ export async function guardRequest(messages: readonly Message[], options: GuardO
 /** Tool results that may be replaced, oldest first. */
 function candidates(messages: readonly Message[]): Candidate[] {
   const found: Candidate[] = [];
-  messages.forEach((m, message) => m.parts.forEach((p, part) => {
-    if (p.kind !== 'toolResult' || p.replaced) return;
-    const bytes = p.parts.reduce((sum, rp) => sum + (rp.kind === 'text' ? Buffer.byteLength(rp.text, 'utf8') : 0), 0);
-    if (bytes >= MIN_REPLACEABLE_BYTES) found.push({ message, part, result: p });
-  }));
+  messages.forEach((m, message) =>
+    m.parts.forEach((p, part) => {
+      if (p.kind !== 'toolResult' || p.replaced) return;
+      const bytes = p.parts.reduce((sum, rp) => sum + (rp.kind === 'text' ? Buffer.byteLength(rp.text, 'utf8') : 0), 0);
+      if (bytes >= MIN_REPLACEABLE_BYTES) found.push({ message, part, result: p });
+    }),
+  );
   return found;
 }
 

@@ -17,9 +17,7 @@ export interface RetainedRef {
 }
 
 /** One part of a tool result. Only text is budgeted; anything else (images…) passes through. */
-export type ResultPart =
-  | { kind: 'text'; text: string; retained?: RetainedRef }
-  | { kind: 'other'; value: unknown };
+export type ResultPart = { kind: 'text'; text: string; retained?: RetainedRef } | { kind: 'other'; value: unknown };
 
 export interface ToolResultPart {
   kind: 'toolResult';
@@ -32,9 +30,7 @@ export interface ToolResultPart {
 }
 
 export type MessagePart =
-  | { kind: 'text'; text: string }
-  | { kind: 'toolCall'; callId: string; name: string; input: unknown }
-  | ToolResultPart;
+  { kind: 'text'; text: string } | { kind: 'toolCall'; callId: string; name: string; input: unknown } | ToolResultPart;
 
 export interface Message {
   role: 'system' | 'user' | 'assistant' | 'tool';

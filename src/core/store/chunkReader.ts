@@ -31,14 +31,21 @@ export class ChunkReader {
         try {
           fetched.set(chunk.idx, decodeChunk(chunk.codec, chunk.data));
         } catch (error) {
-          throw new RecallError('STORE_UNAVAILABLE', `Chunk ${chunk.idx} of output "${row.id}" is damaged in the session file (${describeError(error)}); that part cannot be read.`);
+          throw new RecallError(
+            'STORE_UNAVAILABLE',
+            `Chunk ${chunk.idx} of output "${row.id}" is damaged in the session file (${describeError(error)}); that part cannot be read.`,
+          );
         }
       }
     }
     for (let index = first; index <= last; index++) {
       const key = `${row.id}:${index}`;
       const chunk = this.cache.get(key) ?? fetched.get(index);
-      if (!chunk) throw new RecallError('STORE_UNAVAILABLE', `Chunk ${index} of output "${row.id}" is missing from the session file; that part cannot be read.`);
+      if (!chunk)
+        throw new RecallError(
+          'STORE_UNAVAILABLE',
+          `Chunk ${index} of output "${row.id}" is missing from the session file; that part cannot be read.`,
+        );
       if (cache) this.remember(key, chunk);
       parts.push(chunk);
     }

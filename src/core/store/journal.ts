@@ -68,8 +68,15 @@ function jsCrc32(data: Uint8Array, value = 0): number {
   const end8 = data.length - (data.length % 8);
   for (; i < end8; i += 8) {
     const a = (data[i] | (data[i + 1] << 8) | (data[i + 2] << 16) | (data[i + 3] << 24)) ^ crc;
-    crc = t7[a & 0xff] ^ t6[(a >>> 8) & 0xff] ^ t5[(a >>> 16) & 0xff] ^ t4[a >>> 24]
-      ^ t3[data[i + 4]] ^ t2[data[i + 5]] ^ t1[data[i + 6]] ^ t0[data[i + 7]];
+    crc =
+      t7[a & 0xff] ^
+      t6[(a >>> 8) & 0xff] ^
+      t5[(a >>> 16) & 0xff] ^
+      t4[a >>> 24] ^
+      t3[data[i + 4]] ^
+      t2[data[i + 5]] ^
+      t1[data[i + 6]] ^
+      t0[data[i + 7]];
   }
   for (; i < data.length; i++) crc = t0[(crc ^ data[i]) & 0xff] ^ (crc >>> 8);
   return ~crc >>> 0;
@@ -103,7 +110,13 @@ export async function sessionFiles(file: string): Promise<string[]> {
   const files = [file];
   for (const rotated of await rotatedJournals(file)) files.push(rotated.path);
   const current = journalFile(file);
-  if (await fs.stat(current).then(() => true, () => false)) files.push(current);
+  if (
+    await fs.stat(current).then(
+      () => true,
+      () => false,
+    )
+  )
+    files.push(current);
   return files;
 }
 
@@ -164,7 +177,13 @@ export async function readLeftJournals(sessionFile: string): Promise<LeftJournal
   const rotated = await rotatedJournals(sessionFile);
   const paths = rotated.map((f) => f.path);
   const current = journalFile(sessionFile);
-  if (await fs.stat(current).then(() => true, () => false)) paths.push(current);
+  if (
+    await fs.stat(current).then(
+      () => true,
+      () => false,
+    )
+  )
+    paths.push(current);
   const left: LeftJournals = { entries: [], torn: [], found: paths.length > 0, nextRotation: (rotated.at(-1)?.n ?? 0) + 1 };
   for (const journalPath of paths) {
     const parsed = parseJournal(await fs.readFile(journalPath));
@@ -241,7 +260,10 @@ export class JournalWriter {
         throw error;
       }
       this.handle = handle;
-      this.identity = await handle.stat().then((st) => `${st.dev}:${st.ino}`, () => undefined);
+      this.identity = await handle.stat().then(
+        (st) => `${st.dev}:${st.ino}`,
+        () => undefined,
+      );
     }
     const handle = this.handle;
     const before = this.size;

@@ -39,7 +39,8 @@ export function toInfo(row: OutputRow): OutputInfo {
 /** A copy's chunks stored as they are (codec Raw). */
 export function rawChunks(content: Buffer): EncodedChunk[] {
   const chunks: EncodedChunk[] = [];
-  for (let at = 0; at < content.length; at += CHUNK_BYTES) chunks.push({ codec: Codec.Raw, data: content.subarray(at, Math.min(content.length, at + CHUNK_BYTES)) });
+  for (let at = 0; at < content.length; at += CHUNK_BYTES)
+    chunks.push({ codec: Codec.Raw, data: content.subarray(at, Math.min(content.length, at + CHUNK_BYTES)) });
   return chunks;
 }
 
@@ -53,7 +54,10 @@ export function lastSeq(db: Database): number {
 /** A copy's row by ID; NOT_FOUND (or EVICTED, unless allowed) otherwise. */
 export function lookupRow(db: Database, outputId: string, quotaBytes: number, allowEvicted: boolean): OutputRow {
   if (typeof outputId !== 'string' || outputId.length === 0) {
-    throw new RecallError('INVALID_ARGUMENT', 'outputId must be the string ID from a tool result, for example "out_0123456789abcdef01234567".');
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      'outputId must be the string ID from a tool result, for example "out_0123456789abcdef01234567".',
+    );
   }
   const [row] = isOutputIdShape(outputId) ? queryRows<OutputRow>(db, 'SELECT * FROM outputs WHERE id = ?', [outputId]) : [];
   if (!row) {
@@ -76,8 +80,19 @@ export function insertOutputRow(db: Database, record: RetainRecord): void {
   db.run(
     `INSERT INTO outputs (id, seq, tool, title, created_at, total_bytes, complete, dropped_bytes, gap_offset, chunk_bytes, extra)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [record.outputId, record.seq, record.meta.tool ?? null, record.meta.title ?? null, record.createdAt, record.totalBytes, record.complete ? 1 : 0,
-      record.droppedBytes, record.gapOffset, CHUNK_BYTES, record.meta.extra ? JSON.stringify(record.meta.extra) : null],
+    [
+      record.outputId,
+      record.seq,
+      record.meta.tool ?? null,
+      record.meta.title ?? null,
+      record.createdAt,
+      record.totalBytes,
+      record.complete ? 1 : 0,
+      record.droppedBytes,
+      record.gapOffset,
+      CHUNK_BYTES,
+      record.meta.extra ? JSON.stringify(record.meta.extra) : null,
+    ],
   );
 }
 

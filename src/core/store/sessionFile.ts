@@ -60,7 +60,8 @@ export async function openDatabase(
       db = new SQL.Database(existing);
       applyPragmas(db);
       const [version] = queryRows<{ value: string }>(db, "SELECT value FROM session WHERE key = 'schema_version'");
-      if (Number(version?.value) !== SCHEMA_VERSION) throw new Error(`schema version ${version?.value ?? 'missing'}, expected ${SCHEMA_VERSION}`);
+      if (Number(version?.value) !== SCHEMA_VERSION)
+        throw new Error(`schema version ${version?.value ?? 'missing'}, expected ${SCHEMA_VERSION}`);
       queryRows(db, 'SELECT count(*) FROM outputs');
       queryRows(db, 'SELECT count(*) FROM chunks');
       return { db, report, resumed: true };
@@ -75,7 +76,11 @@ export async function openDatabase(
   applyPragmas(db);
   db.exec(SCHEMA);
   const now = String(Date.now());
-  const entries: [string, string][] = [['schema_version', String(SCHEMA_VERSION)], ['session_id', sessionId], ['created_at', now]];
+  const entries: [string, string][] = [
+    ['schema_version', String(SCHEMA_VERSION)],
+    ['session_id', sessionId],
+    ['created_at', now],
+  ];
   if (forkedFrom) entries.push(['forked_from', forkedFrom]);
   for (const entry of entries) db.run('INSERT INTO session (key, value) VALUES (?, ?)', entry);
   return { db, report, resumed: false };

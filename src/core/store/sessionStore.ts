@@ -21,7 +21,16 @@ import type { OpenReport, OutputInfo, ReadResult, RecallStore, RetainMeta, Retai
 import { atomicWriteFile } from './atomicWrite';
 import { encodeChunks, type EncodedChunk } from './chunks';
 import { ChunkReader } from './chunkReader';
-import { JournalWriter, deleteSessionFiles, encodeRecord, journalFile, readLeftJournals, rotatedJournals, type JournalHeader, type RetainRecord } from './journal';
+import {
+  JournalWriter,
+  deleteSessionFiles,
+  encodeRecord,
+  journalFile,
+  readLeftJournals,
+  rotatedJournals,
+  type JournalHeader,
+  type RetainRecord,
+} from './journal';
 import { openDatabase, sessionFile } from './sessionFile';
 import { applyPragmas, compactIfWasteful, inTransaction, queryRows } from './schema';
 import { evictFor, insertOutputRow, lastSeq, lookupRow, outputStats, rawChunks, toInfo, type OutputRow } from './outputRows';
@@ -47,9 +56,12 @@ export interface OpenStoreOptions {
 export async function openStore(options: OpenStoreOptions): Promise<SessionStore> {
   const copyBytes = options.copyBytes ?? DEFAULT_LIMITS.copyBytes;
   const quotaBytes = options.quotaBytes ?? DEFAULT_LIMITS.sessionQuotaBytes;
-  if (typeof options.dir !== 'string' || options.dir.length === 0) throw new RecallError('INVALID_ARGUMENT', 'openStore needs a "dir" folder for session files.');
-  if (!Number.isInteger(copyBytes) || copyBytes < 4096) throw new RecallError('INVALID_ARGUMENT', `copyBytes must be an integer of at least 4096; got ${copyBytes}.`);
-  if (!Number.isInteger(quotaBytes) || quotaBytes < copyBytes) throw new RecallError('INVALID_ARGUMENT', `quotaBytes must be an integer of at least copyBytes (${copyBytes}); got ${quotaBytes}.`);
+  if (typeof options.dir !== 'string' || options.dir.length === 0)
+    throw new RecallError('INVALID_ARGUMENT', 'openStore needs a "dir" folder for session files.');
+  if (!Number.isInteger(copyBytes) || copyBytes < 4096)
+    throw new RecallError('INVALID_ARGUMENT', `copyBytes must be an integer of at least 4096; got ${copyBytes}.`);
+  if (!Number.isInteger(quotaBytes) || quotaBytes < copyBytes)
+    throw new RecallError('INVALID_ARGUMENT', `quotaBytes must be an integer of at least copyBytes (${copyBytes}); got ${quotaBytes}.`);
   if (options.sessionId !== undefined && !isSessionIdShape(options.sessionId)) {
     throw new RecallError('INVALID_ARGUMENT', `"${options.sessionId}" is not a session id (letters, digits, "_" and "-", at most 64).`);
   }
@@ -58,7 +70,16 @@ export async function openStore(options: OpenStoreOptions): Promise<SessionStore
   try {
     await fs.mkdir(options.dir, { recursive: true });
     const opened = await openDatabase(file, sessionId, options.forkedFrom);
-    const store = new SessionStore(sessionId, file, opened.db, quotaBytes, copyBytes, opened.report, opened.resumed, options.checkpoints ?? 'auto');
+    const store = new SessionStore(
+      sessionId,
+      file,
+      opened.db,
+      quotaBytes,
+      copyBytes,
+      opened.report,
+      opened.resumed,
+      options.checkpoints ?? 'auto',
+    );
     const replayed = await store.replayJournals();
     if (!opened.resumed) await store.flush();
     // Replayed records are durable in the journal already: a failed checkpoint is retried later.
@@ -66,7 +87,10 @@ export async function openStore(options: OpenStoreOptions): Promise<SessionStore
     return store;
   } catch (error) {
     if (error instanceof RecallError) throw error;
-    throw new RecallError('STORE_UNAVAILABLE', `The session store at ${file} cannot be used (${describeError(error)}); outputs cannot be retained until that is fixed.`);
+    throw new RecallError(
+      'STORE_UNAVAILABLE',
+      `The session store at ${file} cannot be used (${describeError(error)}); outputs cannot be retained until that is fixed.`,
+    );
   }
 }
 
@@ -184,7 +208,12 @@ export class SessionStore implements RecallStore {
     } catch (error) {
       // Not in the database: take the record back so a replay cannot bring it back either.
       await this.journal.cutBack(start);
-      throw error instanceof RecallError ? error : new RecallError('STORE_UNAVAILABLE', `The output could not be stored (${describeError(error)}), so it was not retained. Only the preview is available.`);
+      throw error instanceof RecallError
+        ? error
+        : new RecallError(
+            'STORE_UNAVAILABLE',
+            `The output could not be stored (${describeError(error)}), so it was not retained. Only the preview is available.`,
+          );
     }
     this.scheduleCheckpoint();
     return { outputId, totalBytes, complete, droppedBytes };
@@ -197,8 +226,14 @@ export class SessionStore implements RecallStore {
       return await this.journal.append(encodeRecord(header, content));
     } catch (error) {
       const what = header.op === 'retain' ? 'The output could not be saved' : `The removal of "${header.outputId}" could not be saved`;
-      const outcome = header.op === 'retain' ? 'so it was not retained and cannot be read back. Only the preview is available.' : 'so the output was not removed.';
-      throw new RecallError('STORE_UNAVAILABLE', `${what} to the session journal ${this.journal.path} (${describeError(error)}), ${outcome}`);
+      const outcome =
+        header.op === 'retain'
+          ? 'so it was not retained and cannot be read back. Only the preview is available.'
+          : 'so the output was not removed.';
+      throw new RecallError(
+        'STORE_UNAVAILABLE',
+        `${what} to the session journal ${this.journal.path} (${describeError(error)}), ${outcome}`,
+      );
     }
   }
 
@@ -281,7 +316,13 @@ export class SessionStore implements RecallStore {
   async fork(): Promise<SessionStore> {
     this.ensureOpen();
     await this.flush().catch(() => undefined);
-    return openStore({ dir: path.dirname(this.file), quotaBytes: this.quotaBytes, copyBytes: this.copyBytes, forkedFrom: this.sessionId, checkpoints: this.checkpoints });
+    return openStore({
+      dir: path.dirname(this.file),
+      quotaBytes: this.quotaBytes,
+      copyBytes: this.copyBytes,
+      forkedFrom: this.sessionId,
+      checkpoints: this.checkpoints,
+    });
   }
 
   /** Deletes the session file and its journals; this store is closed and its IDs resolve nowhere. */
@@ -322,17 +363,19 @@ export class SessionStore implements RecallStore {
   flush(): Promise<void> {
     this.ensureOpen();
     if (this.pendingWrite) return this.pendingWrite;
-    const write = this.writeChain.catch(() => undefined).then(async () => {
-      this.pendingWrite = undefined;
-      this.ensureOpen();
-      try {
-        await this.checkpointNow();
-        this.persistError = undefined;
-      } catch (error) {
-        this.persistError = error instanceof Error ? error : new Error(String(error));
-        throw error;
-      }
-    });
+    const write = this.writeChain
+      .catch(() => undefined)
+      .then(async () => {
+        this.pendingWrite = undefined;
+        this.ensureOpen();
+        try {
+          await this.checkpointNow();
+          this.persistError = undefined;
+        } catch (error) {
+          this.persistError = error instanceof Error ? error : new Error(String(error));
+          throw error;
+        }
+      });
     this.pendingWrite = write;
     this.writeChain = write;
     return write;
@@ -423,7 +466,6 @@ export class SessionStore implements RecallStore {
     await this.writeChain.catch(() => undefined);
   }
 
-
   /** Bytes [from, to) of a copy: pending content from memory, the rest from its chunk rows. */
   private bytes(row: OutputRow, from: number, to: number, cache: boolean): Buffer {
     if (to <= from) return Buffer.alloc(0);
@@ -437,7 +479,6 @@ export class SessionStore implements RecallStore {
     return lookupRow(this.db, outputId, this.quotaBytes, allowEvicted);
   }
 
-
   private removeOutput(outputId: string): void {
     this.db.run('DELETE FROM chunks WHERE output_id = ?', [outputId]);
     this.db.run('DELETE FROM outputs WHERE id = ?', [outputId]);
@@ -445,12 +486,19 @@ export class SessionStore implements RecallStore {
   }
 
   private ensureNotClosing(): void {
-    if (this.closing) throw new RecallError('STORE_CLOSED', `Session ${this.sessionId} is closing; nothing more can be retained or removed in it. Use the current session.`);
+    if (this.closing)
+      throw new RecallError(
+        'STORE_CLOSED',
+        `Session ${this.sessionId} is closing; nothing more can be retained or removed in it. Use the current session.`,
+      );
   }
 
   private ensureOpen(): void {
     if (this.closed !== 'open') {
-      throw new RecallError('STORE_CLOSED', `Session ${this.sessionId} is ${this.closed}; its outputs can no longer be read. Use the current session.`);
+      throw new RecallError(
+        'STORE_CLOSED',
+        `Session ${this.sessionId} is ${this.closed}; its outputs can no longer be read. Use the current session.`,
+      );
     }
   }
 }

@@ -15,7 +15,9 @@ export function loadSqlJs(): Promise<SqlJsStatic> {
     const bytes = wasmBinary.buffer.slice(wasmBinary.byteOffset, wasmBinary.byteOffset + wasmBinary.byteLength) as ArrayBuffer;
     return initSqlJs({ wasmBinary: bytes });
   })();
-  loading.catch(() => { loading = undefined; });
+  loading.catch(() => {
+    loading = undefined;
+  });
   return loading;
 }
 

@@ -35,7 +35,8 @@ export function serveStores(port: Port): void {
 
   const storeOf = (handle: StoreHandle): SessionStore => {
     const store = stores.get(handle);
-    if (!store) throw new RecallError('STORE_CLOSED', 'This session store is closed; its outputs can no longer be read. Use the current session.');
+    if (!store)
+      throw new RecallError('STORE_CLOSED', 'This session store is closed; its outputs can no longer be read. Use the current session.');
     return store;
   };
 
@@ -103,9 +104,14 @@ export function serveStores(port: Port): void {
   port.on('message', (request: WorkerRequest) => {
     if (typeof request?.id !== 'number') return;
     const op = request.op;
-    const handler = typeof op === 'string' && Object.hasOwn(handlers, op) ? (handlers[op] as (request: WorkerRequest) => Promise<Outcome>) : undefined;
+    const handler =
+      typeof op === 'string' && Object.hasOwn(handlers, op) ? (handlers[op] as (request: WorkerRequest) => Promise<Outcome>) : undefined;
     if (!handler) {
-      reply({ id: request.id, ok: false, error: serializeError(new RecallError('INVALID_ARGUMENT', `The store worker has no operation "${String(request.op)}".`)) });
+      reply({
+        id: request.id,
+        ok: false,
+        error: serializeError(new RecallError('INVALID_ARGUMENT', `The store worker has no operation "${String(request.op)}".`)),
+      });
       return;
     }
     handler(request).then(

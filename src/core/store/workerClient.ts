@@ -75,13 +75,19 @@ export async function openWorkerStore(options: WorkerStoreOptions): Promise<Work
   const { workerPath, execArgv, callTimeoutMs, ...storeOptions } = options;
   const timeoutMs = callTimeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS;
   if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0) {
-    throw new RecallError('INVALID_ARGUMENT', `callTimeoutMs must be a non-negative number of milliseconds (0 for no limit); got ${JSON.stringify(callTimeoutMs)}.`);
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `callTimeoutMs must be a non-negative number of milliseconds (0 for no limit); got ${JSON.stringify(callTimeoutMs)}.`,
+    );
   }
   let host: WorkerHost;
   try {
     host = WorkerHost.acquire(path.resolve(workerPath ?? defaultWorkerPath()), execArgv);
   } catch (error) {
-    throw new RecallError('STORE_UNAVAILABLE', `The session store worker could not be started (${describeError(error)}); outputs cannot be retained until that is fixed.`);
+    throw new RecallError(
+      'STORE_UNAVAILABLE',
+      `The session store worker could not be started (${describeError(error)}); outputs cannot be retained until that is fixed.`,
+    );
   }
   const openOptions: WorkerOpenOptions = {
     dir: storeOptions.dir,
@@ -144,8 +150,13 @@ export class WorkerStore implements RecallStore {
    * the parts are transferred, not cloned. Do not modify a Uint8Array until the call settles.
    */
   retain(content: string | Uint8Array, meta?: RetainMeta, options: WorkerRetainOptions = {}): Promise<RetainResult> {
-    if (options.transfer && content instanceof Uint8Array && content.buffer instanceof ArrayBuffer
-      && content.byteOffset === 0 && content.byteLength === content.buffer.byteLength) {
+    if (
+      options.transfer &&
+      content instanceof Uint8Array &&
+      content.buffer instanceof ArrayBuffer &&
+      content.byteOffset === 0 &&
+      content.byteLength === content.buffer.byteLength
+    ) {
       return this.call('retain', { content, meta }, { transfer: [content.buffer] });
     }
     if (typeof content !== 'string' && !(content instanceof Uint8Array)) return this.call('retain', { content, meta });
@@ -263,7 +274,12 @@ export class WorkerStore implements RecallStore {
   ): Promise<ResultOf<K>> {
     if (this.state !== 'open') {
       const state = this.state === 'deleted' ? 'deleted' : 'closed';
-      return Promise.reject(new RecallError('STORE_CLOSED', `Session ${this.sessionId} is ${state}; its outputs can no longer be read. Use the current session.`));
+      return Promise.reject(
+        new RecallError(
+          'STORE_CLOSED',
+          `Session ${this.sessionId} is ${state}; its outputs can no longer be read. Use the current session.`,
+        ),
+      );
     }
     return this.host.call(op, this.link, args, options);
   }

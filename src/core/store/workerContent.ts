@@ -52,6 +52,8 @@ export async function encodeContent(content: string | Uint8Array): Promise<Encod
 
 /** Parts whose buffers can be transferred: Buffer.from may hand back a view of a larger buffer. */
 function packParts(parts: Uint8Array[]): Encoded {
-  const exact = parts.map((part) => (part.byteOffset === 0 && part.byteLength === part.buffer.byteLength && part.buffer instanceof ArrayBuffer ? part : new Uint8Array(part)));
+  const exact = parts.map((part) =>
+    part.byteOffset === 0 && part.byteLength === part.buffer.byteLength && part.buffer instanceof ArrayBuffer ? part : new Uint8Array(part),
+  );
   return { args: { content: exact }, transfer: exact.map((part) => part.buffer as ArrayBuffer) };
 }

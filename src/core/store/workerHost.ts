@@ -109,12 +109,26 @@ export class WorkerHost {
     return new Promise<ResultOf<K>>((resolve, reject) => {
       const timeoutMs = options.timeoutMs ?? 0;
       if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0) {
-        reject(new RecallError('INVALID_ARGUMENT', `timeoutMs must be a non-negative number of milliseconds (0 for no limit); got ${JSON.stringify(timeoutMs)}.`));
+        reject(
+          new RecallError(
+            'INVALID_ARGUMENT',
+            `timeoutMs must be a non-negative number of milliseconds (0 for no limit); got ${JSON.stringify(timeoutMs)}.`,
+          ),
+        );
         return;
       }
       const call: Call = {
-        id: 0, op, link, args: args as Record<string, unknown>, transfer: options.transfer, consumed: false, replayed: false, timeoutMs,
-        encode: options.encode, resolve: resolve as (value: unknown) => void, reject,
+        id: 0,
+        op,
+        link,
+        args: args as Record<string, unknown>,
+        transfer: options.transfer,
+        consumed: false,
+        replayed: false,
+        timeoutMs,
+        encode: options.encode,
+        resolve: resolve as (value: unknown) => void,
+        reject,
       };
       if (!call.encode) {
         this.send(call);
@@ -163,10 +177,12 @@ export class WorkerHost {
       return;
     }
     if (call.consumed) {
-      call.reject(new RecallError(
-        'STORE_UNAVAILABLE',
-        'The store worker was restarted (a search ran past its time limit) while this retain was in flight, and its content had been transferred, so it could not be sent again. The output was not retained; only the preview is available.',
-      ));
+      call.reject(
+        new RecallError(
+          'STORE_UNAVAILABLE',
+          'The store worker was restarted (a search ran past its time limit) while this retain was in flight, and its content had been transferred, so it could not be sent again. The output was not retained; only the preview is available.',
+        ),
+      );
       return;
     }
     call.id = this.nextId++;
@@ -180,7 +196,12 @@ export class WorkerHost {
         this.worker.postMessage(message);
       }
     } catch (error) {
-      call.reject(new RecallError('INVALID_ARGUMENT', `The ${call.op} arguments cannot be sent to the store worker (${describeError(error)}); pass strings, numbers, Uint8Arrays and JSON-like objects.`));
+      call.reject(
+        new RecallError(
+          'INVALID_ARGUMENT',
+          `The ${call.op} arguments cannot be sent to the store worker (${describeError(error)}); pass strings, numbers, Uint8Arrays and JSON-like objects.`,
+        ),
+      );
       return;
     }
     if (call.transfer) call.consumed = true;
@@ -199,7 +220,8 @@ export class WorkerHost {
     this.pending.delete(reply.id);
     clearTimeout(call.timer);
     if (reply.ok) call.resolve(reply.result);
-    else if (call.replayed && call.op === 'remove' && reply.error.code === 'NOT_FOUND') call.resolve(undefined); // the interrupted attempt removed it
+    else if (call.replayed && call.op === 'remove' && reply.error.code === 'NOT_FOUND')
+      call.resolve(undefined); // the interrupted attempt removed it
     else call.reject(toError(reply.error));
     this.updateRef();
     this.maybeStop();
@@ -209,11 +231,13 @@ export class WorkerHost {
     if (this.state !== 'running' || this.pending.get(call.id) !== call) return;
     this.pending.delete(call.id);
     const seconds = Number((call.timeoutMs / 1000).toFixed(3));
-    call.reject(new RecallError(
-      'INVALID_ARGUMENT',
-      `The search took longer than ${seconds} s and was stopped: this pattern makes the regular expression backtrack too much on this output (nested quantifiers such as "(a+)+" do). Use a simpler pattern or regex:false for a literal search.`,
-      { timeoutMs: call.timeoutMs },
-    ));
+    call.reject(
+      new RecallError(
+        'INVALID_ARGUMENT',
+        `The search took longer than ${seconds} s and was stopped: this pattern makes the regular expression backtrack too much on this output (nested quantifiers such as "(a+)+" do). Use a simpler pattern or regex:false for a literal search.`,
+        { timeoutMs: call.timeoutMs },
+      ),
+    );
     this.restart().catch((error: unknown) => this.fail(`it could not be restarted: ${describeError(error)}`));
   }
 
@@ -236,23 +260,32 @@ export class WorkerHost {
     this.updateRef();
     const links = [...this.links];
     for (const link of links) link.handle = undefined;
-    const reopened = links.map((link) => new Promise<void>((resolve) => {
-      const call: Call = {
-        id: 0, op: 'open', link: undefined, args: { options: link.reopen }, consumed: false, replayed: false, timeoutMs: 0,
-        resolve: (opened) => {
-          link.handle = (opened as OpenedStore).handle;
-          resolve();
-        },
-        reject: (error) => {
-          link.failure = new RecallError(
-            'STORE_UNAVAILABLE',
-            `Session ${link.reopen.sessionId} could not be reopened after the store worker was restarted (${error.message}); outputs cannot be retained or read in it until a new session is opened.`,
-          );
-          resolve();
-        },
-      };
-      this.post(call);
-    }));
+    const reopened = links.map(
+      (link) =>
+        new Promise<void>((resolve) => {
+          const call: Call = {
+            id: 0,
+            op: 'open',
+            link: undefined,
+            args: { options: link.reopen },
+            consumed: false,
+            replayed: false,
+            timeoutMs: 0,
+            resolve: (opened) => {
+              link.handle = (opened as OpenedStore).handle;
+              resolve();
+            },
+            reject: (error) => {
+              link.failure = new RecallError(
+                'STORE_UNAVAILABLE',
+                `Session ${link.reopen.sessionId} could not be reopened after the store worker was restarted (${error.message}); outputs cannot be retained or read in it until a new session is opened.`,
+              );
+              resolve();
+            },
+          };
+          this.post(call);
+        }),
+    );
     await Promise.all(reopened);
     for (const call of interrupted) {
       if (call.consumed && call.encode) await this.reencode(call).catch(() => undefined);

@@ -113,4 +113,7 @@ export type WorkerReply = OkReply | ErrorReply;
 export type WorkerMessage = WorkerRequest | WorkerReply;
 
 export const isReply = (message: unknown): message is WorkerReply =>
-  typeof message === 'object' && message !== null && typeof (message as WorkerReply).id === 'number' && typeof (message as WorkerReply).ok === 'boolean';
+  typeof message === 'object' &&
+  message !== null &&
+  typeof (message as WorkerReply).id === 'number' &&
+  typeof (message as WorkerReply).ok === 'boolean';

@@ -9,9 +9,12 @@ export function toChatMessages(messages: readonly Message[]): vscode.LanguageMod
   return messages.map((message) => {
     const parts = message.parts.map((part) => {
       switch (part.kind) {
-        case 'text': return new vscode.LanguageModelTextPart(part.text);
-        case 'toolCall': return new vscode.LanguageModelToolCallPart(part.callId, part.name, part.input as object);
-        case 'toolResult': return new vscode.LanguageModelToolResultPart(part.callId, part.parts.map(fromResultPart));
+        case 'text':
+          return new vscode.LanguageModelTextPart(part.text);
+        case 'toolCall':
+          return new vscode.LanguageModelToolCallPart(part.callId, part.name, part.input as object);
+        case 'toolResult':
+          return new vscode.LanguageModelToolResultPart(part.callId, part.parts.map(fromResultPart));
       }
     });
     // The API has no tool or system role: tool results travel in user messages, instructions too.
@@ -39,9 +42,7 @@ export function historyMessages(context: vscode.ChatContext): Message[] {
     if (turn instanceof vscode.ChatRequestTurn) {
       messages.push({ role: 'user', parts: [{ kind: 'text', text: turn.prompt }] });
     } else if (turn instanceof vscode.ChatResponseTurn) {
-      const text = turn.response
-        .map((part) => (part instanceof vscode.ChatResponseMarkdownPart ? part.value.value : ''))
-        .join('');
+      const text = turn.response.map((part) => (part instanceof vscode.ChatResponseMarkdownPart ? part.value.value : '')).join('');
       if (text) messages.push({ role: 'assistant', parts: [{ kind: 'text', text }] });
     }
   }

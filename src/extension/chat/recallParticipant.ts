@@ -25,7 +25,11 @@ export class RecallParticipant {
   /** Copies the guard made, per session, so an old result is not retained again every round. */
   private readonly copies = new Map<string, RetainedRef>();
 
-  constructor(private readonly sessions: SessionManager, private readonly settings: () => RecallSettings, private readonly log: vscode.LogOutputChannel) {}
+  constructor(
+    private readonly sessions: SessionManager,
+    private readonly settings: () => RecallSettings,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
 
   readonly handler: vscode.ChatRequestHandler = async (request, context, stream, token) => {
     const model = request.model;
@@ -46,7 +50,11 @@ export class RecallParticipant {
       if (guarded.replaced.length > 0) {
         stream.progress(`Kept ${guarded.replaced.length} older tool result(s) in the session to stay under 75% of the context window.`);
       }
-      const response = await model.sendRequest(toChatMessages(guarded.messages), { tools, justification: '@recall runs tools to answer.' }, token);
+      const response = await model.sendRequest(
+        toChatMessages(guarded.messages),
+        { tools, justification: '@recall runs tools to answer.' },
+        token,
+      );
       const assistant: Message = { role: 'assistant', parts: [] };
       for await (const part of response.stream) {
         if (part instanceof vscode.LanguageModelTextPart) {
@@ -83,7 +91,12 @@ export class RecallParticipant {
   };
 
   /** A failing tool becomes a result the model can read and react to, not a broken turn. */
-  private async invoke(name: string, input: unknown, toolInvocationToken: vscode.ChatParticipantToolToken, token: vscode.CancellationToken) {
+  private async invoke(
+    name: string,
+    input: unknown,
+    toolInvocationToken: vscode.ChatParticipantToolToken,
+    token: vscode.CancellationToken,
+  ) {
     try {
       return toResultParts(await vscode.lm.invokeTool(name, { input: input as object, toolInvocationToken }, token));
     } catch (error) {

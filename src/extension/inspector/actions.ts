@@ -29,7 +29,8 @@ export function copyUri(info: Pick<OutputInfo, 'outputId' | 'title' | 'tool'>): 
 
 /** A file name from the command or title: readable, and safe on every platform. */
 export function fileNameFor(info: Pick<OutputInfo, 'outputId' | 'title' | 'tool'>): string {
-  const base = (info.title ?? info.tool ?? '').split('\n')[0]
+  const base = (info.title ?? info.tool ?? '')
+    .split('\n')[0]
     .replace(/[^\p{L}\p{N}._ -]+/gu, '-')
     .replace(/-{2,}/g, '-')
     .replace(/^[-. ]+|[-. ]+$/g, '')
@@ -55,7 +56,9 @@ export function inspectorActions(services: InspectorServices): InspectorActions 
         selection: line ? new vscode.Range(position, position) : undefined,
       });
       if (!info.complete) {
-        void vscode.window.showWarningMessage(`This copy is incomplete: ${info.droppedBytes.toLocaleString('en-US')} bytes of the output were dropped${info.gapOffset !== undefined ? ` at byte ${info.gapOffset.toLocaleString('en-US')}` : ''}.`);
+        void vscode.window.showWarningMessage(
+          `This copy is incomplete: ${info.droppedBytes.toLocaleString('en-US')} bytes of the output were dropped${info.gapOffset !== undefined ? ` at byte ${info.gapOffset.toLocaleString('en-US')}` : ''}.`,
+        );
       }
     },
 
@@ -72,11 +75,18 @@ export function inspectorActions(services: InspectorServices): InspectorActions 
       if (!target) return false;
       // The exact bytes of the copy (not re-encoded text): binary output survives the round trip.
       await vscode.workspace.fs.writeFile(target, await store.readAll(outputId));
-      const incomplete = info.complete ? '' : ` It is incomplete: ${info.droppedBytes.toLocaleString('en-US')} bytes were dropped before it was saved.`;
+      const incomplete = info.complete
+        ? ''
+        : ` It is incomplete: ${info.droppedBytes.toLocaleString('en-US')} bytes were dropped before it was saved.`;
       const open = 'Open';
-      void vscode.window.showInformationMessage(`Saved ${info.totalBytes.toLocaleString('en-US')} bytes to ${vscode.workspace.asRelativePath(target)}.${incomplete}`, open).then((choice) => {
-        if (choice === open) void vscode.window.showTextDocument(target);
-      });
+      void vscode.window
+        .showInformationMessage(
+          `Saved ${info.totalBytes.toLocaleString('en-US')} bytes to ${vscode.workspace.asRelativePath(target)}.${incomplete}`,
+          open,
+        )
+        .then((choice) => {
+          if (choice === open) void vscode.window.showTextDocument(target);
+        });
       return true;
     },
   };

@@ -25,7 +25,12 @@ export class InspectorPanel {
       if (offset !== undefined) existing.session.reveal(offset);
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(INSPECTOR_VIEW_TYPE, titleFor(outputId), { viewColumn: column, preserveFocus: false }, options(context.extensionUri));
+    const panel = vscode.window.createWebviewPanel(
+      INSPECTOR_VIEW_TYPE,
+      titleFor(outputId),
+      { viewColumn: column, preserveFocus: false },
+      options(context.extensionUri),
+    );
     return new InspectorPanel(context, panel, outputId, offset);
   }
 
@@ -58,16 +63,25 @@ export class InspectorPanel {
   private readonly session: InspectorSession;
   private readonly disposables: vscode.Disposable[] = [];
 
-  private constructor(context: InspectorContext, readonly panel: vscode.WebviewPanel, readonly outputId: string, offset: number | undefined) {
+  private constructor(
+    context: InspectorContext,
+    readonly panel: vscode.WebviewPanel,
+    readonly outputId: string,
+    offset: number | undefined,
+  ) {
     const { services } = context;
     InspectorPanel.open.set(outputId, this);
-    this.session = new InspectorSession({
-      store: () => services.store(),
-      post: (message) => void panel.webview.postMessage(message),
-      previewBytes: () => vscode.workspace.getConfiguration('toolOutputRecall').get<number>('previewBytes', 24576),
-      actions: context.actions,
-      log: (level, message) => services.log[level](message),
-    }, outputId, offset);
+    this.session = new InspectorSession(
+      {
+        store: () => services.store(),
+        post: (message) => void panel.webview.postMessage(message),
+        previewBytes: () => vscode.workspace.getConfiguration('toolOutputRecall').get<number>('previewBytes', 24576),
+        actions: context.actions,
+        log: (level, message) => services.log[level](message),
+      },
+      outputId,
+      offset,
+    );
 
     panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icon.png');
     const bundle = vscode.Uri.joinPath(context.extensionUri, 'dist', 'webview');

@@ -97,7 +97,9 @@ export class PromiseCache<T> {
     } else {
       const created = build();
       // A failed build (evicted meanwhile, store closed) must not stick.
-      created.catch(() => { if (this.entries.get(key) === created) this.entries.delete(key); });
+      created.catch(() => {
+        if (this.entries.get(key) === created) this.entries.delete(key);
+      });
       entry = created;
     }
     this.entries.set(key, entry);

@@ -78,8 +78,14 @@ export class OutputsTree implements vscode.TreeDataProvider<OutputInfo>, vscode.
     if (uri.scheme !== DECORATION_SCHEME) return undefined;
     const info = this.known.get(uri.path.slice(1));
     if (!info) return undefined;
-    if (info.evicted) return new vscode.FileDecoration('EV', 'Evicted: the copy\'s content is gone', new vscode.ThemeColor('disabledForeground'));
-    if (!info.complete) return new vscode.FileDecoration('!', `Incomplete copy: ${info.droppedBytes} bytes were dropped`, new vscode.ThemeColor('list.warningForeground'));
+    if (info.evicted)
+      return new vscode.FileDecoration('EV', "Evicted: the copy's content is gone", new vscode.ThemeColor('disabledForeground'));
+    if (!info.complete)
+      return new vscode.FileDecoration(
+        '!',
+        `Incomplete copy: ${info.droppedBytes} bytes were dropped`,
+        new vscode.ThemeColor('list.warningForeground'),
+      );
     return undefined;
   }
 
@@ -139,5 +145,7 @@ function formatTime(epochMs: number): string {
   const date = new Date(epochMs);
   const today = new Date();
   const sameDay = date.toDateString() === today.toDateString();
-  return sameDay ? date.toLocaleTimeString() : date.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+  return sameDay
+    ? date.toLocaleTimeString()
+    : date.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 }

@@ -49,24 +49,33 @@ export function registerInspector(context: vscode.ExtensionContext, services: In
     if (typeof arg === 'object' && arg !== null && typeof (arg as OutputInfo).outputId === 'string') return (arg as OutputInfo).outputId;
     const fallback = tree.selected()?.outputId ?? InspectorPanel.active();
     if (fallback) return fallback;
-    throw new Error('No output given: pass an outputId such as "out_0123456789abcdef01234567", or choose one in the Retained Outputs view.');
+    throw new Error(
+      'No output given: pass an outputId such as "out_0123456789abcdef01234567", or choose one in the Retained Outputs view.',
+    );
   };
 
   const command = (id: string, run: (...args: unknown[]) => Promise<unknown>): void => {
-    context.subscriptions.push(vscode.commands.registerCommand(id, async (...args: unknown[]) => {
-      try {
-        return await run(...args);
-      } catch (error) {
-        services.log.error(`${id}: ${describeError(error)}`);
-        void vscode.window.showErrorMessage(describeError(error));
-        return undefined;
-      }
-    }));
+    context.subscriptions.push(
+      vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+        try {
+          return await run(...args);
+        } catch (error) {
+          services.log.error(`${id}: ${describeError(error)}`);
+          void vscode.window.showErrorMessage(describeError(error));
+          return undefined;
+        }
+      }),
+    );
   };
 
   const openOutput = async (arg: unknown, options?: unknown): Promise<boolean> => {
     const outputId = target(arg);
-    const opts: OpenOutputOptions = typeof options === 'number' ? { offset: options } : typeof options === 'object' && options !== null ? (options as OpenOutputOptions) : {};
+    const opts: OpenOutputOptions =
+      typeof options === 'number'
+        ? { offset: options }
+        : typeof options === 'object' && options !== null
+          ? (options as OpenOutputOptions)
+          : {};
     const offset = typeof opts.offset === 'number' && Number.isInteger(opts.offset) && opts.offset >= 0 ? opts.offset : undefined;
     // Check first, so a mistyped ID gets the engine's explanation rather than an empty panel.
     await (await services.store()).info(outputId);
@@ -83,18 +92,26 @@ export function registerInspector(context: vscode.ExtensionContext, services: In
     await panels.actions.copyText(target(arg), 'Output ID');
   });
   command('toolOutputRecall.saveOutputAs', async (arg) => panels.actions.saveAs(target(arg)));
-  command('toolOutputRecall.openOutputInEditor', async (arg, line) => panels.actions.openInEditor(target(arg), typeof line === 'number' ? line : undefined));
+  command('toolOutputRecall.openOutputInEditor', async (arg, line) =>
+    panels.actions.openInEditor(target(arg), typeof line === 'number' ? line : undefined),
+  );
   // `{ confirm: false }` as a second argument skips the dialog (scripts and tests, like deleteSession).
   command('toolOutputRecall.deleteOutput', async (arg, options) => {
     const outputId = target(arg);
     const store = await services.store();
     const info = await store.info(outputId);
     const name = (info.title ?? info.tool ?? outputId).split('\n')[0].slice(0, 80);
-    const choice = (options as { confirm?: boolean } | undefined)?.confirm === false ? 'Delete' : await vscode.window.showWarningMessage(
-      `Delete the retained copy of "${name}"?`,
-      { modal: true, detail: `${outputId} will stop resolving: read_tool_output and search_tool_output will answer NOT_FOUND for it. This cannot be undone.` },
-      'Delete',
-    );
+    const choice =
+      (options as { confirm?: boolean } | undefined)?.confirm === false
+        ? 'Delete'
+        : await vscode.window.showWarningMessage(
+            `Delete the retained copy of "${name}"?`,
+            {
+              modal: true,
+              detail: `${outputId} will stop resolving: read_tool_output and search_tool_output will answer NOT_FOUND for it. This cannot be undone.`,
+            },
+            'Delete',
+          );
     if (choice !== 'Delete') return false;
     await store.remove(outputId);
     InspectorPanel.close(outputId);
@@ -117,11 +134,17 @@ export function registerInspector(context: vscode.ExtensionContext, services: In
         const query = new URLSearchParams(uri.query);
         const outputId = query.get('outputId');
         if (uri.path !== '/openOutput' || !outputId) {
-          void vscode.window.showErrorMessage(`Tool Output Recall cannot open the link ${uri.toString(true)}: expected /openOutput?outputId=out_…`);
+          void vscode.window.showErrorMessage(
+            `Tool Output Recall cannot open the link ${uri.toString(true)}: expected /openOutput?outputId=out_…`,
+          );
           return;
         }
         const offset = Number(query.get('offset'));
-        void vscode.commands.executeCommand('toolOutputRecall.openOutput', outputId, Number.isInteger(offset) && offset >= 0 && query.has('offset') ? { offset } : undefined);
+        void vscode.commands.executeCommand(
+          'toolOutputRecall.openOutput',
+          outputId,
+          Number.isInteger(offset) && offset >= 0 && query.has('offset') ? { offset } : undefined,
+        );
       },
     }),
     services.onDidChangeOutputs(() => {
@@ -130,4 +153,3 @@ export function registerInspector(context: vscode.ExtensionContext, services: In
     }),
   );
 }
-

@@ -102,7 +102,10 @@ export class InspectorSession {
     try {
       const params = request.params as { outputId?: unknown };
       if (params?.outputId !== this.outputId) {
-        throw new RecallError('INVALID_ARGUMENT', `This inspector shows ${this.outputId}; it does not answer for ${String(params?.outputId)}.`);
+        throw new RecallError(
+          'INVALID_ARGUMENT',
+          `This inspector shows ${this.outputId}; it does not answer for ${String(params?.outputId)}.`,
+        );
       }
       const result = await this.dispatch(request);
       this.host.post({ type: 'response', id, method, ok: true, result } as HostToWebview);
@@ -114,19 +117,25 @@ export class InspectorSession {
 
   private dispatch(request: RequestMessage): Promise<Requests[RequestMethod]['result']> {
     switch (request.method) {
-      case 'describe': return this.describe();
-      case 'page': return this.page(request.params);
-      case 'pageBefore': return this.pageBefore(request.params);
-      case 'search': return this.search(request.params);
-      case 'action': return this.action(request.params);
-      default: throw new RecallError('INVALID_ARGUMENT', `Unknown inspector request "${(request as { method: string }).method}".`);
+      case 'describe':
+        return this.describe();
+      case 'page':
+        return this.page(request.params);
+      case 'pageBefore':
+        return this.pageBefore(request.params);
+      case 'search':
+        return this.search(request.params);
+      case 'action':
+        return this.action(request.params);
+      default:
+        throw new RecallError('INVALID_ARGUMENT', `Unknown inspector request "${(request as { method: string }).method}".`);
     }
   }
 
   /** The line index (and a rebuilt preview); `info` saves a lookup when the caller has it. */
   private analysis(store: RecallStore, known?: OutputInfo): Promise<Analysis> {
     return analyses.get(`${store.sessionId}:${this.outputId}`, async () => {
-      const info = known ?? await store.info(this.outputId);
+      const info = known ?? (await store.info(this.outputId));
       const bytes = await store.readAll(info.outputId);
       const index = buildLineIndex(bytes);
       const needsPreview = typeof info.extra?.preview !== 'string' && info.tool === 'run_command';
@@ -139,7 +148,11 @@ export class InspectorSession {
     const store = await this.host.store();
     const info = await store.info(this.outputId); // NOT_FOUND propagates: the webview shows it
     const { extra, ...plain } = info; // extra can hold a 24 KiB preview: sent once, as `preview`
-    const result: DescribeResult = { info: plain, command: commandFacts(info), preview: previewView({ info, budgetBytes: this.host.previewBytes() }) };
+    const result: DescribeResult = {
+      info: plain,
+      command: commandFacts(info),
+      preview: previewView({ info, budgetBytes: this.host.previewBytes() }),
+    };
     if (info.evicted) {
       result.unreadable = await store.read(this.outputId, 0, 1).then(
         () => undefined,
@@ -159,7 +172,8 @@ export class InspectorSession {
 
   async page({ offset, maxBytes, snap }: PageParams): Promise<PageResult> {
     const size = pageSize(maxBytes);
-    if (!isOffset(offset)) throw new RecallError('INVALID_ARGUMENT', `The offset must be a whole number of bytes from 0; got ${JSON.stringify(offset)}.`);
+    if (!isOffset(offset))
+      throw new RecallError('INVALID_ARGUMENT', `The offset must be a whole number of bytes from 0; got ${JSON.stringify(offset)}.`);
     const store = await this.host.store();
     const { index } = await this.analysis(store);
     let start = offset;
@@ -178,7 +192,8 @@ export class InspectorSession {
 
   async pageBefore({ end, maxBytes }: PageBeforeParams): Promise<PageResult> {
     const size = pageSize(maxBytes);
-    if (!isOffset(end)) throw new RecallError('INVALID_ARGUMENT', `The end offset must be a whole number of bytes from 0; got ${JSON.stringify(end)}.`);
+    if (!isOffset(end))
+      throw new RecallError('INVALID_ARGUMENT', `The end offset must be a whole number of bytes from 0; got ${JSON.stringify(end)}.`);
     const store = await this.host.store();
     const { index } = await this.analysis(store);
     const stop = Math.min(end, index.totalBytes);
@@ -216,7 +231,11 @@ export class InspectorSession {
 
   async search({ pattern, regex, caseSensitive }: SearchParams): Promise<SearchResultView> {
     const store = await this.host.store();
-    const found = await store.search(this.outputId, pattern, { regex: regex === true, caseSensitive: caseSensitive === true, maxMatches: SEARCH_MAX_MATCHES });
+    const found = await store.search(this.outputId, pattern, {
+      regex: regex === true,
+      caseSensitive: caseSensitive === true,
+      maxMatches: SEARCH_MAX_MATCHES,
+    });
     return { matches: found.matches, truncated: found.truncated };
   }
 
@@ -227,7 +246,8 @@ export class InspectorSession {
         await actions.copyText(this.outputId, 'Output ID');
         return { done: true, message: 'Output ID copied.' };
       case 'copyPage': {
-        if (!isOffset(offset) || !isOffset(end) || end < offset) throw new RecallError('INVALID_ARGUMENT', 'copyPage needs the page\'s offset and end.');
+        if (!isOffset(offset) || !isOffset(end) || end < offset)
+          throw new RecallError('INVALID_ARGUMENT', "copyPage needs the page's offset and end.");
         // Re-read rather than trust text sent back by the page: the clipboard gets the copy's bytes.
         const store = await this.host.store();
         const text = end === offset ? '' : (await store.read(this.outputId, offset, Math.min(MAX_PAGE_BYTES, end - offset))).text;
@@ -247,7 +267,10 @@ export class InspectorSession {
 
 function pageSize(maxBytes: unknown): number {
   if (typeof maxBytes !== 'number' || !Number.isInteger(maxBytes) || maxBytes < 1 || maxBytes > MAX_PAGE_BYTES) {
-    throw new RecallError('INVALID_ARGUMENT', `The page size must be a whole number of bytes from 1 to ${MAX_PAGE_BYTES}; got ${JSON.stringify(maxBytes)}.`);
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `The page size must be a whole number of bytes from 1 to ${MAX_PAGE_BYTES}; got ${JSON.stringify(maxBytes)}.`,
+    );
   }
   return maxBytes;
 }

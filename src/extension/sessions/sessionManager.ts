@@ -43,7 +43,9 @@ export class SessionManager implements vscode.Disposable {
   /** The current session's store, opening (or resuming) it on first use. */
   store(): Promise<ManagedStore> {
     if (this.current) return Promise.resolve(this.current.store);
-    this.opening ??= this.serialized(() => this.openInitial()).finally(() => { this.opening = undefined; });
+    this.opening ??= this.serialized(() => this.openInitial()).finally(() => {
+      this.opening = undefined;
+    });
     return this.opening;
   }
 
@@ -101,11 +103,13 @@ export class SessionManager implements vscode.Disposable {
 
   async sessions(): Promise<(SessionFileInfo & { current: boolean; locked: boolean })[]> {
     const found = await listSessions(this.dir);
-    return Promise.all(found.map(async (info) => ({
-      ...info,
-      current: info.sessionId === this.sessionId,
-      locked: info.sessionId !== this.sessionId && (await isSessionLocked(info.file)),
-    })));
+    return Promise.all(
+      found.map(async (info) => ({
+        ...info,
+        current: info.sessionId === this.sessionId,
+        locked: info.sessionId !== this.sessionId && (await isSessionLocked(info.file)),
+      })),
+    );
   }
 
   /** Deletes old sessions by count, age and total size; never the current or a locked one. */
@@ -117,8 +121,10 @@ export class SessionManager implements vscode.Disposable {
     let kept = 0;
     let bytes = 0;
     for (const session of all) {
-      const keep = session.current || session.locked
-        || (kept < sessionsMaxCount && session.modifiedAt >= cutoff && bytes + session.bytes <= sessionsTotalQuotaBytes);
+      const keep =
+        session.current ||
+        session.locked ||
+        (kept < sessionsMaxCount && session.modifiedAt >= cutoff && bytes + session.bytes <= sessionsTotalQuotaBytes);
       if (keep) {
         kept++;
         bytes += session.bytes;
@@ -163,21 +169,33 @@ export class SessionManager implements vscode.Disposable {
     const limits = this.settings();
     let store: ManagedStore;
     try {
-      store = await this.open({ dir: this.dir, sessionId: id, quotaBytes: limits.sessionQuotaBytes, copyBytes: limits.copyBytes, forkedFrom });
+      store = await this.open({
+        dir: this.dir,
+        sessionId: id,
+        quotaBytes: limits.sessionQuotaBytes,
+        copyBytes: limits.copyBytes,
+        forkedFrom,
+      });
     } catch (error) {
       await lock.release();
       throw error;
     }
     this.current = { store, lock };
     await this.state.update(LAST_SESSION_KEY, store.sessionId);
-    this.log.info(`${store.resumed ? 'resumed' : 'started'} session ${store.sessionId}${forkedFrom ? ` (fork of ${forkedFrom})` : ''} at ${store.file}`);
+    this.log.info(
+      `${store.resumed ? 'resumed' : 'started'} session ${store.sessionId}${forkedFrom ? ` (fork of ${forkedFrom})` : ''} at ${store.file}`,
+    );
     const aside = store.openReport.movedAside;
     if (aside) {
       this.log.error(`session file would not open (${aside.reason}); kept it as ${aside.path} and started empty`);
-      void vscode.window.showWarningMessage(`Tool Output Recall: the session file could not be opened (${aside.reason}). It was kept as ${aside.path}; the session starts empty.`);
+      void vscode.window.showWarningMessage(
+        `Tool Output Recall: the session file could not be opened (${aside.reason}). It was kept as ${aside.path}; the session starts empty.`,
+      );
     }
     for (const torn of store.openReport.journalTruncated ?? []) {
-      this.log.warn(`session journal ended in a damaged or incomplete record (a crash while saving?): ${torn.bytesIgnored} bytes not replayed; kept the journal as ${torn.path}`);
+      this.log.warn(
+        `session journal ended in a damaged or incomplete record (a crash while saving?): ${torn.bytesIgnored} bytes not replayed; kept the journal as ${torn.path}`,
+      );
     }
     this.changed.fire();
     void this.prune().catch((error) => this.log.warn(`pruning sessions failed: ${describeError(error)}`));

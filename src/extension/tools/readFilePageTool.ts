@@ -51,21 +51,33 @@ export class ReadFilePageTool implements vscode.LanguageModelTool<ReadFilePageIn
     const expanded = requested.startsWith('~/') ? path.join(os.homedir(), requested.slice(2)) : requested;
     const absolute = path.resolve(folders[0] ?? os.homedir(), expanded);
     const real = await fs.realpath(absolute).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') throw new RecallError('NOT_FOUND', `No file at ${absolute}. Check the path (relative paths start at ${folders[0] ?? 'the home folder'}).`);
+      if (error.code === 'ENOENT')
+        throw new RecallError(
+          'NOT_FOUND',
+          `No file at ${absolute}. Check the path (relative paths start at ${folders[0] ?? 'the home folder'}).`,
+        );
       throw error;
     });
     const settings = this.settings();
     if (!settings.allowOutsideWorkspace) {
       const realFolders = await Promise.all(folders.map((folder) => fs.realpath(folder).catch(() => folder)));
-      const inside = realFolders.some((folder) => real === folder || real.startsWith(folder.endsWith(path.sep) ? folder : folder + path.sep));
+      const inside = realFolders.some(
+        (folder) => real === folder || real.startsWith(folder.endsWith(path.sep) ? folder : folder + path.sep),
+      );
       if (!inside) {
-        throw new RecallError('INVALID_ARGUMENT', `${requested} resolves to ${real}, outside the workspace folders; read_file_page does not read there (the user can allow it with the setting toolOutputRecall.readFilePage.allowOutsideWorkspace).`);
+        throw new RecallError(
+          'INVALID_ARGUMENT',
+          `${requested} resolves to ${real}, outside the workspace folders; read_file_page does not read there (the user can allow it with the setting toolOutputRecall.readFilePage.allowOutsideWorkspace).`,
+        );
       }
     }
     for (const candidate of new Set([absolute, real])) {
       const verdict = await isSensitiveFile(candidate, settings.sensitivePatterns);
       if (verdict.sensitive) {
-        throw new RecallError('INVALID_ARGUMENT', `${requested} is a sensitive file (${verdict.reason ?? `matches "${verdict.pattern}"`}); read_file_page does not read credentials. Ask the user for the specific non-secret value you need.`);
+        throw new RecallError(
+          'INVALID_ARGUMENT',
+          `${requested} is a sensitive file (${verdict.reason ?? `matches "${verdict.pattern}"`}); read_file_page does not read credentials. Ask the user for the specific non-secret value you need.`,
+        );
       }
     }
     return real;

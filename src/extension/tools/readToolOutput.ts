@@ -12,7 +12,10 @@ export interface ReadToolOutputInput {
 export class ReadToolOutputTool implements vscode.LanguageModelTool<ReadToolOutputInput> {
   static readonly toolName = 'read_tool_output';
 
-  constructor(private readonly store: () => Promise<RecallStore>, private readonly pageBytes: () => number) {}
+  constructor(
+    private readonly store: () => Promise<RecallStore>,
+    private readonly pageBytes: () => number,
+  ) {}
 
   prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<ReadToolOutputInput>): vscode.PreparedToolInvocation {
     return { invocationMessage: `Reading retained output ${options.input.outputId} from byte ${options.input.offset ?? 0}` };

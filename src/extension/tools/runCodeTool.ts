@@ -41,8 +41,13 @@ export class RunCodeTool implements vscode.LanguageModelTool<RunCodeInput> {
     const code = typeof options.input.code === 'string' ? options.input.code : '';
     const seconds = options.input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
     const message = new vscode.MarkdownString();
-    message.appendMarkdown('Run this JavaScript program? It runs isolated (no files, network or processes) and can only act through the tools it calls, which ask for their own confirmation as usual.\n\n');
-    message.appendCodeblock(code.length > 20_000 ? `${code.slice(0, 20_000)}\n// … ${code.length - 20_000} more characters` : code, 'javascript');
+    message.appendMarkdown(
+      'Run this JavaScript program? It runs isolated (no files, network or processes) and can only act through the tools it calls, which ask for their own confirmation as usual.\n\n',
+    );
+    message.appendCodeblock(
+      code.length > 20_000 ? `${code.slice(0, 20_000)}\n// … ${code.length - 20_000} more characters` : code,
+      'javascript',
+    );
     message.appendMarkdown(`\nTime limit: ${seconds} s.`);
     const firstLine = code.trim().split('\n')[0] ?? '';
     return {
@@ -51,19 +56,30 @@ export class RunCodeTool implements vscode.LanguageModelTool<RunCodeInput> {
     };
   }
 
-  async invoke(options: vscode.LanguageModelToolInvocationOptions<RunCodeInput>, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
+  async invoke(
+    options: vscode.LanguageModelToolInvocationOptions<RunCodeInput>,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.LanguageModelToolResult> {
     const { code, timeoutSeconds } = options.input;
     if (!this.deps.isTrusted()) {
-      throw new Error('run_code refuses to run in an untrusted workspace. Ask the user to trust this workspace (command "Workspaces: Manage Workspace Trust") or complete the task without running code.');
+      throw new Error(
+        'run_code refuses to run in an untrusted workspace. Ask the user to trust this workspace (command "Workspaces: Manage Workspace Trust") or complete the task without running code.',
+      );
     }
     if (typeof code !== 'string' || code.trim() === '') {
-      throw new Error('run_code failed: code must be a non-empty JavaScript program (the body of an async function that ends with return value).');
+      throw new Error(
+        'run_code failed: code must be a non-empty JavaScript program (the body of an async function that ends with return value).',
+      );
     }
     if (code.length > MAX_CODE_CHARS) {
-      throw new Error(`run_code failed: the program is ${code.length} characters; the limit is ${MAX_CODE_CHARS}. Write a shorter program that calls tools for the data instead of embedding it.`);
+      throw new Error(
+        `run_code failed: the program is ${code.length} characters; the limit is ${MAX_CODE_CHARS}. Write a shorter program that calls tools for the data instead of embedding it.`,
+      );
     }
     if (timeoutSeconds !== undefined && !(Number.isFinite(timeoutSeconds) && timeoutSeconds > 0 && timeoutSeconds <= MAX_TIMEOUT_SECONDS)) {
-      throw new Error(`run_code failed: timeoutSeconds must be a number of seconds in (0, ${MAX_TIMEOUT_SECONDS}]; got ${JSON.stringify(timeoutSeconds)}. Omit it to use ${DEFAULT_TIMEOUT_SECONDS} s.`);
+      throw new Error(
+        `run_code failed: timeoutSeconds must be a number of seconds in (0, ${MAX_TIMEOUT_SECONDS}]; got ${JSON.stringify(timeoutSeconds)}. Omit it to use ${DEFAULT_TIMEOUT_SECONDS} s.`,
+      );
     }
     const invoker = this.deps.invokeTool ?? invokeToolText;
     const abort = new AbortController();
@@ -89,12 +105,16 @@ export class RunCodeTool implements vscode.LanguageModelTool<RunCodeInput> {
           source.dispose();
         }
       };
-      const result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Window, title: '$(code) run_code' },
-        () => runCode({ code, timeoutMs: (timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000, signal: abort.signal }, { callTool, store, previewBytes }),
+      const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: '$(code) run_code' }, () =>
+        runCode(
+          { code, timeoutMs: (timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000, signal: abort.signal },
+          { callTool, store, previewBytes },
+        ),
       );
       const retained = result.nested.filter((record) => record.outputId).length + (result.valueOutputId ? 1 : 0);
-      this.deps.log.info(`run_code: ${result.error ? `${result.error.kind}: ${result.error.message}` : `${result.valueKind}, ${result.valueBytes} bytes`}; ${result.calls} calls; ${retained} retained; ${result.durationMs} ms`);
+      this.deps.log.info(
+        `run_code: ${result.error ? `${result.error.kind}: ${result.error.message}` : `${result.valueKind}, ${result.valueBytes} bytes`}; ${result.calls} calls; ${retained} retained; ${result.durationMs} ms`,
+      );
       if (retained > 0) this.deps.onRetained();
       return textResult(renderCodeRun(result, previewBytes));
     } catch (error) {
@@ -123,6 +143,10 @@ export async function invokeToolText(
   }
   const result = await vscode.lm.invokeTool(name, { input, toolInvocationToken }, token);
   return result.content
-    .map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : `[${name} returned a non-text part that run_code cannot pass to the program]`))
+    .map((part) =>
+      part instanceof vscode.LanguageModelTextPart
+        ? part.value
+        : `[${name} returned a non-text part that run_code cannot pass to the program]`,
+    )
     .join('');
 }

@@ -46,13 +46,20 @@ export class RunCommandTool implements vscode.LanguageModelTool<RunCommandInput>
     };
   }
 
-  async invoke(options: vscode.LanguageModelToolInvocationOptions<RunCommandInput>, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
+  async invoke(
+    options: vscode.LanguageModelToolInvocationOptions<RunCommandInput>,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.LanguageModelToolResult> {
     const { command, timeoutSeconds } = options.input;
     if (!this.deps.isTrusted()) {
-      throw new Error('run_command refuses to run in an untrusted workspace. Ask the user to trust this workspace (command "Workspaces: Manage Workspace Trust") or complete the task without running commands.');
+      throw new Error(
+        'run_command refuses to run in an untrusted workspace. Ask the user to trust this workspace (command "Workspaces: Manage Workspace Trust") or complete the task without running commands.',
+      );
     }
     if (timeoutSeconds !== undefined && !(Number.isFinite(timeoutSeconds) && timeoutSeconds > 0)) {
-      throw new Error(`run_command failed: timeoutSeconds must be a positive number of seconds; got ${JSON.stringify(timeoutSeconds)}. Omit it to use the default.`);
+      throw new Error(
+        `run_command failed: timeoutSeconds must be a positive number of seconds; got ${JSON.stringify(timeoutSeconds)}. Omit it to use the default.`,
+      );
     }
     const settings = this.deps.settings();
     const abort = new AbortController();
@@ -65,13 +72,21 @@ export class RunCommandTool implements vscode.LanguageModelTool<RunCommandInput>
       const previewBytes = bytesForTokenBudget(options.tokenizationOptions?.tokenBudget, settings.previewBytes, HEADER_BYTES);
       const result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Window, title: `$(terminal) ${command.slice(0, 60)}` },
-        () => runCommand(
-          { command, cwd: resolveCwd(options.input.cwd), timeoutMs: (timeoutSeconds ?? settings.defaultTimeoutSeconds) * 1000, signal: abort.signal },
-          store,
-          { previewBytes, streamBytes: settings.streamBytes },
-        ),
+        () =>
+          runCommand(
+            {
+              command,
+              cwd: resolveCwd(options.input.cwd),
+              timeoutMs: (timeoutSeconds ?? settings.defaultTimeoutSeconds) * 1000,
+              signal: abort.signal,
+            },
+            store,
+            { previewBytes, streamBytes: settings.streamBytes },
+          ),
       );
-      this.deps.log.info(`run_command ${JSON.stringify(command)}: exit ${result.exitCode ?? result.signal}, ${result.merged.totalBytes} bytes, ${result.outputId ?? result.recovery}`);
+      this.deps.log.info(
+        `run_command ${JSON.stringify(command)}: exit ${result.exitCode ?? result.signal}, ${result.merged.totalBytes} bytes, ${result.outputId ?? result.recovery}`,
+      );
       if (result.outputId) this.deps.onRetained();
       return textResult(render(result));
     } catch (error) {
@@ -89,11 +104,15 @@ export function resolveCwd(cwd: string | undefined): string {
 }
 
 function render(result: CommandResult): string {
-  const status = result.cancelled ? 'cancelled (the process tree was stopped)'
-    : result.timedOut ? 'timed out (the process tree was stopped)'
-    : result.signal ? `killed by ${result.signal}`
-    : `exit code ${result.exitCode}`;
-  const stream = (name: string, s: CommandResult['stdout']) => `${name}: ${s.totalBytes} bytes${s.complete ? '' : `, ${s.capturedBytes} kept, ${s.droppedBytes} dropped (complete: false)`}`;
+  const status = result.cancelled
+    ? 'cancelled (the process tree was stopped)'
+    : result.timedOut
+      ? 'timed out (the process tree was stopped)'
+      : result.signal
+        ? `killed by ${result.signal}`
+        : `exit code ${result.exitCode}`;
+  const stream = (name: string, s: CommandResult['stdout']) =>
+    `${name}: ${s.totalBytes} bytes${s.complete ? '' : `, ${s.capturedBytes} kept, ${s.droppedBytes} dropped (complete: false)`}`;
   const lines = [
     `$ ${result.command}`,
     `${status}; ${(result.durationMs / 1000).toFixed(1)} s; cwd ${result.cwd}`,
@@ -102,11 +121,16 @@ function render(result: CommandResult): string {
   if (result.outputId) {
     lines.push(
       `The preview below is NOT the whole output. The merged output is retained as outputId "${result.outputId}" (${result.merged.capturedBytes} of ${result.merged.totalBytes} bytes kept, complete: ${result.merged.complete}). ` +
-      `Before saying something is absent, use search_tool_output {"outputId":"${result.outputId}","pattern":"…"} or read_tool_output {"outputId":"${result.outputId}","offset":0}. Do not re-run the command to see more.`,
+        `Before saying something is absent, use search_tool_output {"outputId":"${result.outputId}","pattern":"…"} or read_tool_output {"outputId":"${result.outputId}","offset":0}. Do not re-run the command to see more.`,
     );
   } else if (result.recovery === 'unavailable') {
-    lines.push(`The preview below is NOT the whole output, and the rest could not be retained (${result.recoveryReason}). Say that the output was cut off rather than concluding something is absent.`);
+    lines.push(
+      `The preview below is NOT the whole output, and the rest could not be retained (${result.recoveryReason}). Say that the output was cut off rather than concluding something is absent.`,
+    );
   }
-  lines.push(result.previewTruncated ? '--- output (head and tail; the marker shows what was omitted) ---' : '--- output ---', result.preview);
+  lines.push(
+    result.previewTruncated ? '--- output (head and tail; the marker shows what was omitted) ---' : '--- output ---',
+    result.preview,
+  );
   return lines.join('\n');
 }

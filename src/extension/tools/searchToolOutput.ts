@@ -25,15 +25,22 @@ export class SearchToolOutputTool implements vscode.LanguageModelTool<SearchTool
     try {
       const store = await this.store();
       const found = await store.search(outputId, pattern, { regex, caseSensitive, maxMatches });
-      const summary = { outputId, matches: found.matches.length, truncated: found.truncated, totalBytes: found.totalBytes, complete: found.complete };
+      const summary = {
+        outputId,
+        matches: found.matches.length,
+        truncated: found.truncated,
+        totalBytes: found.totalBytes,
+        complete: found.complete,
+      };
       // One match per line (JSON Lines): readable, and long results split cleanly between parts.
       const lines = found.matches.map((match) => JSON.stringify(match));
       const first = found.matches[0];
-      const advice = found.matches.length === 0
-        ? found.complete
-          ? 'No match in the whole retained output.'
-          : 'No match in what was retained, but the copy is incomplete (complete=false): the text may have been in the dropped part. Say so rather than claiming it is absent.'
-        : `Read around a match with read_tool_output {"outputId":"${outputId}","offset":${first.lineOffset}} (use a match's lineOffset or offset).${found.truncated ? ' More matches exist: refine the pattern or raise maxMatches (up to 1000).' : ''}`;
+      const advice =
+        found.matches.length === 0
+          ? found.complete
+            ? 'No match in the whole retained output.'
+            : 'No match in what was retained, but the copy is incomplete (complete=false): the text may have been in the dropped part. Say so rather than claiming it is absent.'
+          : `Read around a match with read_tool_output {"outputId":"${outputId}","offset":${first.lineOffset}} (use a match's lineOffset or offset).${found.truncated ? ' More matches exist: refine the pattern or raise maxMatches (up to 1000).' : ''}`;
       return textResult([JSON.stringify(summary), ...lines, advice].join('\n'));
     } catch (error) {
       throw toolError(SearchToolOutputTool.toolName, error);

@@ -73,7 +73,13 @@ export function commandOutputId(text: string): string {
   return m[1];
 }
 
-export interface ReadPage { text: string; nextOffset: number; totalBytes: number; hasMore: boolean; complete: boolean }
+export interface ReadPage {
+  text: string;
+  nextOffset: number;
+  totalBytes: number;
+  hasMore: boolean;
+  complete: boolean;
+}
 
 export async function readPage(outputId: string, offset = 0, maxBytes?: number): Promise<ReadPage> {
   return firstLineJson<ReadPage>((await invoke('read_tool_output', { outputId, offset, ...(maxBytes ? { maxBytes } : {}) })).text);
@@ -171,7 +177,11 @@ export function gapMonitor(): { stop(): GapReport } {
         maxGapMs: round(Math.max(0, gaps[0]?.ms ?? 0)),
         maxGapCpuMs: maxGapCpuMs === undefined ? undefined : round(maxGapCpuMs),
         ticks,
-        top: gaps.slice(0, 3).map((g) => `${round(g.ms)} ms${g.cpuMs === undefined ? '' : ` (${round(g.cpuMs)} on CPU)`} at +${Math.round(g.at)} ms`).join(', ') || 'none over 10 ms',
+        top:
+          gaps
+            .slice(0, 3)
+            .map((g) => `${round(g.ms)} ms${g.cpuMs === undefined ? '' : ` (${round(g.cpuMs)} on CPU)`} at +${Math.round(g.at)} ms`)
+            .join(', ') || 'none over 10 ms',
       };
     },
   };

@@ -8,7 +8,10 @@ export async function rejectsWith(work: Promise<unknown> | (() => unknown), code
   try {
     outcome = await (typeof work === 'function' ? work() : work);
   } catch (error) {
-    assert.ok(isRecallError(error, code), `expected RecallError ${code}${note ? ` (${note})` : ''}, got ${String((error as { code?: string }).code ?? '')} ${String(error)}`);
+    assert.ok(
+      isRecallError(error, code),
+      `expected RecallError ${code}${note ? ` (${note})` : ''}, got ${String((error as { code?: string }).code ?? '')} ${String(error)}`,
+    );
     return error;
   }
   assert.fail(`expected RecallError ${code}${note ? ` (${note})` : ''}, but it resolved with ${JSON.stringify(outcome)?.slice(0, 200)}`);
@@ -30,7 +33,12 @@ export interface Paged {
 }
 
 /** Pages through a whole copy, following nextOffset; `size` picks each page's maxBytes. */
-export async function readThrough(store: RecallStore, outputId: string, size: (index: number) => number = () => 4096, from = 0): Promise<Paged> {
+export async function readThrough(
+  store: RecallStore,
+  outputId: string,
+  size: (index: number) => number = () => 4096,
+  from = 0,
+): Promise<Paged> {
   const pages: Paged['pages'] = [];
   let text = '';
   let offset = from;

@@ -10,19 +10,50 @@ const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
 export const decode = (bytes: Uint8Array): string => decoder.decode(bytes);
 
-const ASCII_WORDS = ['error', 'total', 'ok', 'line', 'x', ' ', '  ', '\t', '\n', '\r\n', '{', '}', ']', 'TOTAL_SUMMARY=1', 'abc', '0123456789'];
+const ASCII_WORDS = [
+  'error',
+  'total',
+  'ok',
+  'line',
+  'x',
+  ' ',
+  '  ',
+  '\t',
+  '\n',
+  '\r\n',
+  '{',
+  '}',
+  ']',
+  'TOTAL_SUMMARY=1',
+  'abc',
+  '0123456789',
+];
 const CJK = ['日本語', '中文', '漢字', '한국어', '테스트', '文字化け'];
 const EMOJI = ['😀', '🎉', '👍🏽', '🧪', '𝄞', '🏳️‍🌈'];
 const COMBINING = ['e\u0301', 'a\u0308', 'n\u0303', '\u0301', '\u20dd', 'Å'];
 
 /** Ill-formed sequences, each a byte array. */
 const INVALID: number[][] = [
-  [0x80], [0xbf], [0x80, 0x80], // stray continuation bytes
-  [0xe2, 0x82], [0xe2], [0xf0, 0x9f], [0xf0, 0x9f, 0x98], [0xc3], // truncated sequences
-  [0xc0, 0x80], [0xc1, 0xbf], [0xe0, 0x80, 0x80], [0xf0, 0x80, 0x80, 0x80], // overlongs
-  [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf], // UTF-16 surrogates encoded in UTF-8
+  [0x80],
+  [0xbf],
+  [0x80, 0x80], // stray continuation bytes
+  [0xe2, 0x82],
+  [0xe2],
+  [0xf0, 0x9f],
+  [0xf0, 0x9f, 0x98],
+  [0xc3], // truncated sequences
+  [0xc0, 0x80],
+  [0xc1, 0xbf],
+  [0xe0, 0x80, 0x80],
+  [0xf0, 0x80, 0x80, 0x80], // overlongs
+  [0xed, 0xa0, 0x80],
+  [0xed, 0xbf, 0xbf], // UTF-16 surrogates encoded in UTF-8
   [0xf4, 0x90, 0x80, 0x80], // beyond U+10FFFF
-  [0xf5], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xfe], [0xff], [0xfc, 0x84], // bytes that never appear
+  [0xf5],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+  [0xfe],
+  [0xff],
+  [0xfc, 0x84], // bytes that never appear
 ];
 
 /** Random mixed bytes of roughly `targetBytes` (a little more, never less unless 0). */
@@ -33,7 +64,8 @@ export function mixedBytes(rng: Rng, targetBytes: number, invalidShare = 0.1): U
     let part: Uint8Array;
     const roll = rng.next();
     if (roll < invalidShare) part = Uint8Array.from(rng.pick(INVALID));
-    else if (invalidShare > 0 && roll < invalidShare + 0.01) part = Uint8Array.from({ length: rng.int(1, 8) }, () => rng.int(0, 255)); // raw noise
+    else if (invalidShare > 0 && roll < invalidShare + 0.01)
+      part = Uint8Array.from({ length: rng.int(1, 8) }, () => rng.int(0, 255)); // raw noise
     else if (roll < 0.45) part = encoder.encode(rng.pick(ASCII_WORDS));
     else if (roll < 0.65) part = encoder.encode(rng.pick(CJK));
     else if (roll < 0.85) part = encoder.encode(rng.pick(EMOJI));
