@@ -56,7 +56,7 @@ export class HostConnection {
   request<M extends RequestMethod>(method: M, params: Requests[M]['params']): Promise<Requests[M]['result']> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.pending.set(id, { resolve: resolve, reject });
       this.post({ type: 'request', id, method, params } as WebviewToHost);
     });
   }

@@ -36,10 +36,8 @@ for (let rep = 0; rep < 5; rep++) {
   let headLength = 0;
   const tail = [];
   let tailLength = 0;
-  let outBytes = 0;
   for (let i = 0; i < TOTAL / CHUNK; i++) {
     let c = pool[i % 64];
-    outBytes += c.length;
     if (headLength < headCap) {
       const take = Math.min(headCap - headLength, c.length);
       head.push(Buffer.from(c.subarray(0, take)));

@@ -140,14 +140,14 @@ export function readCounts(resultsFile, lines = []) {
     /* not written */
   }
   for (const line of [...lines].reverse()) {
-    const m = /^(\d+) passed, (\d+) failed$/.exec(line.trim());
-    if (m) return { passed: Number(m[1]), failed: Number(m[2]), pending: 0, failures: [] };
+    const m = /^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$/.exec(line.trim());
+    if (m) return { passed: Number(m[1]), failed: Number(m[2]), pending: Number(m[3] ?? 0), failures: [] };
   }
   return undefined;
 }
 
 /**
- * The closing report both runners share: `N passed, N failed` as the last line, and the same counts as
+ * The closing report both runners share: `N passed, N failed, N skipped` as the last line, and the same counts as
  * JSON in $TOR_RESULTS_FILE (read by scripts/test-all.mjs). A run that broke (problem set) counts at
  * least one failure, so totals never read "0 failed" for it.
  */
@@ -162,13 +162,13 @@ export function report({ suite, counts, problem, seconds, say }) {
         suite,
         passed,
         failed,
-        pending: counts?.pending ?? 0,
+        skipped: counts?.pending ?? 0,
         ...(problem ? { error: problem } : {}),
       }) + '\n',
     );
   }
   const ok = !problem && failed === 0;
   if (seconds !== undefined) say(`${ok ? 'ok' : 'FAILED'} in ${seconds.toFixed(1)} s`);
-  process.stdout.write(`${passed} passed, ${failed} failed\n`);
+  process.stdout.write(`${passed} passed, ${failed} failed, ${counts?.pending ?? 0} skipped\n`);
   return ok;
 }

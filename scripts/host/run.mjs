@@ -9,7 +9,7 @@
 //   node scripts/host/run.mjs [--vsix <file>] [--grep <pattern>] [--extra-extension <dir>]...
 //                             [--timeout <seconds>] [--keep] [--verbose]
 //
-// Prints `N passed, N failed` last; exits 0 only when the host ran the suites and none failed.
+// Prints `N passed, N failed, N skipped` last; exits 0 only when the host ran the suites and none failed.
 import { spawn, spawnSync } from 'node:child_process';
 import {
   createWriteStream,

@@ -202,7 +202,7 @@ function withLock(cache, fn) {
         rmSync(lock, { recursive: true, force: true });
         continue;
       }
-      if (Date.now() > deadline) throw new Error(`timed out waiting for the setup lock ${lock}`);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for the setup lock ${lock}`, { cause: e });
       if (waited % 12 === 0) log(`waiting for another setup (lock ${lock}, pid ${owner || '?'})`);
       spawnSync('sleep', ['5']);
     }

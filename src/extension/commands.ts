@@ -5,10 +5,11 @@ import { formatBytes } from './statusBar';
 
 /** The session commands (category "Tool Output Recall"); output commands live with the inspector. */
 export function registerSessionCommands(sessions: SessionManager, log: vscode.LogOutputChannel): vscode.Disposable[] {
-  const command = (id: string, run: (...args: any[]) => Promise<unknown>) =>
+  // Arguments come from whoever runs the command (palette, tests, links), so each handler types its own.
+  const command = <A extends unknown[]>(id: string, run: (...args: A) => Promise<unknown>) =>
     vscode.commands.registerCommand(`toolOutputRecall.${id}`, async (...args: unknown[]) => {
       try {
-        return await run(...args);
+        return await run(...(args as A));
       } catch (error) {
         log.error(`${id}: ${describeError(error)}`);
         void vscode.window.showErrorMessage(`Tool Output Recall: ${describeError(error)}`);

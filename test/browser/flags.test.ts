@@ -91,7 +91,7 @@ test('incomplete copy: flags match; hasMore=false with complete=false is explain
   assert.ok(info.gapOffset !== undefined);
   const shown = await flags(panel.page);
   assert.equal(shown.exit.value, '3');
-  assert.match(shown.dropped.shown, new RegExp(`at byte ${info.gapOffset!.toLocaleString('en-US')}`));
+  assert.match(shown.dropped.shown, new RegExp(`at byte ${info.gapOffset.toLocaleString('en-US')}`));
   assert.match((await panel.page.textContent('.banner.warn')) ?? '', /This copy is incomplete \(complete=false\)/);
 
   // The capture gap is marked inside the page that holds it.

@@ -199,7 +199,7 @@ export class PanelDouble {
     });
     await this.page.waitForFunction(
       () => {
-        const text = document.querySelector('.page-text') as HTMLElement | null;
+        const text = document.querySelector<HTMLElement>('.page-text');
         return !!text && (text.dataset.offset !== undefined || text.querySelector('.unreadable') !== null);
       },
       undefined,

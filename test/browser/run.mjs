@@ -5,7 +5,7 @@
 //
 //   node test/browser/run.mjs [--grep <text>]
 //
-// Prints `N passed, N failed` last; writes {passed, failed} to $TOR_RESULTS_FILE when set; exits
+// Prints `N passed, N failed, N skipped` last; writes {passed, failed} to $TOR_RESULTS_FILE when set; exits
 // non-zero on any failure. Screenshots go to test/artifacts/.
 import { build } from 'esbuild';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
@@ -22,8 +22,9 @@ const artifactsDir = path.join(root, 'test', 'artifacts');
 const { values: opts } = parseArgs({ options: { grep: { type: 'string' } } });
 
 function finish(passed, failed) {
-  process.stdout.write(`${passed} passed, ${failed} failed\n`);
-  if (process.env.TOR_RESULTS_FILE) writeFileSync(process.env.TOR_RESULTS_FILE, JSON.stringify({ passed, failed }));
+  // This harness has no way to skip a test, so skipped is always 0.
+  process.stdout.write(`${passed} passed, ${failed} failed, 0 skipped\n`);
+  if (process.env.TOR_RESULTS_FILE) writeFileSync(process.env.TOR_RESULTS_FILE, JSON.stringify({ passed, failed, skipped: 0 }));
   process.exit(failed > 0 || passed === 0 ? 1 : 0);
 }
 

@@ -56,7 +56,7 @@ export function run(): Promise<void> {
       // Read by run.mjs after the host exits; more reliable than parsing forwarded log lines.
       const resultsFile = process.env.TOR_TEST_RESULTS_FILE;
       if (resultsFile) fs.writeFileSync(resultsFile, JSON.stringify(results, null, 2));
-      console.log(`${marker}${results.passed} passed, ${results.failed} failed`);
+      console.log(`${marker}${results.passed} passed, ${results.failed} failed, ${results.pending} skipped`);
       if (error) reject(error);
       else if (results.failed > 0) reject(new Error(`${results.failed} test(s) failed`));
       else resolve();

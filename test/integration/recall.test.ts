@@ -95,12 +95,7 @@ describe('recall', function () {
         button: (command: vscode.Command) => buttons.push(command),
       } as unknown as vscode.ChatResponseStream;
       const before = testModel.requests.length;
-      const result = await participant.handler(
-        request,
-        { history: [] } as unknown as vscode.ChatContext,
-        stream,
-        new vscode.CancellationTokenSource().token,
-      );
+      const result = await participant.handler(request, { history: [] }, stream, new vscode.CancellationTokenSource().token);
       metadata = (result as vscode.ChatResult).metadata as typeof metadata;
       requests = testModel.requests.slice(before);
       markdown = md.join('');

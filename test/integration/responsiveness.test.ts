@@ -34,16 +34,14 @@ describe('responsiveness', function () {
     await invoke('run_command', { command: 'seq 1 20000' });
   });
 
-  it('activation time', async function () {
+  it('activation time', async () => {
     let ms: number | undefined;
-    for (let i = 0; i < 20 && ms === undefined; i++) {
+    for (let i = 0; i < 100 && ms === undefined; i++) {
       ms = activationFromLog();
       if (ms === undefined) await new Promise((r) => setTimeout(r, 100)); // the log file is written asynchronously
     }
-    if (ms === undefined) {
-      testLog('    activation: no "activated in N ms" line found in the extension log');
-      this.skip();
-    }
+    // activate() always logs this line: its absence is a failure, never a silent skip.
+    assert.ok(ms !== undefined, 'no "activated in N ms" line in the extension log within 10 s');
     const call = activateCallMs();
     testLog(
       `    activation: activate() took ${ms} ms (from the extension's log)` +

@@ -278,7 +278,7 @@ describe('code mode: nested results stay recoverable', () => {
       },
     );
     assert.equal(result.error?.kind, 'cancelled');
-    assert.match(result.error!.message, /still waiting for tools\.call\("run_command"\)/);
+    assert.match(result.error.message, /still waiting for tools\.call\("run_command"\)/);
     assert.ok(result.durationMs < 5000, `took ${result.durationMs} ms`);
     assert.equal(nestedAborted, true);
   });

@@ -1,5 +1,5 @@
 // Mocha's spec output for people, plus the counts as JSON for the `npm test` aggregator, which adds
-// every suite (unit, real host, browser) into one "N passed, N failed" line.
+// every suite (unit, real host, browser) into one "N passed, N failed, N skipped" line.
 const fs = require('node:fs');
 const Mocha = require('mocha');
 
@@ -8,7 +8,11 @@ class CountingReporter extends Mocha.reporters.Spec {
     super(runner, options);
     runner.once('end', () => {
       const file = process.env.TOR_RESULTS_FILE;
-      if (file) fs.writeFileSync(file, JSON.stringify({ passed: runner.stats.passes, failed: runner.stats.failures }));
+      if (file)
+        fs.writeFileSync(
+          file,
+          JSON.stringify({ passed: runner.stats.passes, failed: runner.stats.failures, skipped: runner.stats.pending }),
+        );
     });
   }
 }

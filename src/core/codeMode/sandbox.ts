@@ -173,9 +173,17 @@ export function runSandbox(options: SandboxOptions, onCall: ToolCallHandler): Pr
           droppedLogLines = typeof m.count === 'number' ? m.count : 0;
           return;
         case 'done':
-          return finish({ ok: true, kind: m.kind === 'json' || m.kind === 'undefined' ? m.kind : 'string', value: String(m.value ?? '') });
+          return finish({
+            ok: true,
+            kind: m.kind === 'json' || m.kind === 'undefined' ? m.kind : 'string',
+            value: typeof m.value === 'string' ? m.value : '',
+          });
         case 'error':
-          return finish({ ok: false, kind: failureKind(m.kind), message: failureMessage(m.kind, String(m.message ?? '')) });
+          return finish({
+            ok: false,
+            kind: failureKind(m.kind),
+            message: failureMessage(m.kind, typeof m.message === 'string' ? m.message : ''),
+          });
         case 'call': {
           const id = Number(m.id);
           const name = String(m.name);

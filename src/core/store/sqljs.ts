@@ -12,7 +12,7 @@ let loading: Promise<SqlJsStatic> | undefined;
 export function loadSqlJs(): Promise<SqlJsStatic> {
   loading ??= (async () => {
     const wasmBinary = await fs.readFile(locateWasm());
-    const bytes = wasmBinary.buffer.slice(wasmBinary.byteOffset, wasmBinary.byteOffset + wasmBinary.byteLength) as ArrayBuffer;
+    const bytes = wasmBinary.buffer.slice(wasmBinary.byteOffset, wasmBinary.byteOffset + wasmBinary.byteLength);
     return initSqlJs({ wasmBinary: bytes });
   })();
   loading.catch(() => {

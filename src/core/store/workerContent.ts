@@ -40,7 +40,7 @@ export async function encodeContent(content: string | Uint8Array): Promise<Encod
   // of Node's shared pool), and transferring its buffer would detach the caller's bytes.
   if (content.byteLength <= INLINE_BYTES) {
     const copy = new Uint8Array(content);
-    return { args: { content: copy }, transfer: [copy.buffer as ArrayBuffer] };
+    return { args: { content: copy }, transfer: [copy.buffer] };
   }
   const parts: Uint8Array[] = [];
   for (let at = 0; at < content.byteLength; at += PART_BYTES) {

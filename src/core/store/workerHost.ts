@@ -127,7 +127,7 @@ export class WorkerHost {
         replayed: false,
         timeoutMs,
         encode: options.encode,
-        resolve: resolve as (value: unknown) => void,
+        resolve: resolve,
         reject,
       };
       if (!call.encode) {

@@ -24,7 +24,8 @@ export function toChatMessages(messages: readonly Message[]): vscode.LanguageMod
   });
 }
 
-function fromResultPart(part: ResultPart): vscode.LanguageModelTextPart | vscode.LanguageModelPromptTsxPart | unknown {
+/** Text parts are rebuilt; other parts (images, prompt-tsx) are passed back as they came. */
+function fromResultPart(part: ResultPart): unknown {
   return part.kind === 'text' ? new vscode.LanguageModelTextPart(part.text) : part.value;
 }
 

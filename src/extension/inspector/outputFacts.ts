@@ -25,8 +25,8 @@ export function commandFacts(info: OutputInfo): CommandFacts {
   if (info.tool === 'run_command' && info.title) facts.command = info.title;
   if (typeof extra.command === 'string') facts.command = extra.command;
   if (typeof extra.cwd === 'string') facts.cwd = extra.cwd;
-  if (isNumber(extra.exitCode) || extra.exitCode === null) facts.exitCode = extra.exitCode as number | null;
-  if (typeof extra.signal === 'string' || extra.signal === null) facts.signal = extra.signal as string | null;
+  if (isNumber(extra.exitCode) || extra.exitCode === null) facts.exitCode = extra.exitCode;
+  if (typeof extra.signal === 'string' || extra.signal === null) facts.signal = extra.signal;
   if (typeof extra.timedOut === 'boolean') facts.timedOut = extra.timedOut;
   if (typeof extra.cancelled === 'boolean') facts.cancelled = extra.cancelled;
   facts.stdout = streamFacts(extra.stdout);

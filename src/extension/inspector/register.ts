@@ -71,11 +71,7 @@ export function registerInspector(context: vscode.ExtensionContext, services: In
   const openOutput = async (arg: unknown, options?: unknown): Promise<boolean> => {
     const outputId = target(arg);
     const opts: OpenOutputOptions =
-      typeof options === 'number'
-        ? { offset: options }
-        : typeof options === 'object' && options !== null
-          ? (options as OpenOutputOptions)
-          : {};
+      typeof options === 'number' ? { offset: options } : typeof options === 'object' && options !== null ? options : {};
     const offset = typeof opts.offset === 'number' && Number.isInteger(opts.offset) && opts.offset >= 0 ? opts.offset : undefined;
     // Check first, so a mistyped ID gets the engine's explanation rather than an empty panel.
     await (await services.store()).info(outputId);

@@ -108,7 +108,7 @@ export class InspectorSession {
         );
       }
       const result = await this.dispatch(request);
-      this.host.post({ type: 'response', id, method, ok: true, result } as HostToWebview);
+      this.host.post({ type: 'response', id, method, ok: true, result });
     } catch (error) {
       if (!isRecallError(error)) this.host.log?.('error', `inspector ${method} failed: ${describeError(error)}`);
       this.host.post({ type: 'response', id, method, ok: false, error: toErrorView(error) });

@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import type { RecallStore, ReadResult } from '../../core/types';
 import { MAX_PART_BYTES, textResult, toolError } from './toolResult';
 

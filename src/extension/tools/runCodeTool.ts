@@ -14,7 +14,7 @@ export interface RunCodeInput {
 export type ToolInvoker = (
   name: string,
   input: object,
-  toolInvocationToken: vscode.ChatParticipantToolToken | undefined,
+  toolInvocationToken: vscode.LanguageModelToolInvocationOptions<object>['toolInvocationToken'],
   token: vscode.CancellationToken,
 ) => Promise<string>;
 
@@ -133,7 +133,7 @@ export class RunCodeTool implements vscode.LanguageModelTool<RunCodeInput> {
 export async function invokeToolText(
   name: string,
   input: object,
-  toolInvocationToken: vscode.ChatParticipantToolToken | undefined,
+  toolInvocationToken: vscode.LanguageModelToolInvocationOptions<object>['toolInvocationToken'],
   token: vscode.CancellationToken,
 ): Promise<string> {
   if (!vscode.lm.tools.some((tool) => tool.name === name)) {

@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import type { RecallStore } from '../../core/types';
 import { textResult, toolError } from './toolResult';
 
