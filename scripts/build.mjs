@@ -1,7 +1,12 @@
 // Bundles the extension (node, cjs, `vscode` external), the engine as a standalone CommonJS library
 // (dist/core.js, usable in plain Node), and the inspector webview (browser). Copies sql.js's WASM
 // next to the bundles because sql.js loads it from disk at run time.
-import { build } from 'esbuild';
+//
+//   node scripts/build.mjs [--production] [--watch] [--tests]
+// --watch rebuilds on every change (the F5 pre-launch task in .vscode/tasks.json); --tests also
+// bundles the integration suites into dist/test/integration and writes the test workspace under
+// .vscode-test/, which the "Extension Tests" launch configuration opens.
+import { context } from 'esbuild';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +14,8 @@ import path from 'node:path';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+const tests = process.argv.includes('--tests');
 const common = {
   bundle: true,
   sourcemap: production ? false : 'linked',
@@ -23,20 +30,43 @@ const nodeBundles = [
   { entryPoints: ['src/core/store/worker.ts'], outfile: 'dist/storeWorker.js', optional: true },
 ];
 
-await mkdir(path.join(root, 'dist'), { recursive: true });
-await Promise.all([
+const configs = [
   ...nodeBundles
     .filter((b) => !b.optional || existsSync(path.join(root, b.entryPoints[0])))
-    .map(({ optional, ...options }) => build({ ...common, ...options, platform: 'node', format: 'cjs', target: 'node20' })),
-  existsSync(path.join(root, 'webview/main.ts'))
-    ? build({
-        ...common,
-        entryPoints: ['webview/main.ts'],
-        outfile: 'dist/webview/inspector.js',
-        platform: 'browser',
-        format: 'iife',
-        target: 'chrome120',
-      })
-    : Promise.resolve(),
-  copyFile(path.join(root, 'node_modules/sql.js/dist/sql-wasm.wasm'), path.join(root, 'dist/sql-wasm.wasm')),
-]);
+    .map(({ optional, ...options }) => ({ ...common, ...options, platform: 'node', format: 'cjs', target: 'node20' })),
+  ...(existsSync(path.join(root, 'webview/main.ts'))
+    ? [
+        {
+          ...common,
+          entryPoints: ['webview/main.ts'],
+          outfile: 'dist/webview/inspector.js',
+          platform: 'browser',
+          format: 'iife',
+          target: 'chrome120',
+        },
+      ]
+    : []),
+];
+
+await mkdir(path.join(root, 'dist'), { recursive: true });
+await copyFile(path.join(root, 'node_modules/sql.js/dist/sql-wasm.wasm'), path.join(root, 'dist/sql-wasm.wasm'));
+if (tests) {
+  const { buildTests, writeTestWorkspace } = await import('./host/common.mjs');
+  await buildTests();
+  writeTestWorkspace(path.join(root, '.vscode-test', 'workspace'));
+}
+// VS Code's background task (.vscode/tasks.json) knows a rebuild by these two lines.
+const watchReport = {
+  name: 'watch-report',
+  setup(build) {
+    build.onStart(() => console.log(`[watch] build started (${build.initialOptions.outfile})`));
+    build.onEnd((result) => console.log(`[watch] build finished with ${result.errors.length} error(s)`));
+  },
+};
+const contexts = await Promise.all(configs.map((config) => context(watch ? { ...config, plugins: [watchReport] } : config)));
+if (watch) {
+  await Promise.all(contexts.map((c) => c.watch()));
+} else {
+  await Promise.all(contexts.map((c) => c.rebuild()));
+  await Promise.all(contexts.map((c) => c.dispose()));
+}
