@@ -26,9 +26,9 @@ const samples = {
   }).toString(),
   'JSON (package-lock.json)': readFileSync(path.join(root, 'package-lock.json'), 'utf8'),
   'English prose (README.md)': readFileSync(path.join(root, 'README.md'), 'utf8'),
-  'Chinese prose (the seeds)': readdirSync(path.join(root, '../shared/seeds'))
-    .map((f) => readFileSync(path.join(root, '../shared/seeds', f), 'utf8'))
-    .join('\n'),
+  // Written for the bench (technical prose with inline code, like the Chinese a tool result or a
+  // chat turn carries), so a fresh clone has every sample.
+  'Chinese prose (fixtures/zh-prose.md)': readFileSync(path.join(root, 'bench/fixtures/zh-prose.md'), 'utf8'),
 };
 
 const rows = [];
