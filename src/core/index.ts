@@ -12,8 +12,7 @@ export {
   type WorkerStoreOptions,
   type WorkerRetainOptions,
 } from './store/workerClient';
-export { listSessions, sessionFile, type SessionFileInfo } from './store/sessionFile';
-export { sessionFiles, deleteSessionFiles } from './store/journal';
+export { listSessions, sessionFile, sessionFiles, deleteSessionFiles, type SessionFileInfo } from './store/sessionFiles';
 export { runCommand, type RunCommandOptions, type CommandResult, type StreamReport, type CaptureLimits } from './capture/runCommand';
 export { HeadTailBuffer, capBytes, type CappedBytes } from './capture/headTailBuffer';
 export { previewHeadTail, hasImportantTail, MIN_PREVIEW_BUDGET, type Preview, type PreviewOptions, type PreviewKind } from './preview';

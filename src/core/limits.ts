@@ -17,4 +17,7 @@ export const DEFAULT_LIMITS = {
   sessionQuotaBytes: 64 * MiB,
 } as const;
 
+/** A session's journal may hold this many quotas before new copies are refused (checkpoints failing). */
+export const JOURNAL_LIMIT_QUOTAS = 2;
+
 export type Limits = { -readonly [K in keyof typeof DEFAULT_LIMITS]: number };

@@ -85,6 +85,19 @@ export interface OpenReport {
   journalTruncated?: { path: string; bytesIgnored: number }[];
 }
 
+/** A session's counts, and whether saving it keeps up. */
+export interface StoreStats {
+  outputs: number;
+  retainedBytes: number;
+  evicted: number;
+  /** Bytes of journal files on disk: changes acknowledged since the last checkpoint that succeeded. */
+  journalBytes: number;
+  /** Journal bytes past which `retain` rejects with STORE_UNAVAILABLE. */
+  journalLimitBytes: number;
+  /** Present while the latest checkpoint failed (`at` in epoch ms); absent once one succeeds. */
+  lastCheckpointError?: { message: string; at: number };
+}
+
 /**
  * What callers need of a session store. `SessionStore` implements it in-process; the worker client
  * implements it over a worker thread so the caller's thread never blocks on the database.
@@ -93,13 +106,14 @@ export interface RecallStore {
   readonly sessionId: string;
   readonly copyBytes: number;
   readonly quotaBytes: number;
+  readonly journalLimitBytes: number;
   retain(content: string | Uint8Array, meta?: RetainMeta): Promise<RetainResult>;
   read(outputId: string, offset?: number, maxBytes?: number): Promise<ReadResult>;
   search(outputId: string, pattern: string, options?: SearchOptions): Promise<SearchResult>;
   readAll(outputId: string): Promise<Uint8Array>;
   info(outputId: string): Promise<OutputInfo>;
   list(): Promise<OutputInfo[]>;
-  stats(): Promise<{ outputs: number; retainedBytes: number; evicted: number }>;
+  stats(): Promise<StoreStats>;
   remove(outputId: string): Promise<void>;
   close(): Promise<void>;
   delete(): Promise<void>;

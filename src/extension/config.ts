@@ -6,6 +6,8 @@ export interface RecallSettings extends Limits {
   sessionsMaxCount: number;
   sessionsMaxAgeDays: number;
   sessionsTotalQuotaBytes: number;
+  /** Journal bytes a session may hold on disk while checkpoints fail; 0 leaves it to the store (2 × the quota). */
+  journalLimitBytes: number;
   defaultTimeoutSeconds: number;
   sensitivePatterns: string[];
   allowOutsideWorkspace: boolean;
@@ -29,6 +31,7 @@ export function readSettings(): RecallSettings {
     sessionsMaxCount: int('sessions.maxCount', 20),
     sessionsMaxAgeDays: int('sessions.maxAgeDays', 30),
     sessionsTotalQuotaBytes: int('sessions.totalQuotaBytes', 512 * 1024 * 1024),
+    journalLimitBytes: int('store.journalLimitBytes', 0),
     defaultTimeoutSeconds: int('runCommand.defaultTimeoutSeconds', 600),
     sensitivePatterns: config.get<string[]>('readFilePage.sensitivePatterns') ?? [],
     allowOutsideWorkspace: config.get<boolean>('readFilePage.allowOutsideWorkspace') ?? false,

@@ -8,11 +8,11 @@
  * Record layout (little endian):
  *   magic "TORJ" (4) | version (1) | header length (4) | header JSON | content length (4) | content | CRC32 of header+content (4)
  */
-import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { syncDirectory } from './atomicWrite';
+import { journalFiles, moveAside, rotatedJournals } from './sessionFiles';
 
 const MAGIC = Buffer.from('TORJ', 'latin1');
 const VERSION = 1;
@@ -90,42 +90,6 @@ export function crc32(data: Uint8Array, value = 0): number {
 export const crc32Portable = jsCrc32;
 
 // ---------------------------------------------------------------------------------------------
-// Files
-
-export const journalFile = (file: string): string => `${file}.journal`;
-
-/** The rotated journal files of `file`, oldest first, with their rotation numbers. */
-export async function rotatedJournals(file: string): Promise<{ n: number; path: string }[]> {
-  const dir = path.dirname(file);
-  const prefix = `${path.basename(file)}.journal.`;
-  const names = await fs.readdir(dir).catch(() => [] as string[]);
-  return names
-    .filter((name) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)))
-    .map((name) => ({ n: Number(name.slice(prefix.length)), path: path.join(dir, name) }))
-    .sort((a, b) => a.n - b.n);
-}
-
-/** Every file that makes up a session: the database, then its journals (those that exist). */
-export async function sessionFiles(file: string): Promise<string[]> {
-  const files = [file];
-  for (const rotated of await rotatedJournals(file)) files.push(rotated.path);
-  const current = journalFile(file);
-  if (
-    await fs.stat(current).then(
-      () => true,
-      () => false,
-    )
-  )
-    files.push(current);
-  return files;
-}
-
-/** Deletes a session's database and all its journals (kept-aside files are left for the user). */
-export async function deleteSessionFiles(file: string): Promise<void> {
-  for (const each of await sessionFiles(file)) await fs.rm(each, { force: true });
-}
-
-// ---------------------------------------------------------------------------------------------
 // Encoding
 
 /** The record as buffers for one writev: no copy of the content. */
@@ -170,29 +134,34 @@ export interface LeftJournals {
   found: boolean;
   /** The number the next rotation gets. */
   nextRotation: number;
+  /** Sizes of the rotated journals still on disk, by rotation number, and of the current one. */
+  rotatedBytes: Map<number, number>;
+  currentBytes: number;
 }
 
 /** Reads the journals a session left behind (rotated ones by number, then the current one). */
 export async function readLeftJournals(sessionFile: string): Promise<LeftJournals> {
   const rotated = await rotatedJournals(sessionFile);
-  const paths = rotated.map((f) => f.path);
-  const current = journalFile(sessionFile);
-  if (
-    await fs.stat(current).then(
-      () => true,
-      () => false,
-    )
-  )
-    paths.push(current);
-  const left: LeftJournals = { entries: [], torn: [], found: paths.length > 0, nextRotation: (rotated.at(-1)?.n ?? 0) + 1 };
+  const paths = await journalFiles(sessionFile);
+  const left: LeftJournals = {
+    entries: [],
+    torn: [],
+    found: paths.length > 0,
+    nextRotation: (rotated.at(-1)?.n ?? 0) + 1,
+    rotatedBytes: new Map(),
+    currentBytes: 0,
+  };
   for (const journalPath of paths) {
-    const parsed = parseJournal(await fs.readFile(journalPath));
+    const data = await fs.readFile(journalPath);
+    const parsed = parseJournal(data);
     left.entries.push(...parsed.entries);
     if (parsed.bytesIgnored > 0) {
-      const aside = `${journalPath}.torn-${Date.now()}-${randomBytes(3).toString('hex')}`;
-      await fs.rename(journalPath, aside);
-      left.torn.push({ path: aside, bytesIgnored: parsed.bytesIgnored });
+      left.torn.push({ path: await moveAside(journalPath, 'torn'), bytesIgnored: parsed.bytesIgnored });
+      continue;
     }
+    const n = rotated.find((each) => each.path === journalPath)?.n;
+    if (n === undefined) left.currentBytes = data.length;
+    else left.rotatedBytes.set(n, data.length);
   }
   return left;
 }
@@ -231,13 +200,16 @@ function parseRecord(data: Buffer, at: number): { entry: JournalEntry; next: num
  */
 export class JournalWriter {
   private handle: fs.FileHandle | undefined;
-  private size = 0;
   /** The current file holds bytes that could not be cut off: rotate before appending again. */
   damaged = false;
 
   private identity: string | undefined;
 
-  constructor(readonly path: string) {}
+  /** `size`: the file's length when it is not open yet (what a previous session left). */
+  constructor(
+    readonly path: string,
+    private size = 0,
+  ) {}
 
   private async stillLinked(): Promise<boolean> {
     const st = await fs.stat(this.path).catch(() => undefined);
@@ -300,8 +272,29 @@ export class JournalWriter {
     }
   }
 
+  /** The file's length: records not yet moved aside by a rotation. */
   get bytes(): number {
     return this.size;
+  }
+
+  /**
+   * Closes the file and renames it to `target` (a rotation); new records start a new file.
+   * Returns the bytes moved, or undefined when there was no file (nothing appended since).
+   */
+  async moveTo(target: string): Promise<number | undefined> {
+    await this.close();
+    // The file's own length: a damaged one holds more than was acknowledged.
+    const moved = (await fs.stat(this.path).catch(() => undefined))?.size ?? this.size;
+    try {
+      await fs.rename(this.path, target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      this.size = 0;
+      return undefined;
+    }
+    this.size = 0;
+    this.damaged = false;
+    return moved;
   }
 
   async close(): Promise<void> {

@@ -5,7 +5,7 @@ import { isOutputIdShape } from '../ids';
 import type { OutputInfo } from '../types';
 import { CHUNK_BYTES, Codec, type EncodedChunk } from './chunks';
 import type { RetainRecord } from './journal';
-import { queryRows } from './schema';
+import { inTransaction, queryRows } from './schema';
 
 export interface OutputRow {
   id: string;
@@ -42,6 +42,18 @@ export function rawChunks(content: Buffer): EncodedChunk[] {
   for (let at = 0; at < content.length; at += CHUNK_BYTES)
     chunks.push({ codec: Codec.Raw, data: content.subarray(at, Math.min(content.length, at + CHUNK_BYTES)) });
   return chunks;
+}
+
+/** Stores a copy's content as chunk rows. */
+export function insertChunks(db: Database, outputId: string, chunks: EncodedChunk[]): void {
+  inTransaction(db, () => {
+    const insert = db.prepare('INSERT INTO chunks (output_id, idx, codec, data) VALUES (?, ?, ?, ?)');
+    try {
+      chunks.forEach((chunk, index) => insert.run([outputId, index, chunk.codec, chunk.data]));
+    } finally {
+      insert.free();
+    }
+  });
 }
 
 /** The highest seq the database holds or has held (a removed copy's seq is not reused). */

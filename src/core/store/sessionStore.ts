@@ -1,39 +1,37 @@
 /**
- * One session's retained copies, in one SQLite file (sql.js) per session plus its journal.
- *
- * The database lives in memory. A retained copy (or a removal) is first appended to the session's
- * journal and fsync'd: that is when retain() resolves, so its cost follows the new copy, not the
- * session. Checkpoints, in the background (and on flush, close, remove and fork), deflate the new
- * chunks, write the database out whole and atomically, and only then drop the journal records it
- * now holds. Opening replays the journal over the database. IDs are looked up only in this session.
+ * One session's retained copies, in one SQLite file (sql.js) per session plus its journal: the
+ * queries. The database lives in memory; how changes become durable (journal first, then a
+ * background checkpoint) is the checkpointer's (checkpointer.ts). Opening replays the journal over
+ * the database. IDs are looked up only in this session.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Database } from 'sql.js';
 import { RecallError, describeError } from '../errors';
 import { newOutputId, newSessionId, isSessionIdShape } from '../ids';
-import { DEFAULT_LIMITS } from '../limits';
+import { DEFAULT_LIMITS, JOURNAL_LIMIT_QUOTAS } from '../limits';
 import { PAGE_CONTEXT, pageFromWindow, validatePageRequest } from '../pager';
 import { compileSearch, searchBytes } from '../search';
 import { capBytes } from '../capture/headTailBuffer';
 import { toBuffer } from '../preview';
-import type { OpenReport, OutputInfo, ReadResult, RecallStore, RetainMeta, RetainResult, SearchOptions, SearchResult } from '../types';
-import { atomicWriteFile } from './atomicWrite';
-import { encodeChunks, type EncodedChunk } from './chunks';
+import type {
+  OpenReport,
+  OutputInfo,
+  ReadResult,
+  RecallStore,
+  RetainMeta,
+  RetainResult,
+  SearchOptions,
+  SearchResult,
+  StoreStats,
+} from '../types';
 import { ChunkReader } from './chunkReader';
-import {
-  JournalWriter,
-  deleteSessionFiles,
-  encodeRecord,
-  journalFile,
-  readLeftJournals,
-  rotatedJournals,
-  type JournalHeader,
-  type RetainRecord,
-} from './journal';
-import { openDatabase, sessionFile } from './sessionFile';
-import { applyPragmas, compactIfWasteful, inTransaction, queryRows } from './schema';
-import { evictFor, insertOutputRow, lastSeq, lookupRow, outputStats, rawChunks, toInfo, type OutputRow } from './outputRows';
+import { Checkpointer } from './checkpointer';
+import { readLeftJournals, type LeftJournals, type RetainRecord } from './journal';
+import { openDatabase } from './database';
+import { deleteSessionFiles, sessionFile } from './sessionFiles';
+import { inTransaction, queryRows } from './schema';
+import { evictFor, insertOutputRow, lastSeq, lookupRow, outputStats, toInfo, type OutputRow } from './outputRows';
 
 export interface OpenStoreOptions {
   /** Folder that holds the session files. Created if missing. */
@@ -44,6 +42,11 @@ export interface OpenStoreOptions {
   quotaBytes?: number;
   /** Largest copy (default 8 MiB); larger content keeps head and tail around a gap. */
   copyBytes?: number;
+  /**
+   * Journal bytes on disk (changes no checkpoint has saved yet) past which new copies are refused
+   * with STORE_UNAVAILABLE; reached only while checkpoints fail. Default: twice the quota.
+   */
+  journalLimitBytes?: number;
   /** @internal recorded in a fork's file. */
   forkedFrom?: string;
   /**
@@ -62,6 +65,12 @@ export async function openStore(options: OpenStoreOptions): Promise<SessionStore
     throw new RecallError('INVALID_ARGUMENT', `copyBytes must be an integer of at least 4096; got ${copyBytes}.`);
   if (!Number.isInteger(quotaBytes) || quotaBytes < copyBytes)
     throw new RecallError('INVALID_ARGUMENT', `quotaBytes must be an integer of at least copyBytes (${copyBytes}); got ${quotaBytes}.`);
+  const journalLimitBytes = options.journalLimitBytes ?? JOURNAL_LIMIT_QUOTAS * quotaBytes;
+  if (!Number.isInteger(journalLimitBytes) || journalLimitBytes < copyBytes)
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `journalLimitBytes must be an integer of at least copyBytes (${copyBytes}); got ${journalLimitBytes}.`,
+    );
   if (options.sessionId !== undefined && !isSessionIdShape(options.sessionId)) {
     throw new RecallError('INVALID_ARGUMENT', `"${options.sessionId}" is not a session id (letters, digits, "_" and "-", at most 64).`);
   }
@@ -70,17 +79,17 @@ export async function openStore(options: OpenStoreOptions): Promise<SessionStore
   try {
     await fs.mkdir(options.dir, { recursive: true });
     const opened = await openDatabase(file, sessionId, options.forkedFrom);
+    const left = await readLeftJournals(file);
     const store = new SessionStore(
       sessionId,
       file,
       opened.db,
-      quotaBytes,
-      copyBytes,
+      { quotaBytes, copyBytes, journalLimitBytes, checkpoints: options.checkpoints ?? 'auto' },
       opened.report,
       opened.resumed,
-      options.checkpoints ?? 'auto',
+      left,
     );
-    const replayed = await store.replayJournals();
+    const replayed = store.replayJournals(left);
     if (!opened.resumed) await store.flush();
     // Replayed records are durable in the journal already: a failed checkpoint is retried later.
     else if (replayed) await store.flush().catch(() => undefined);
@@ -98,40 +107,39 @@ export class SessionStore implements RecallStore {
   private closed: 'open' | 'closed' | 'deleted' = 'open';
   private readonly chunks = new ChunkReader(() => this.db);
   private nextSeq: number;
-  /** The latest checkpoint, and the one not yet started that new changes can join. */
-  private writeChain: Promise<void> = Promise.resolve();
-  private pendingWrite: Promise<void> | undefined;
-  /** Retains, removals and journal rotations, one at a time (see retain). */
-  private changes: Promise<unknown> = Promise.resolve();
-  private readonly journal: JournalWriter;
-  /** The next rotated journal's number (`<file>.journal.<n>`). */
-  private nextRotation = 1;
-  /**
-   * Copies journalled since the last checkpoint: their rows are in the database, their content only
-   * here (and in the journal) until a checkpoint deflates it into chunk rows. Inserting 8 MiB of raw
-   * chunks into sql.js costs 200-400 ms, far more than the journal append.
-   */
-  private readonly pendingContent = new Map<string, Buffer>();
-  private checkpointTimer: NodeJS.Timeout | undefined;
+  private readonly durability: Checkpointer;
   /** close() or delete() has begun: changes already queued finish, new ones are refused. */
   private closing = false;
-  private persistError: Error | undefined;
+  readonly quotaBytes: number;
+  readonly copyBytes: number;
+  private readonly checkpoints: 'auto' | 'manual';
 
   /** @internal use openStore */
   constructor(
     readonly sessionId: string,
     readonly file: string,
     private db: Database,
-    readonly quotaBytes: number,
-    readonly copyBytes: number,
+    limits: { quotaBytes: number; copyBytes: number; journalLimitBytes: number; checkpoints: 'auto' | 'manual' },
     /** What happened on open (a file moved aside), for the caller to show. */
     readonly openReport: OpenReport,
     /** Whether an existing session was resumed. */
     readonly resumed: boolean,
-    private readonly checkpoints: 'auto' | 'manual' = 'auto',
+    left: LeftJournals,
   ) {
+    this.quotaBytes = limits.quotaBytes;
+    this.copyBytes = limits.copyBytes;
+    this.checkpoints = limits.checkpoints;
     this.nextSeq = lastSeq(this.db) + 1;
-    this.journal = new JournalWriter(journalFile(file));
+    this.durability = new Checkpointer(
+      file,
+      { database: () => this.database(), isOpen: () => this.closed === 'open', lastSeq: () => this.nextSeq - 1 },
+      { mode: limits.checkpoints, journalLimitBytes: limits.journalLimitBytes },
+      left,
+    );
+  }
+
+  get journalLimitBytes(): number {
+    return this.durability.journalLimitBytes;
   }
 
   /**
@@ -139,22 +147,20 @@ export class SessionStore implements RecallStore {
    * Retained copies stay durable in the journal meanwhile; the database file is just behind.
    */
   get lastPersistError(): Error | undefined {
-    return this.persistError;
+    return this.durability.lastError;
   }
 
   /**
-   * @internal (openStore) Applies the journal files over the database, oldest first: retains the
-   * database does not hold yet, and removals. A damaged or torn tail ends that file's replay; the
-   * file is kept aside and reported. Returns whether there were journal files.
+   * @internal (openStore) Applies the journals a previous run left over the database, oldest
+   * first: retains the database does not hold yet, and removals. A damaged or torn tail ended that
+   * file's replay; the file was kept aside and is reported. Returns whether there were journals.
    */
-  async replayJournals(): Promise<boolean> {
-    const left = await readLeftJournals(this.file);
-    this.nextRotation = left.nextRotation;
+  replayJournals(left: LeftJournals): boolean {
     const applied = lastSeq(this.db);
     for (const { header, content } of left.entries) {
       if (header.op === 'remove') {
         inTransaction(this.db, () => this.removeOutput(header.outputId));
-        this.pendingContent.delete(header.outputId);
+        this.durability.drop(header.outputId);
         continue;
       }
       if (header.seq <= applied) continue;
@@ -174,7 +180,12 @@ export class SessionStore implements RecallStore {
   async retain(content: string | Uint8Array, meta: RetainMeta = {}): Promise<RetainResult> {
     this.ensureOpen();
     this.ensureNotClosing();
-    return this.serializedChange(() => this.retainNow(content, meta));
+    const release = await this.durability.reserve(Math.min(this.copyBytes, byteLength(content)));
+    try {
+      return await this.durability.change(() => this.retainNow(content, meta));
+    } finally {
+      release();
+    }
   }
 
   private async retainNow(content: string | Uint8Array, meta: RetainMeta): Promise<RetainResult> {
@@ -200,14 +211,13 @@ export class SessionStore implements RecallStore {
       gapOffset: capped.gapOffset ?? meta.gapOffset ?? null,
       meta: { tool: meta.tool, title: meta.title, extra: meta.extra },
     };
-    const start = await this.appendRecord(record, bytes);
     try {
-      this.ensureOpen();
-      this.applyRetain(record, bytes);
-      this.nextSeq = record.seq + 1;
+      await this.durability.record(record, bytes, () => {
+        this.ensureOpen();
+        this.applyRetain(record, bytes);
+        this.nextSeq = record.seq + 1;
+      });
     } catch (error) {
-      // Not in the database: take the record back so a replay cannot bring it back either.
-      await this.journal.cutBack(start);
       throw error instanceof RecallError
         ? error
         : new RecallError(
@@ -215,26 +225,8 @@ export class SessionStore implements RecallStore {
             `The output could not be stored (${describeError(error)}), so it was not retained. Only the preview is available.`,
           );
     }
-    this.scheduleCheckpoint();
+    this.durability.schedule();
     return { outputId, totalBytes, complete, droppedBytes };
-  }
-
-  /** Appends a record durably; a failure is STORE_UNAVAILABLE naming the errno, and nothing changed. */
-  private async appendRecord(header: JournalHeader, content?: Uint8Array): Promise<number> {
-    try {
-      if (this.journal.damaged) await this.rotateJournal();
-      return await this.journal.append(encodeRecord(header, content));
-    } catch (error) {
-      const what = header.op === 'retain' ? 'The output could not be saved' : `The removal of "${header.outputId}" could not be saved`;
-      const outcome =
-        header.op === 'retain'
-          ? 'so it was not retained and cannot be read back. Only the preview is available.'
-          : 'so the output was not removed.';
-      throw new RecallError(
-        'STORE_UNAVAILABLE',
-        `${what} to the session journal ${this.journal.path} (${describeError(error)}), ${outcome}`,
-      );
-    }
   }
 
   /** Inserts a journalled copy's row (its content waits for the next checkpoint), evicting for the quota. */
@@ -245,8 +237,8 @@ export class SessionStore implements RecallStore {
       this.chunks.clear();
       insertOutputRow(this.db, record);
     });
-    for (const id of evicted) this.pendingContent.delete(id);
-    this.pendingContent.set(record.outputId, content);
+    for (const id of evicted) this.durability.drop(id);
+    this.durability.hold(record.outputId, content);
   }
 
   async read(outputId: string, offset = 0, maxBytes: number = DEFAULT_LIMITS.pageBytes): Promise<ReadResult> {
@@ -282,9 +274,15 @@ export class SessionStore implements RecallStore {
     return queryRows<OutputRow>(this.db, 'SELECT * FROM outputs ORDER BY seq DESC').map(toInfo);
   }
 
-  async stats(): Promise<{ outputs: number; retainedBytes: number; evicted: number }> {
+  async stats(): Promise<StoreStats> {
     this.ensureOpen();
-    return outputStats(this.db);
+    const failure = this.durability.lastFailure;
+    return {
+      ...outputStats(this.db),
+      journalBytes: this.durability.journalBytes,
+      journalLimitBytes: this.durability.journalLimitBytes,
+      ...(failure ? { lastCheckpointError: failure } : {}),
+    };
   }
 
   /**
@@ -294,22 +292,17 @@ export class SessionStore implements RecallStore {
   async remove(outputId: string): Promise<void> {
     this.lookup(outputId, { allowEvicted: true });
     this.ensureNotClosing();
-    await this.serializedChange(async () => {
+    await this.durability.change(async () => {
       this.ensureOpen();
       if (queryRows(this.db, 'SELECT 1 FROM outputs WHERE id = ?', [outputId]).length === 0) return;
-      await this.appendRecord({ op: 'remove', outputId });
-      this.ensureOpen();
-      inTransaction(this.db, () => this.removeOutput(outputId));
-      this.pendingContent.delete(outputId);
+      await this.durability.record({ op: 'remove', outputId }, undefined, () => {
+        this.ensureOpen();
+        inTransaction(this.db, () => this.removeOutput(outputId));
+        this.durability.drop(outputId);
+      });
     });
     // Durable already; a failed checkpoint is surfaced in lastPersistError and retried later.
     if (this.closed === 'open') await this.flush().catch(() => undefined);
-  }
-
-  private serializedChange<T>(change: () => Promise<T>): Promise<T> {
-    const run = this.changes.then(change, change);
-    this.changes = run.catch(() => undefined);
-    return run;
   }
 
   /** A new session in the same folder that shares no copies with this one. */
@@ -320,6 +313,7 @@ export class SessionStore implements RecallStore {
       dir: path.dirname(this.file),
       quotaBytes: this.quotaBytes,
       copyBytes: this.copyBytes,
+      journalLimitBytes: this.journalLimitBytes,
       forkedFrom: this.sessionId,
       checkpoints: this.checkpoints,
     });
@@ -329,10 +323,9 @@ export class SessionStore implements RecallStore {
   async delete(): Promise<void> {
     if (this.closed === 'deleted') return;
     this.closing = true;
-    this.cancelCheckpoint();
-    await this.changes.catch(() => undefined);
-    await this.settleWrites();
-    await this.journal.close();
+    this.durability.stop();
+    await this.durability.idle();
+    await this.durability.shutdown();
     if (this.closed === 'open') this.db.close();
     this.closed = 'deleted';
     this.chunks.clear();
@@ -343,12 +336,10 @@ export class SessionStore implements RecallStore {
   async close(): Promise<void> {
     if (this.closed !== 'open') return;
     this.closing = true;
-    await this.changes.catch(() => undefined);
+    await this.durability.idle();
     if (this.closed !== 'open') return;
     await this.flush().catch(() => undefined);
-    this.cancelCheckpoint();
-    await this.settleWrites();
-    await this.journal.close();
+    await this.durability.shutdown();
     if (this.closed !== 'open') return;
     this.closed = 'closed';
     this.chunks.clear();
@@ -356,120 +347,18 @@ export class SessionStore implements RecallStore {
   }
 
   /**
-   * Checkpoints: writes the database out durably, then drops the journal records it holds. Calls
-   * that arrive while one runs share the next, so a burst of retains costs two checkpoints.
-   * Rejects with the write's error (also kept in lastPersistError); journalled copies stay durable.
+   * Checkpoints now (see Checkpointer.flush): rejects with the write's error, which stats() also
+   * reports until a checkpoint succeeds; journalled copies stay durable.
    */
   flush(): Promise<void> {
     this.ensureOpen();
-    if (this.pendingWrite) return this.pendingWrite;
-    const write = this.writeChain
-      .catch(() => undefined)
-      .then(async () => {
-        this.pendingWrite = undefined;
-        this.ensureOpen();
-        try {
-          await this.checkpointNow();
-          this.persistError = undefined;
-        } catch (error) {
-          this.persistError = error instanceof Error ? error : new Error(String(error));
-          throw error;
-        }
-      });
-    this.pendingWrite = write;
-    this.writeChain = write;
-    return write;
-  }
-
-  private async checkpointNow(): Promise<void> {
-    // 1. Rotate, between changes: every record in the rotated files is in the database from now on.
-    const upTo = await this.serializedChange(() => this.rotateJournal());
-    // 2. Deflate the pending copies into chunk rows (retains go on meanwhile). The export must hold
-    //    the content of every row it holds, since replay skips records the database has: so from the
-    //    check that nothing is pending to the export, nothing awaits. Retains that keep arriving are
-    //    stored raw after a few rounds rather than deflated.
-    for (let round = 0; ; round++) {
-      await this.encodePending();
-      this.ensureOpen();
-      if (this.pendingContent.size === 0) break;
-      if (round >= 2) {
-        for (const [outputId, content] of [...this.pendingContent]) this.insertChunks(outputId, rawChunks(content));
-        break;
-      }
-    }
-    // 3. Write the database out.
-    this.db.run("INSERT OR REPLACE INTO session (key, value) VALUES ('last_seq', ?)", [String(this.nextSeq - 1)]);
-    compactIfWasteful(this.db);
-    const data = this.db.export();
-    applyPragmas(this.db);
-    await atomicWriteFile(this.file, data);
-    // 4. Only now are the rotated records redundant. (Should a removal fail, the next checkpoint retries;
-    //    a leftover record is skipped on replay: its seq is at most the database's last_seq.)
-    for (const rotated of await rotatedJournals(this.file)) {
-      if (rotated.n <= upTo) await fs.rm(rotated.path, { force: true });
-    }
-  }
-
-  /** Renames the current journal to `<file>.journal.<n>` (new records start a new file); returns n. */
-  private async rotateJournal(): Promise<number> {
-    await this.journal.close();
-    const current = journalFile(this.file);
-    const n = this.nextRotation;
-    try {
-      await fs.rename(current, `${current}.${n}`);
-      this.nextRotation++;
-      this.journal.damaged = false;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
-    return this.nextRotation - 1;
-  }
-
-  /** Deflates the pending copies (where it pays, as encodeChunks decides) into chunk rows. */
-  private async encodePending(): Promise<void> {
-    for (const [outputId, content] of [...this.pendingContent]) {
-      const encoded = await encodeChunks(content);
-      if (this.closed !== 'open') return;
-      // Evicted or removed meanwhile: then it is no longer pending, and there is nothing to store.
-      if (this.pendingContent.get(outputId) !== content) continue;
-      this.insertChunks(outputId, encoded);
-    }
-  }
-
-  private insertChunks(outputId: string, chunks: EncodedChunk[]): void {
-    inTransaction(this.db, () => {
-      const insert = this.db.prepare('INSERT INTO chunks (output_id, idx, codec, data) VALUES (?, ?, ?, ?)');
-      try {
-        chunks.forEach((chunk, index) => insert.run([outputId, index, chunk.codec, chunk.data]));
-      } finally {
-        insert.free();
-      }
-    });
-    this.pendingContent.delete(outputId);
-  }
-
-  private scheduleCheckpoint(): void {
-    if (this.checkpoints !== 'auto' || this.checkpointTimer) return;
-    this.checkpointTimer = setTimeout(() => {
-      this.checkpointTimer = undefined;
-      if (this.closed === 'open') this.flush().catch(() => undefined);
-    }, 0);
-    this.checkpointTimer.unref?.();
-  }
-
-  private cancelCheckpoint(): void {
-    if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
-    this.checkpointTimer = undefined;
-  }
-
-  private async settleWrites(): Promise<void> {
-    await this.writeChain.catch(() => undefined);
+    return this.durability.flush();
   }
 
   /** Bytes [from, to) of a copy: pending content from memory, the rest from its chunk rows. */
   private bytes(row: OutputRow, from: number, to: number, cache: boolean): Buffer {
     if (to <= from) return Buffer.alloc(0);
-    const pending = this.pendingContent.get(row.id);
+    const pending = this.durability.pending(row.id);
     if (pending) return pending.subarray(from, to);
     return this.chunks.bytes(row, from, to, cache);
   }
@@ -483,6 +372,11 @@ export class SessionStore implements RecallStore {
     this.db.run('DELETE FROM chunks WHERE output_id = ?', [outputId]);
     this.db.run('DELETE FROM outputs WHERE id = ?', [outputId]);
     this.chunks.forget(outputId);
+  }
+
+  private database(): Database {
+    this.ensureOpen();
+    return this.db;
   }
 
   private ensureNotClosing(): void {
@@ -502,3 +396,6 @@ export class SessionStore implements RecallStore {
     }
   }
 }
+
+const byteLength = (content: unknown): number =>
+  typeof content === 'string' ? Buffer.byteLength(content, 'utf8') : content instanceof Uint8Array ? content.length : 0;

@@ -29,8 +29,8 @@ export function serveStores(port: Port): void {
   const register = (store: SessionStore): OpenedStore => {
     const handle = nextHandle++;
     stores.set(handle, store);
-    const { sessionId, file, openReport, resumed, copyBytes, quotaBytes } = store;
-    return { handle, sessionId, file, openReport, resumed, copyBytes, quotaBytes };
+    const { sessionId, file, openReport, resumed, copyBytes, quotaBytes, journalLimitBytes } = store;
+    return { handle, sessionId, file, openReport, resumed, copyBytes, quotaBytes, journalLimitBytes };
   };
 
   const storeOf = (handle: StoreHandle): SessionStore => {
@@ -79,6 +79,7 @@ export function serveStores(port: Port): void {
         sessionId,
         quotaBytes: parent.quotaBytes,
         copyBytes: parent.copyBytes,
+        journalLimitBytes: parent.journalLimitBytes,
         forkedFrom: parent.sessionId,
       });
       return { result: register(fork) };

@@ -94,6 +94,7 @@ export async function openWorkerStore(options: WorkerStoreOptions): Promise<Work
     sessionId: storeOptions.sessionId ?? newSessionId(),
     quotaBytes: storeOptions.quotaBytes,
     copyBytes: storeOptions.copyBytes,
+    journalLimitBytes: storeOptions.journalLimitBytes,
     forkedFrom: storeOptions.forkedFrom,
   };
   try {
@@ -114,6 +115,7 @@ export class WorkerStore implements RecallStore {
   readonly resumed: boolean;
   readonly copyBytes: number;
   readonly quotaBytes: number;
+  readonly journalLimitBytes: number;
   private state: 'open' | 'closing' | 'closed' | 'deleted' = 'open';
   private closing: Promise<void> | undefined;
   private deleting: Promise<void> | undefined;
@@ -132,9 +134,16 @@ export class WorkerStore implements RecallStore {
     this.resumed = opened.resumed;
     this.copyBytes = opened.copyBytes;
     this.quotaBytes = opened.quotaBytes;
+    this.journalLimitBytes = opened.journalLimitBytes;
     this.link = {
       handle: opened.handle,
-      reopen: { dir: path.dirname(opened.file), sessionId: opened.sessionId, quotaBytes: opened.quotaBytes, copyBytes: opened.copyBytes },
+      reopen: {
+        dir: path.dirname(opened.file),
+        sessionId: opened.sessionId,
+        quotaBytes: opened.quotaBytes,
+        copyBytes: opened.copyBytes,
+        journalLimitBytes: opened.journalLimitBytes,
+      },
     };
     host.attach(this.link);
   }

@@ -12,7 +12,9 @@
  * allows it) and `readAll` results. Everything else is plain structured-clone data.
  */
 import type { RecallErrorCode } from '../errors';
-import type { OpenReport, OutputInfo, ReadResult, RetainMeta, RetainResult, SearchOptions, SearchResult } from '../types';
+import type { OpenReport, OutputInfo, ReadResult, RetainMeta, RetainResult, SearchOptions, SearchResult, StoreStats } from '../types';
+
+export type { StoreStats };
 
 /** A store inside one worker. */
 export type StoreHandle = number;
@@ -23,6 +25,7 @@ export interface WorkerOpenOptions {
   sessionId: string;
   quotaBytes?: number;
   copyBytes?: number;
+  journalLimitBytes?: number;
   forkedFrom?: string;
 }
 
@@ -38,12 +41,7 @@ export interface OpenedStore {
   resumed: boolean;
   copyBytes: number;
   quotaBytes: number;
-}
-
-export interface StoreStats {
-  outputs: number;
-  retainedBytes: number;
-  evicted: number;
+  journalLimitBytes: number;
 }
 
 /** Request bodies by operation, with the result each one replies with. */

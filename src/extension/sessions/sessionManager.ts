@@ -1,9 +1,8 @@
 import * as vscode from 'vscode';
 import { promises as fs } from 'node:fs';
 import { RecallError, describeError } from '../../core/errors';
-import { listSessions, sessionFile, type SessionFileInfo } from '../../core/store/sessionFile';
+import { deleteSessionFiles, listSessions, sessionFile, type SessionFileInfo } from '../../core/store/sessionFiles';
 import { tryLockSession, isSessionLocked, type SessionLock } from '../../core/store/sessionLock';
-import { deleteSessionFiles } from '../../core/store/journal';
 import { newSessionId } from '../../core/ids';
 import type { OpenReport, RecallStore, RetainMeta, RetainResult } from '../../core/types';
 import type { OpenStoreOptions } from '../../core/store/sessionStore';
@@ -25,7 +24,7 @@ export class SessionManager implements vscode.Disposable {
   private opening: Promise<ManagedStore> | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly changed = new vscode.EventEmitter<void>();
-  /** Fires when outputs are added or removed, or the session changes. */
+  /** Fires when outputs are added or removed, the session changes, or its checkpoints start or stop failing. */
   readonly onDidChange = this.changed.event;
 
   constructor(
@@ -175,6 +174,8 @@ export class SessionManager implements vscode.Disposable {
         quotaBytes: limits.sessionQuotaBytes,
         copyBytes: limits.copyBytes,
         forkedFrom,
+        // 0 is "the store's default", which the store derives from the quota.
+        ...(limits.journalLimitBytes > 0 ? { journalLimitBytes: limits.journalLimitBytes } : {}),
       });
     } catch (error) {
       await lock.release();

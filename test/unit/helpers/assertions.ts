@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { isRecallError, type RecallError, type RecallErrorCode } from '../../../src/core/errors';
-import type { ReadResult, RecallStore } from '../../../src/core/types';
+import type { ReadResult, RecallStore, StoreStats } from '../../../src/core/types';
 
 /** Awaits `work`, asserts it rejects (or throws) a RecallError with `code`, and returns the error. */
 export async function rejectsWith(work: Promise<unknown> | (() => unknown), code: RecallErrorCode, note = ''): Promise<RecallError> {
@@ -58,4 +58,9 @@ export function namedReadCall(text: string): { outputId: string; offset: number 
   const match = /read_tool_output (\{[^}]*\})/.exec(text);
   assert.ok(match, `no read_tool_output call in: ${text.slice(0, 300)}`);
   return JSON.parse(match[1]) as { outputId: string; offset: number };
+}
+
+/** The output counts of stats(), without the journal's state (which depends on checkpoint timing). */
+export function outputCounts(stats: StoreStats): Pick<StoreStats, 'outputs' | 'retainedBytes' | 'evicted'> {
+  return { outputs: stats.outputs, retainedBytes: stats.retainedBytes, evicted: stats.evicted };
 }

@@ -1,0 +1,313 @@
+/**
+ * The durability protocol of one session: the journal, the copies waiting in it, and the
+ * background checkpoint that moves them into the database file.
+ *
+ * A change (a retained copy, a removal) is appended to the journal and fsync'd before it is
+ * applied to the in-memory database: that is when it is acknowledged. A checkpoint, in the
+ * background, rotates the journal, deflates the waiting copies into chunk rows, writes the
+ * database out whole and atomically, and only then deletes the rotated journals it made redundant.
+ *
+ * While checkpoints fail (a full disk, a folder that turned read-only) nothing acknowledged is
+ * lost, but the journal grows: it is bounded (`journalLimitBytes`), past which new copies are
+ * refused with the reason. Failed checkpoints are retried with backoff, and a copy that finds the
+ * journal full tries one first, so a recovered disk catches up without a restart.
+ */
+import { promises as fs } from 'node:fs';
+import type { Database } from 'sql.js';
+import { RecallError, describeError } from '../errors';
+import { atomicWriteFile } from './atomicWrite';
+import { encodeChunks } from './chunks';
+import { JournalWriter, encodeRecord, type JournalHeader, type LeftJournals } from './journal';
+import { insertChunks, rawChunks } from './outputRows';
+import { applyPragmas, compactIfWasteful } from './schema';
+import { journalFile, rotatedJournals } from './sessionFiles';
+
+/** First retry of a failed background checkpoint; doubled on each failure up to the maximum. */
+const RETRY_FIRST_MS = 1000;
+const RETRY_MAX_MS = 30_000;
+/** A retain that finds the journal full tries a checkpoint first, unless one failed this recently. */
+const CATCH_UP_AFTER_MS = 1000;
+
+/** What the checkpointer needs of the store it keeps durable. */
+export interface CheckpointSource {
+  /** The open database (throws STORE_CLOSED once the store is closed). */
+  database(): Database;
+  isOpen(): boolean;
+  /** The highest change number handed out so far. */
+  lastSeq(): number;
+}
+
+export interface CheckpointerOptions {
+  /** 'manual': no background checkpoints and no retries (tests simulate a crash before one runs). */
+  mode: 'auto' | 'manual';
+  /** Journal bytes on disk past which new copies are refused. */
+  journalLimitBytes: number;
+}
+
+export interface CheckpointFailure {
+  message: string;
+  /** Epoch ms. */
+  at: number;
+}
+
+export class Checkpointer {
+  private readonly journal: JournalWriter;
+  /** The next rotated journal's number (`<file>.journal.<n>`), and the sizes of those on disk. */
+  private nextRotation: number;
+  private readonly rotatedBytes: Map<number, number>;
+  /**
+   * Copies journalled since the last checkpoint: their rows are in the database, their content only
+   * here (and in the journal) until a checkpoint deflates it into chunk rows. Inserting 8 MiB of raw
+   * chunks into sql.js costs 200-400 ms, far more than the journal append.
+   */
+  private readonly pendingContent = new Map<string, Buffer>();
+  /** Retains, removals and journal rotations, one at a time. */
+  private changes: Promise<unknown> = Promise.resolve();
+  /** The latest checkpoint, and the one not yet started that new changes can join. */
+  private writeChain: Promise<void> = Promise.resolve();
+  private pendingWrite: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private failure: { error: Error; at: number } | undefined;
+  private failures = 0;
+  /** Bytes of the retains queued but not yet appended (see reserve). */
+  private reservedBytes = 0;
+
+  constructor(
+    readonly file: string,
+    private readonly source: CheckpointSource,
+    private readonly options: CheckpointerOptions,
+    left: Pick<LeftJournals, 'nextRotation' | 'rotatedBytes' | 'currentBytes'>,
+  ) {
+    this.journal = new JournalWriter(journalFile(file), left.currentBytes);
+    this.nextRotation = left.nextRotation;
+    this.rotatedBytes = new Map(left.rotatedBytes);
+  }
+
+  get journalLimitBytes(): number {
+    return this.options.journalLimitBytes;
+  }
+
+  /** Bytes of journal on disk: changes acknowledged since the last checkpoint that succeeded. */
+  get journalBytes(): number {
+    let total = this.journal.bytes;
+    for (const bytes of this.rotatedBytes.values()) total += bytes;
+    return total;
+  }
+
+  /** The latest checkpoint's error, if it failed (cleared by the next that succeeds). */
+  get lastError(): Error | undefined {
+    return this.failure?.error;
+  }
+
+  get lastFailure(): CheckpointFailure | undefined {
+    return this.failure && { message: describeError(this.failure.error), at: this.failure.at };
+  }
+
+  /** Runs changes one at a time, in order; a rotation waits for the change before it. */
+  change<T>(run: () => Promise<T>): Promise<T> {
+    const next = this.changes.then(run, run);
+    this.changes = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Resolves once the changes queued so far have finished. */
+  idle(): Promise<void> {
+    return this.changes.then(() => undefined);
+  }
+
+  /**
+   * Called before a retain of about `bytes` is queued; returns the release of its reservation.
+   * When the journal, with the retains queued before, would pass its bound, checkpoints first
+   * (which empties it of everything queued so far), unless one just failed: a healthy store under
+   * a burst slows down instead of refusing.
+   */
+  async reserve(bytes: number): Promise<() => void> {
+    const over = this.journalBytes + this.reservedBytes + bytes > this.options.journalLimitBytes;
+    if (over && !(this.failure && Date.now() - this.failure.at < CATCH_UP_AFTER_MS)) await this.flush().catch(() => undefined);
+    this.reservedBytes += bytes;
+    let released = false;
+    return () => {
+      if (!released) this.reservedBytes -= bytes;
+      released = true;
+    };
+  }
+
+  /**
+   * Appends a record durably (inside a change), then applies it to the database. Nothing changes
+   * when the append fails; when applying fails the record is cut back off, so no replay brings it.
+   */
+  async record(header: JournalHeader, content: Uint8Array | undefined, apply: () => void): Promise<void> {
+    const buffers = encodeRecord(header, content);
+    if (header.op === 'retain') this.ensureRoom(buffers.reduce((sum, buffer) => sum + buffer.length, 0));
+    let start: number;
+    try {
+      if (this.journal.damaged) await this.rotate();
+      start = await this.journal.append(buffers);
+    } catch (error) {
+      const what = header.op === 'retain' ? 'The output could not be saved' : `The removal of "${header.outputId}" could not be saved`;
+      const outcome =
+        header.op === 'retain'
+          ? 'so it was not retained and cannot be read back. Only the preview is available.'
+          : 'so the output was not removed.';
+      throw new RecallError(
+        'STORE_UNAVAILABLE',
+        `${what} to the session journal ${this.journal.path} (${describeError(error)}), ${outcome}`,
+      );
+    }
+    try {
+      apply();
+    } catch (error) {
+      await this.journal.cutBack(start);
+      throw error;
+    }
+  }
+
+  private ensureRoom(bytes: number): void {
+    const used = this.journalBytes;
+    const limit = this.options.journalLimitBytes;
+    // An empty journal takes any one copy, however the limit compares with the copy cap.
+    if (used === 0 || used + bytes <= limit) return;
+    const why = this.failure
+      ? `checkpoints into the session file keep failing (the last, at ${new Date(this.failure.at).toISOString()}: ${describeError(this.failure.error)})`
+      : 'no checkpoint has emptied it yet';
+    throw new RecallError(
+      'STORE_UNAVAILABLE',
+      `The output was not retained: the session journal holds ${used} bytes not yet saved into the session file, and this output ` +
+        `(${bytes} bytes) would pass its limit of ${limit} bytes, because ${why}. Only the preview is available; outputs retained ` +
+        'before stay readable. The user must free disk space or make the session folder writable; saving then resumes by itself.',
+      {
+        reason: 'journalFull',
+        journalBytes: used,
+        journalLimitBytes: limit,
+        ...(this.lastFailure ? { lastCheckpointError: this.lastFailure } : {}),
+      },
+    );
+  }
+
+  /** Keeps a journalled copy's content until a checkpoint stores it in chunk rows. */
+  hold(outputId: string, content: Buffer): void {
+    this.pendingContent.set(outputId, content);
+  }
+
+  /** A copy removed or evicted: its content no longer waits for a checkpoint. */
+  drop(outputId: string): void {
+    this.pendingContent.delete(outputId);
+  }
+
+  pending(outputId: string): Buffer | undefined {
+    return this.pendingContent.get(outputId);
+  }
+
+  /** Checkpoints soon, in the background (auto mode only). */
+  schedule(delayMs = 0): void {
+    if (this.options.mode !== 'auto' || this.stopped || this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.source.isOpen() && !this.stopped) this.flush().catch(() => undefined);
+    }, delayMs);
+    this.timer.unref?.();
+  }
+
+  /**
+   * Checkpoints: writes the database out durably, then drops the journal records it holds. Calls
+   * that arrive while one runs share the next, so a burst of retains costs two checkpoints.
+   * Rejects with the write's error (also kept in lastError, and retried with backoff); journalled
+   * copies stay durable.
+   */
+  flush(): Promise<void> {
+    if (this.pendingWrite) return this.pendingWrite;
+    const write = this.writeChain
+      .catch(() => undefined)
+      .then(async () => {
+        this.pendingWrite = undefined;
+        this.source.database();
+        try {
+          await this.checkpointNow();
+          this.failure = undefined;
+          this.failures = 0;
+        } catch (error) {
+          this.failure = { error: error instanceof Error ? error : new Error(String(error)), at: Date.now() };
+          this.failures++;
+          if (this.source.isOpen()) this.schedule(Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (this.failures - 1)));
+          throw error;
+        }
+      });
+    this.pendingWrite = write;
+    this.writeChain = write;
+    return write;
+  }
+
+  /** No more background checkpoints (close or delete has begun). */
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Stops, waits for the running checkpoint, and closes the journal. */
+  async shutdown(): Promise<void> {
+    this.stop();
+    await this.writeChain.catch(() => undefined);
+    await this.journal.close();
+  }
+
+  private async checkpointNow(): Promise<void> {
+    // 1. Rotate, between changes: every record in the rotated files is in the database from now on.
+    const upTo = await this.change(() => this.rotate());
+    // 2. Deflate the pending copies into chunk rows (retains go on meanwhile). The export must hold
+    //    the content of every row it holds, since replay skips records the database has: so from the
+    //    check that nothing is pending to the export, nothing awaits. Retains that keep arriving are
+    //    stored raw after a few rounds rather than deflated.
+    for (let round = 0; ; round++) {
+      await this.encodePending();
+      const db = this.source.database();
+      if (this.pendingContent.size === 0) break;
+      if (round >= 2) {
+        for (const [outputId, content] of [...this.pendingContent]) this.store(db, outputId, rawChunks(content));
+        break;
+      }
+    }
+    // 3. Write the database out.
+    const db = this.source.database();
+    db.run("INSERT OR REPLACE INTO session (key, value) VALUES ('last_seq', ?)", [String(this.source.lastSeq())]);
+    compactIfWasteful(db);
+    const data = db.export();
+    applyPragmas(db);
+    await atomicWriteFile(this.file, data);
+    // 4. Only now are the rotated records redundant. (Should a removal fail, the next checkpoint retries;
+    //    a leftover record is skipped on replay: its seq is at most the database's last_seq.)
+    for (const rotated of await rotatedJournals(this.file)) {
+      if (rotated.n > upTo) continue;
+      await fs.rm(rotated.path, { force: true });
+      this.rotatedBytes.delete(rotated.n);
+    }
+  }
+
+  /** Renames the current journal to `<file>.journal.<n>` (new records start a new file); returns n. */
+  private async rotate(): Promise<number> {
+    const n = this.nextRotation;
+    const moved = await this.journal.moveTo(`${journalFile(this.file)}.${n}`);
+    if (moved !== undefined) {
+      this.rotatedBytes.set(n, moved);
+      this.nextRotation++;
+    }
+    return this.nextRotation - 1;
+  }
+
+  /** Deflates the pending copies (where it pays, as encodeChunks decides) into chunk rows. */
+  private async encodePending(): Promise<void> {
+    for (const [outputId, content] of [...this.pendingContent]) {
+      const encoded = await encodeChunks(content);
+      if (!this.source.isOpen()) return;
+      // Evicted or removed meanwhile: then it is no longer pending, and there is nothing to store.
+      if (this.pendingContent.get(outputId) !== content) continue;
+      this.store(this.source.database(), outputId, encoded);
+    }
+  }
+
+  private store(db: Database, outputId: string, chunks: Parameters<typeof insertChunks>[2]): void {
+    insertChunks(db, outputId, chunks);
+    this.pendingContent.delete(outputId);
+  }
+}

@@ -1,0 +1,57 @@
+/** Opening a session's database file: a readable session of this schema, or a fresh one. */
+import { promises as fs } from 'node:fs';
+import type { Database } from 'sql.js';
+import { describeError } from '../errors';
+import type { OpenReport } from '../types';
+import { loadSqlJs } from './sqljs';
+import { SCHEMA, SCHEMA_VERSION, applyPragmas, queryRows } from './schema';
+import { moveAside, removeStaleTemporaries } from './sessionFiles';
+
+const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
+
+/**
+ * Opens (or creates) a session database. A file that is not a readable session of this schema is
+ * renamed aside, kept for the user, and reported; the session then starts empty instead of failing.
+ */
+export async function openDatabase(
+  file: string,
+  sessionId: string,
+  forkedFrom?: string,
+): Promise<{ db: Database; report: OpenReport; resumed: boolean }> {
+  const SQL = await loadSqlJs();
+  await removeStaleTemporaries(file);
+  const report: OpenReport = {};
+  const existing = await fs.readFile(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (existing) {
+    let db: Database | undefined;
+    try {
+      if (!existing.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)) throw new Error('not an SQLite database');
+      db = new SQL.Database(existing);
+      applyPragmas(db);
+      const [version] = queryRows<{ value: string }>(db, "SELECT value FROM session WHERE key = 'schema_version'");
+      if (Number(version?.value) !== SCHEMA_VERSION)
+        throw new Error(`schema version ${version?.value ?? 'missing'}, expected ${SCHEMA_VERSION}`);
+      queryRows(db, 'SELECT count(*) FROM outputs');
+      queryRows(db, 'SELECT count(*) FROM chunks');
+      return { db, report, resumed: true };
+    } catch (error) {
+      db?.close();
+      report.movedAside = { path: await moveAside(file, 'corrupt'), reason: describeError(error) };
+    }
+  }
+  const db = new SQL.Database();
+  applyPragmas(db);
+  db.exec(SCHEMA);
+  const now = String(Date.now());
+  const entries: [string, string][] = [
+    ['schema_version', String(SCHEMA_VERSION)],
+    ['session_id', sessionId],
+    ['created_at', now],
+  ];
+  if (forkedFrom) entries.push(['forked_from', forkedFrom]);
+  for (const entry of entries) db.run('INSERT INTO session (key, value) VALUES (?, ?)', entry);
+  return { db, report, resumed: false };
+}

@@ -1,0 +1,117 @@
+/**
+ * Every file a session is made of, and their lifecycle, in one place:
+ *   `<id>.sqlite`                 the database, rewritten whole and atomically by each checkpoint
+ *   `<id>.sqlite.journal`         the current journal (records since the last rotation)
+ *   `<id>.sqlite.journal.<n>`     rotated journals a checkpoint has not yet made redundant
+ *   `<id>.sqlite.lock`            the owner's lock (sessionLock.ts)
+ *   `.<id>.sqlite.<pid>.<r>.tmp`  a checkpoint's temporary file (atomicWrite.ts)
+ *   `<file>.corrupt-…`, `<file>.torn-…`  files moved aside, kept for the user, never read again
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { isSessionIdShape } from '../ids';
+
+const SUFFIX = '.sqlite';
+
+export const sessionFile = (dir: string, sessionId: string): string => path.join(dir, `${sessionId}${SUFFIX}`);
+
+export const journalFile = (file: string): string => `${file}.journal`;
+
+export interface SessionFileInfo {
+  sessionId: string;
+  file: string;
+  /** The database and its journals: what the session takes on disk (pruning and quotas count it all). */
+  bytes: number;
+  modifiedAt: number;
+}
+
+/** The sessions stored in `dir`, most recently written first. */
+export async function listSessions(dir: string): Promise<SessionFileInfo[]> {
+  const names = await fs.readdir(dir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [] as string[];
+    throw error;
+  });
+  const sessions: SessionFileInfo[] = [];
+  for (const name of names) {
+    const sessionId = name.slice(0, -SUFFIX.length);
+    if (!name.endsWith(SUFFIX) || !isSessionIdShape(sessionId)) continue;
+    const file = path.join(dir, name);
+    const stat = await fs.stat(file).catch(() => undefined);
+    if (!stat?.isFile()) continue;
+    let bytes = stat.size;
+    let modifiedAt = stat.mtimeMs;
+    // A session whose checkpoints fail lives in its journals: count them, and their recency.
+    for (const journal of (await sessionFiles(file)).slice(1)) {
+      const journalStat = await fs.stat(journal).catch(() => undefined);
+      bytes += journalStat?.size ?? 0;
+      modifiedAt = Math.max(modifiedAt, journalStat?.mtimeMs ?? 0);
+    }
+    sessions.push({ sessionId, file, bytes, modifiedAt });
+  }
+  return sessions.sort((a, b) => b.modifiedAt - a.modifiedAt);
+}
+
+/** The rotated journal files of `file`, oldest first, with their rotation numbers. */
+export async function rotatedJournals(file: string): Promise<{ n: number; path: string }[]> {
+  const dir = path.dirname(file);
+  const prefix = `${path.basename(file)}.journal.`;
+  const names = await fs.readdir(dir).catch(() => [] as string[]);
+  return names
+    .filter((name) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)))
+    .map((name) => ({ n: Number(name.slice(prefix.length)), path: path.join(dir, name) }))
+    .sort((a, b) => a.n - b.n);
+}
+
+/** The journals of `file` that exist, in replay order: rotated ones by number, then the current one. */
+export async function journalFiles(file: string): Promise<string[]> {
+  const files = (await rotatedJournals(file)).map((rotated) => rotated.path);
+  if (await exists(journalFile(file))) files.push(journalFile(file));
+  return files;
+}
+
+/** Every file that makes up a session: the database, then its journals (those that exist). */
+export async function sessionFiles(file: string): Promise<string[]> {
+  return [file, ...(await journalFiles(file))];
+}
+
+/** Deletes a session's database and all its journals (kept-aside files are left for the user). */
+export async function deleteSessionFiles(file: string): Promise<void> {
+  for (const each of await sessionFiles(file)) await fs.rm(each, { force: true });
+}
+
+/** Renames a file that cannot be used out of the way, keeping it for the user; returns its new path. */
+export async function moveAside(file: string, why: 'corrupt' | 'torn'): Promise<string> {
+  const aside = `${file}.${why}-${Date.now()}-${randomBytes(3).toString('hex')}`;
+  await fs.rename(file, aside);
+  return aside;
+}
+
+/** A crash between writing and renaming leaves a temporary file; drop those of dead processes. */
+export async function removeStaleTemporaries(file: string): Promise<void> {
+  const dir = path.dirname(file);
+  const prefix = `.${path.basename(file)}.`;
+  const names = await fs.readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
+    const pid = Number(name.slice(prefix.length).split('.')[0]);
+    if (!isAlive(pid)) await fs.rm(path.join(dir, name), { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+const exists = (file: string): Promise<boolean> =>
+  fs.stat(file).then(
+    () => true,
+    () => false,
+  );
