@@ -1,0 +1,384 @@
+// Checkpoint cost and store-worker memory: `node bench/checkpoint.mjs` (after `npm run build`; also
+// the last step of `npm run bench`).
+//
+// Prints ONE table, in the style of bench/run.mjs:
+//   1. the checkpoint (flush) after one 8 MiB retain into sessions already holding 8, 32 and 64 MiB,
+//      of log-like text and of random bytes: time (median and every run), bytes the process wrote
+//      during it (/proc/self/io), the session file after, against a raw writeFile + fsync of a
+//      buffer as large as that file, measured interleaved in the same run;
+//   2. the peak RSS of a fresh process whose store worker holds a full 64 MiB session of random bytes
+//      (and of one that resumes it), against one that only opens an empty worker store;
+// then one line on whether the checkpoint's cost follows the session's size or what changed.
+// Exits 0 regardless: a report, not a gate. --strict exits 1 when a goal is missed.
+//
+// Options:
+//   --strict                 exit 1 when a goal is missed
+//   --only=checkpoint,rss    run a subset
+//   --reps=N                 repetitions of every measurement (≥3, default 3)
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, realpathSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
+import { createRequire } from 'node:module';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { makeLogText } from './lib/logtext.mjs';
+import { median, max, msSince, fmtMs, fmtMiB, fmtRatio, table } from './lib/stats.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+// TOR_BENCH_CORE=/path/to/core.js (absolute) measures another build of the engine; the RSS children
+// use the same one, and its storeWorker.js beside it.
+const core = require(process.env.TOR_BENCH_CORE ?? '../dist/core.js');
+
+const argv = process.argv.slice(2);
+const option = (name, fallback) => {
+  const hit = argv.find((a) => a.startsWith(`--${name}=`));
+  return hit ? hit.slice(name.length + 3) : fallback;
+};
+const strict = argv.includes('--strict');
+const only = new Set(option('only', 'checkpoint,rss').split(','));
+const REPS = Math.max(3, Number(option('reps', 3)) || 3);
+
+const MiB = 1048576;
+const COPY = 8 * MiB;
+const QUOTA = 128 * MiB;
+const SESSION_COPIES = [1, 4, 8]; // 8, 32 and 64 MiB already in the session
+const RSS_GOAL = 160 * MiB;
+// The two kinds of content: compressible (deflated about 4:1) and incompressible (stored raw).
+const KINDS = {
+  text: { label: 'log-like text', make: (seed) => makeLogText(COPY, seed) },
+  random: { label: 'random bytes', make: () => randomBytes(COPY) },
+};
+
+// Rows and notes by section, printed checkpoint first whatever order the sections ran in.
+const sections = { checkpoint: { rows: [], notes: [] }, rss: { rows: [], notes: [] } };
+let rows = sections.checkpoint.rows;
+let notes = sections.checkpoint.notes;
+const results = [];
+const log = (...parts) => process.stderr.write(`${parts.join(' ')}\n`);
+
+/** A table row. `pass` undefined means informational (no goal). */
+function row(name, cells = {}) {
+  const {
+    subject = '-',
+    runs = '-',
+    baseline = '-',
+    ratio = '-',
+    wchar = '-',
+    writeBytes = '-',
+    file = '-',
+    target = 'info',
+    pass,
+  } = cells;
+  rows.push([name, subject, runs, baseline, ratio, wchar, writeBytes, file, target, pass === undefined ? '' : pass ? 'PASS' : 'FAIL']);
+  if (pass !== undefined) results.push({ name, pass });
+}
+
+/** The process's I/O counters (Linux): wchar = bytes passed to write syscalls, write_bytes = bytes sent to storage. */
+function processIo() {
+  try {
+    const io = Object.fromEntries(
+      readFileSync('/proc/self/io', 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => line.split(':').map((part) => part.trim())),
+    );
+    return { wchar: Number(io.wchar), writeBytes: Number(io.write_bytes) };
+  } catch {
+    return { wchar: NaN, writeBytes: NaN };
+  }
+}
+
+/** The file system type holding `dir` (write_bytes is 0 on tmpfs, and fsync is free there). */
+function fsType(dir) {
+  try {
+    const real = realpathSync(dir);
+    let best = { at: '', type: 'unknown' };
+    for (const line of readFileSync('/proc/self/mounts', 'utf8').split('\n')) {
+      const [, at, type] = line.split(' ');
+      if (at && (real === at || real.startsWith(at === '/' ? '/' : `${at}/`)) && at.length >= best.at.length) best = { at, type };
+    }
+    return best.type;
+  } catch {
+    return 'unknown';
+  }
+}
+
+const loadBefore = loadavg()[0];
+const benchRoot = await fs.mkdtemp(path.join(tmpdir(), 'tor-bench-checkpoint-'));
+const started = process.hrtime.bigint();
+let growthLine = '';
+/** A section that throws is reported as a failed row; the other still runs. */
+async function section(name, run) {
+  ({ rows, notes } = sections[name]);
+  try {
+    await run();
+  } catch (error) {
+    log(`${name}: ${error?.stack ?? error}`);
+    row(`${name}: ERROR ${String(error?.message ?? error).slice(0, 60)}`, { target: 'runs', pass: false });
+  }
+}
+try {
+  // RSS first, while this process is small: a child's maxRSS counts its parent's RSS at spawn time.
+  if (only.has('rss')) await section('rss', benchWorkerRss);
+  if (only.has('checkpoint')) await section('checkpoint', benchCheckpoint);
+} finally {
+  await fs.rm(benchRoot, { recursive: true, force: true });
+}
+
+const header = ['benchmark', 'subject p50', 'runs', 'baseline p50', 'ratio', 'wchar p50', 'write_bytes p50', 'file after', 'target', 'ok'];
+process.stdout.write(
+  `\nTool Output Recall checkpoint bench — node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} cores, ` +
+    `load average ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)}, total ${(msSince(started) / 1000).toFixed(0)} s, ` +
+    `session folder on ${fsType(tmpdir())}\n\n`,
+);
+const allNotes = [...sections.checkpoint.notes, ...sections.rss.notes];
+process.stdout.write(`${table(header, [...sections.checkpoint.rows, ...sections.rss.rows])}\n`);
+if (growthLine) process.stdout.write(`\n${growthLine}\n`);
+if (allNotes.length) process.stdout.write(`\n${allNotes.map((n) => `* ${n}`).join('\n')}\n`);
+const missed = results.filter((r) => !r.pass);
+process.stdout.write(
+  `\n${results.length - missed.length}/${results.length} goals met${missed.length ? `; missed: ${missed.map((r) => r.name.trim()).join('; ')}` : ''}\n`,
+);
+process.exitCode = strict && missed.length ? 1 : 0;
+
+// ---------------------------------------------------------------------------------------------
+// 1. The checkpoint after one 8 MiB retain, by session size and kind of content.
+
+function storeOptions(dir, sessionId) {
+  return { dir, sessionId, quotaBytes: QUOTA, copyBytes: COPY, checkpoints: 'manual' };
+}
+
+/** Template sessions holding 1, 4 and 8 copies of `kind` (built by retaining them and flushing), and the incoming copy. */
+async function buildTemplates(dir, kind) {
+  const store = await core.openStore(storeOptions(dir, `build-${kind}`));
+  const templates = new Map();
+  let held = 0;
+  for (const copies of SESSION_COPIES) {
+    for (; held < copies; held++) await store.retain(KINDS[kind].make(held + 1), { tool: 'bench', title: `filler ${held + 1}` });
+    await store.flush();
+    const stats = await store.stats();
+    if (stats.outputs !== copies || stats.retainedBytes !== copies * COPY) throw new Error(`template holds ${JSON.stringify(stats)}`);
+    const file = path.join(dir, `template-${kind}-${copies}.sqlite`);
+    await fs.copyFile(store.file, file);
+    templates.set(copies, file);
+  }
+  await store.close();
+  await fs.rm(core.sessionFile(dir, `build-${kind}`), { force: true });
+  return { templates, incoming: KINDS[kind].make(1000) };
+}
+
+/** open + writeFile + fsync + close of `buffer`, the raw lower bound of writing a file that large. */
+async function rawWrite(dir, buffer, rep) {
+  const file = path.join(dir, `raw-${rep}.bin`);
+  const io = processIo();
+  const t = process.hrtime.bigint();
+  const handle = await fs.open(file, 'wx', 0o600);
+  try {
+    await handle.writeFile(buffer);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  const ms = msSince(t);
+  const after = processIo();
+  await fs.rm(file);
+  return { ms, wchar: after.wchar - io.wchar, writeBytes: after.writeBytes - io.writeBytes };
+}
+
+/** One checkpoint: a copy of the template session, one more 8 MiB retained (untimed), then the timed flush(). */
+async function checkpointOnce(dir, template, incoming, rep) {
+  const sessionId = `rep-${rep}`;
+  await fs.copyFile(template, core.sessionFile(dir, sessionId));
+  const store = await core.openStore(storeOptions(dir, sessionId));
+  try {
+    const before = await store.stats();
+    await store.retain(incoming, { tool: 'bench', title: 'incoming' });
+    const io = processIo();
+    const t = process.hrtime.bigint();
+    await store.flush();
+    const ms = msSince(t);
+    const after = processIo();
+    const stats = await store.stats();
+    if (stats.evicted !== before.evicted || stats.outputs !== before.outputs + 1)
+      throw new Error(`checkpoint session holds ${JSON.stringify(stats)}`);
+    const fileBytes = (await fs.stat(store.file)).size;
+    return { ms, wchar: after.wchar - io.wchar, writeBytes: after.writeBytes - io.writeBytes, fileBytes };
+  } finally {
+    await store.close();
+    await fs.rm(core.sessionFile(dir, sessionId), { force: true });
+  }
+}
+
+async function benchCheckpoint() {
+  const dir = path.join(benchRoot, 'checkpoint');
+  await fs.mkdir(dir, { recursive: true });
+  const cases = [];
+  for (const kind of Object.keys(KINDS)) {
+    log(`checkpoint: building the ${KINDS[kind].label} sessions (8, 32, 64 MiB)…`);
+    const { templates, incoming } = await buildTemplates(dir, kind);
+    for (const copies of SESSION_COPIES)
+      cases.push({ kind, copies, template: templates.get(copies), incoming, rawBuffer: undefined, subject: [], raw: [] });
+  }
+  for (let rep = 0; rep < REPS; rep++) {
+    // Rotate the cases, and alternate which of subject and baseline goes first.
+    for (let i = 0; i < cases.length; i++) {
+      const c = cases[(i + rep) % cases.length];
+      const doSubject = async () => c.subject.push(await checkpointOnce(dir, c.template, c.incoming, rep));
+      // As large as the session file after this checkpoint, so the first run of a case goes subject first.
+      const doRaw = async () => {
+        c.rawBuffer ??= randomBytes(c.subject[0].fileBytes);
+        c.raw.push({ ...(await rawWrite(dir, c.rawBuffer, rep)), bytes: c.rawBuffer.length });
+      };
+      if (rep === 0 || (rep + i) % 2 === 0) {
+        await doSubject();
+        await doRaw();
+      } else {
+        await doRaw();
+        await doSubject();
+      }
+      const s = c.subject.at(-1);
+      log(
+        `checkpoint rep ${rep + 1}/${REPS} ${c.kind.padEnd(6)} ${String(c.copies * 8).padStart(2)} MiB: ${fmtMs(s.ms)} ` +
+          `(wchar ${fmtMiB(s.wchar)}, write_bytes ${fmtMiB(s.writeBytes)}, file ${fmtMiB(s.fileBytes)}), raw ${fmtMs(c.raw.at(-1).ms)}`,
+      );
+    }
+  }
+  const summary = new Map();
+  for (const c of cases) {
+    const ms = c.subject.map((s) => s.ms);
+    const rawMs = c.raw.map((r) => r.ms);
+    const fileBytes = median(c.subject.map((s) => s.fileBytes));
+    const wchar = median(c.subject.map((s) => s.wchar));
+    const writeBytes = median(c.subject.map((s) => s.writeBytes));
+    summary.set(`${c.kind}-${c.copies}`, { ms: median(ms), wchar, writeBytes });
+    row(`checkpoint +8 MiB into ${c.copies * 8} MiB, ${KINDS[c.kind].label}`, {
+      subject: fmtMs(median(ms)),
+      runs: ms.map((m) => m.toFixed(0)).join('/'),
+      baseline: fmtMs(median(rawMs)),
+      ratio: fmtRatio(median(ms) / median(rawMs)),
+      wchar: fmtMiB(wchar),
+      writeBytes: fmtMiB(writeBytes),
+      file: fmtMiB(fileBytes),
+    });
+  }
+  const raw = cases.flatMap((c) => c.raw);
+  notes.push(
+    `checkpoint: a session holding N different 8 MiB copies (built by retain + flush, copied per run), openStore with ` +
+      `quotaBytes 128 MiB, copyBytes 8 MiB, checkpoints 'manual' (no background timer); one more 8 MiB retained untimed, then ` +
+      `the flush() that checkpoints it is timed (deflate of the new copy, export of the whole sql.js database, atomic write: ` +
+      `temp file + fsync + rename + directory fsync). Runs in ms, in order. No evictions.`,
+  );
+  notes.push(
+    `baseline (raw): open + writeFile + fsync + close of a buffer as large as that session file after the checkpoint, same ` +
+      `folder, interleaved with the checkpoints (subject first in the first run, then alternated). Its own wchar equals its size (median wchar/size ` +
+      `${fmtRatio(median(raw.map((r) => r.wchar / r.bytes)))}).`,
+  );
+  notes.push(
+    `wchar and write_bytes are /proc/self/io deltas over the flush() alone (the whole process): wchar counts bytes passed to write ` +
+      `syscalls, write_bytes bytes the process sent to the storage layer (on ext4, accounted when pages are dirtied).`,
+  );
+  // One line: do the checkpoint's bytes (the deterministic measure) and time follow the session's
+  // size (8 vs 64 MiB already held) or what changed (8 MiB in both)?
+  const growth = Object.keys(KINDS).map((kind) => {
+    const small = summary.get(`${kind}-1`);
+    const large = summary.get(`${kind}-8`);
+    return { kind, small, large, bytes: large.wchar / small.wchar, time: large.ms / small.ms };
+  });
+  const grows = growth.every((g) => g.bytes >= 2);
+  growthLine =
+    `checkpoint cost ${grows ? 'GROWS WITH THE SESSION SIZE, not with what changed' : 'follows what changed, not the session size'}: ` +
+    `+8 MiB into 64 vs 8 MiB writes ${growth.map((g) => `${fmtMiB(g.large.wchar)} vs ${fmtMiB(g.small.wchar)} (×${fmtRatio(g.bytes)}, ${g.kind})`).join(' and ')}, ` +
+    `and takes ${growth.map((g) => `×${fmtRatio(g.time)} (${g.kind})`).join(' and ')} as long` +
+    (grows ? ' — every checkpoint exports and rewrites the whole sql.js database' : '') +
+    (growth.every((g) => g.time < 2)
+      ? '; the time grows less, as at these sizes most of it is work on the new copy (deflate, insert; see the raw baseline), not the write.'
+      : '.');
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Peak RSS of a process whose store worker holds a full 64 MiB session of random bytes.
+
+function runChild(mode, dir, sessionId) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(here, 'lib/storeRssChild.mjs'), mode, dir, sessionId], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`storeRssChild ${mode} exited ${code}`));
+      try {
+        resolve(JSON.parse(out.trim().split('\n').pop()));
+      } catch {
+        reject(new Error(`storeRssChild ${mode} printed no JSON: ${out}`));
+      }
+    });
+  });
+}
+
+async function benchWorkerRss() {
+  const samples = { empty: [], full: [], resume: [] };
+  for (let rep = 0; rep < REPS; rep++) {
+    const dir = path.join(benchRoot, `rss-${rep}`);
+    await fs.mkdir(dir, { recursive: true });
+    // The empty baseline alternates before and after the pair (resume needs the full session first).
+    const order = rep % 2 === 0 ? ['empty', 'full', 'resume'] : ['full', 'resume', 'empty'];
+    for (const mode of order) {
+      const result = await runChild(mode, dir, mode === 'empty' ? 'empty' : 'full64');
+      if (mode !== 'empty' && (result.outputs !== 8 || result.retainedBytes !== 64 * MiB || result.evicted !== 0))
+        throw new Error(`${mode} child's session holds ${JSON.stringify(result)}`);
+      samples[mode].push(result);
+      log(
+        `rss rep ${rep + 1}/${REPS} ${mode.padEnd(6)} maxRSS ${fmtMiB(result.maxRssKiB * 1024)}, VmHWM ${fmtMiB(result.hwmKiB * 1024)}, in ${fmtMs(result.ms)}`,
+      );
+    }
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+  // maxRSS as asked, unless it was inherited from this process (then VmHWM, the child's own peak).
+  const inherited = Object.values(samples)
+    .flat()
+    .some((s) => s.maxRssKiB - s.hwmKiB > 8 * 1024);
+  const rss = (mode) => samples[mode].map((s) => (inherited ? s.hwmKiB : s.maxRssKiB) * 1024);
+  const hwm = (mode) => median(samples[mode].map((s) => s.hwmKiB * 1024));
+  const runs = (mode) =>
+    rss(mode)
+      .map((b) => (b / MiB).toFixed(0))
+      .join('/');
+  const base = median(rss('empty'));
+  const what = inherited ? 'VmHWM' : 'maxRSS';
+  row(`worker store, empty session: ${what}`, { subject: fmtMiB(base), runs: runs('empty') });
+  for (const [mode, label] of [
+    ['full', `worker store, 64 MiB random: ${what}`],
+    ['resume', `worker resume of it + reads: ${what}`],
+  ]) {
+    const peak = median(rss(mode));
+    row(label, {
+      subject: fmtMiB(peak),
+      runs: runs(mode),
+      baseline: fmtMiB(base),
+      ratio: fmtRatio(peak / base),
+      file: fmtMiB(median(samples[mode].map((s) => s.fileBytes))),
+      target: `≤ ${fmtMiB(RSS_GOAL)}`,
+      pass: peak <= RSS_GOAL,
+    });
+    row('  … minus the empty baseline (info)', { subject: fmtMiB(peak - base), runs: `max ${fmtMiB(max(rss(mode)) - base)}` });
+  }
+  notes.push(
+    `peak RSS: process.resourceUsage().maxRSS of a fresh \`node bench/lib/storeRssChild.mjs\` per run (runs in MiB). The store ` +
+      `worker is a worker_thread, so this is the whole process: the main thread (Node, the caller's buffers) plus the worker ` +
+      `(sql.js heap with the database, pending copies, decoded chunks). full: openWorkerStore quotaBytes 64 MiB, copyBytes ` +
+      `8 MiB, 8 retains of crypto.randomBytes(8 MiB) (copied to the worker, as callers do), flush, 8 pages from the start and ` +
+      `the middle of each copy, a search of the oldest and newest copy, close. resume: a fresh process reopens that session ` +
+      `(sessionId), lists, reads 8 pages of each copy, searches two, closes. empty: opens an empty worker store and closes. ` +
+      `The goal applies to the peak, baseline included. ` +
+      (inherited
+        ? `maxRSS was inherited from this process at spawn (Linux counts the parent's RSS then), so the table shows VmHWM, the child's own peak.`
+        : `VmHWM (the child's own peak, /proc/self/status) agrees: empty ${fmtMiB(hwm('empty'))}, full ${fmtMiB(hwm('full'))}, resume ${fmtMiB(hwm('resume'))}.`),
+  );
+}
