@@ -6,6 +6,7 @@ import { RecallError } from './errors';
 import { decodeUtf8, unitAround } from './utf8';
 import type { ReadResult } from './types';
 import { DEFAULT_LIMITS } from './limits';
+import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from './toolNames';
 
 /** Bytes of context either side of a page needed to decide character boundaries. */
 export const PAGE_CONTEXT = 3;
@@ -23,7 +24,7 @@ export function validatePageRequest(outputId: string, offset: unknown, maxBytes:
   if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0) {
     throw new RecallError(
       'INVALID_ARGUMENT',
-      `offset must be a non-negative integer byte offset; got ${JSON.stringify(offset)}. Start with read_tool_output {"outputId":"${outputId}","offset":0} and follow nextOffset.`,
+      `offset must be a non-negative integer byte offset; got ${JSON.stringify(offset)}. Start with ${READ_TOOL_OUTPUT_TOOL} {"outputId":"${outputId}","offset":0} and follow nextOffset.`,
     );
   }
   if (typeof maxBytes !== 'number' || !Number.isInteger(maxBytes) || maxBytes < 1) {
@@ -35,7 +36,7 @@ export function validatePageRequest(outputId: string, offset: unknown, maxBytes:
   if (offset > totalBytes) {
     throw new RecallError(
       'OFFSET_OUT_OF_RANGE',
-      `offset ${offset} is past the end of output ${outputId}, which holds ${totalBytes} bytes (valid offsets: 0 to ${totalBytes}). Read from 0, or use search_tool_output to find an offset.`,
+      `offset ${offset} is past the end of output ${outputId}, which holds ${totalBytes} bytes (valid offsets: 0 to ${totalBytes}). Read from 0, or use ${SEARCH_TOOL_OUTPUT_TOOL} to find an offset.`,
       { totalBytes },
     );
   }
@@ -56,7 +57,7 @@ export function pageFromWindow(request: PageRequest, window: Uint8Array, windowS
     const after = windowStart + unit.end;
     throw new RecallError(
       'MID_CHARACTER_OFFSET',
-      `offset ${offset} is inside a UTF-8 character of output ${outputId} (the character spans bytes ${before} to ${after}). Use a character boundary: read_tool_output {"outputId":"${outputId}","offset":${before}} or {"outputId":"${outputId}","offset":${after}}.`,
+      `offset ${offset} is inside a UTF-8 character of output ${outputId} (the character spans bytes ${before} to ${after}). Use a character boundary: ${READ_TOOL_OUTPUT_TOOL} {"outputId":"${outputId}","offset":${before}} or {"outputId":"${outputId}","offset":${after}}.`,
       { before, after },
     );
   }

@@ -7,6 +7,7 @@
  */
 import { RecallError } from './errors';
 import { boundaryAtOrAfter, boundaryAtOrBefore, countNewlines, decodeUtf8 } from './utf8';
+import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from './toolNames';
 
 export type PreviewKind = 'command' | 'search' | 'generic';
 
@@ -171,7 +172,7 @@ function marker(omitted: NonNullable<Preview['omitted']>, totalBytes: number, to
     options.copyComplete === false
       ? ' The retained copy is itself incomplete (capture dropped bytes): complete=false even after the last page.'
       : '';
-  return `${what} The full output is retained: call read_tool_output ${call} to continue (pages of up to 4096 bytes; follow nextOffset), or search_tool_output with the same outputId to find a field. Check the copy before concluding something is absent.${incomplete}]`;
+  return `${what} The full output is retained: call ${READ_TOOL_OUTPUT_TOOL} ${call} to continue (pages of up to 4096 bytes; follow nextOffset), or ${SEARCH_TOOL_OUTPUT_TOOL} with the same outputId to find a field. Check the copy before concluding something is absent.${incomplete}]`;
 }
 
 function countLines(bytes: Buffer): number {

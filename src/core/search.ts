@@ -5,6 +5,7 @@
 import { RecallError } from './errors';
 import { countNewlines, decodeUtf8, unitLengthAt, boundaryAtOrAfter, boundaryAtOrBefore } from './utf8';
 import type { SearchMatch, SearchOptions } from './types';
+import { SEARCH_TOOL_OUTPUT_TOOL } from './toolNames';
 
 export const MAX_MATCHES = 1000;
 const DEFAULT_MATCHES = 50;
@@ -28,7 +29,7 @@ export function compileSearch(outputId: string, pattern: unknown, options: Searc
   if (typeof pattern !== 'string' || pattern.length === 0 || pattern.length > MAX_PATTERN_LENGTH) {
     throw new RecallError(
       'INVALID_ARGUMENT',
-      `pattern must be a non-empty string of at most ${MAX_PATTERN_LENGTH} characters. Example: search_tool_output {"outputId":"${outputId}","pattern":"total"}.`,
+      `pattern must be a non-empty string of at most ${MAX_PATTERN_LENGTH} characters. Example: ${SEARCH_TOOL_OUTPUT_TOOL} {"outputId":"${outputId}","pattern":"total"}.`,
     );
   }
   const maxMatches = options.maxMatches ?? DEFAULT_MATCHES;

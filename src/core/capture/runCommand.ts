@@ -12,6 +12,7 @@ import { retainOrExplain } from '../retention';
 import type { RecallStore } from '../types';
 import { HeadTailBuffer, type CappedBytes } from './headTailBuffer';
 import { killTree, signalGroup, spawnShell } from './processTree';
+import { RUN_COMMAND_TOOL } from '../toolNames';
 
 export interface RunCommandOptions {
   command: string;
@@ -111,7 +112,7 @@ export async function runCommand(
     if (Buffer.byteLength(whole) <= previewBytes) return { ...base, preview: whole, previewTruncated: false, recovery: 'not-needed' };
   }
   const { retained, unavailableReason: recoveryReason } = await retainOrExplain(store, copy.bytes, {
-    tool: 'run_command',
+    tool: RUN_COMMAND_TOOL,
     title: command,
     complete: copy.complete,
     droppedBytes: copy.droppedBytes,

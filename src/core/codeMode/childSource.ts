@@ -13,8 +13,10 @@
  *   hidden from V8's structured stack traces (`getFunction()`/`getThis()` give undefined).
  *
  * Plain JS in strings (not `fn.toString()` of TypeScript) because bundlers and tsx rewrite functions
- * (helpers such as `__name`) that would not exist in the child.
+ * (helpers such as `__name`) that would not exist in the child. The only substitutions are tool
+ * names (plain identifiers, so they need no escaping in the strings and the regex they land in).
  */
+import { RUN_CODE_TOOL, RUN_COMMAND_TOOL } from '../toolNames';
 
 export const BOOTSTRAP_SOURCE = String.raw`'use strict';
 (function (maxLogChars) {
@@ -35,7 +37,7 @@ export const BOOTSTRAP_SOURCE = String.raw`'use strict';
   const describe = function (e) {
     try {
       if (e instanceof Err) {
-        const at = /run_code\.js:(\d+)/.exec(Str(e.stack));
+        const at = /${RUN_CODE_TOOL}\.js:(\d+)/.exec(Str(e.stack));
         return Str(e.name) + ': ' + Str(e.message) + (at ? ' (line ' + at[1] + ')' : '');
       }
       return 'a non-Error value: ' + (typeof e === 'string' ? stringify(e) : Str(e));
@@ -62,7 +64,7 @@ export const BOOTSTRAP_SOURCE = String.raw`'use strict';
   };
 
   const call = async function call(name, input) {
-    if (typeof name !== 'string' || name === '') throw new TypeErr('tools.call(name, input): name must be a tool name such as "run_command".');
+    if (typeof name !== 'string' || name === '') throw new TypeErr('tools.call(name, input): name must be a tool name such as "${RUN_COMMAND_TOOL}".');
     let json;
     try { json = input === undefined ? '{}' : stringify(input); } catch (e) { throw new TypeErr('tools.call(' + stringify(name) + ', input): input must be JSON-serialisable (' + describe(e) + ').'); }
     if (typeof json !== 'string') throw new TypeErr('tools.call(' + stringify(name) + ', input): input must be an object such as {"command": "ls"}.');
@@ -101,7 +103,7 @@ export const BOOTSTRAP_SOURCE = String.raw`'use strict';
       apply(then, p, [function () { probeState = 'resolved'; }, function (e) { probeState = e instanceof Err ? 'context' : 'foreign'; }]);
     },
     probeState: function () { return probeState; },
-    importError: function () { return new Err('import() is not available in run_code: the program cannot load modules. Use tools.call(name, input) for anything outside the program.'); },
+    importError: function () { return new Err('import() is not available in ${RUN_CODE_TOOL}: the program cannot load modules. Use tools.call(name, input) for anything outside the program.'); },
     nextRequest: function () {
       if (head === tail) return '';
       const r = requests[head]; delete requests[head]; head++;
@@ -134,7 +136,7 @@ let handle, running = false;
 function compileError(error, fallback) {
   // A SyntaxError from compiling is an outer-realm error made by our own call: safe to read.
   const stack = String(error && error.stack);
-  const at = /run_code\.js:(\d+)/.exec(stack);
+  const at = /${RUN_CODE_TOOL}\.js:(\d+)/.exec(stack);
   const name = error && error.name ? String(error.name) : 'Error';
   const message = error && error.message ? String(error.message) : fallback;
   return name + ': ' + message + (at ? ' (line ' + at[1] + ')' : '');
@@ -162,7 +164,7 @@ function pump() {
 }
 
 function run(code, maxLogChars) {
-  const context = vm.createContext(Object.create(null), { name: 'run_code', codeGeneration: { strings: false, wasm: false } });
+  const context = vm.createContext(Object.create(null), { name: '${RUN_CODE_TOOL}', codeGeneration: { strings: false, wasm: false } });
   handle = vm.runInContext(${JSON.stringify(BOOTSTRAP_SOURCE)}, context)(maxLogChars);
   // Without a callback, import() rejects with an error of THIS realm (its constructor chain leads
   // to our Function); with one, the rejection is the context-realm error we throw.
@@ -173,12 +175,12 @@ function run(code, maxLogChars) {
   const afterProbe = () => {
     if (handle.probeState() === 'pending' && ++waits < 50) { setImmediate(afterProbe); return; }
     if (handle.probeState() !== 'context') {
-      send({ t: 'error', kind: 'isolation', message: 'run_code is unavailable here: this runtime cannot keep import() inside the sandbox.' });
+      send({ t: 'error', kind: 'isolation', message: '${RUN_CODE_TOOL} is unavailable here: this runtime cannot keep import() inside the sandbox.' });
       return;
     }
     let script, fn;
     try {
-      script = new vm.Script('(async function () {\n' + code + '\n})', { filename: 'run_code.js', lineOffset: -1, importModuleDynamically });
+      script = new vm.Script('(async function () {\n' + code + '\n})', { filename: '${RUN_CODE_TOOL}.js', lineOffset: -1, importModuleDynamically });
     } catch (error) {
       send({ t: 'error', kind: 'syntax', message: compileError(error, 'the program does not compile') });
       return;

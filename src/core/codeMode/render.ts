@@ -4,6 +4,7 @@
  * unit-tested.
  */
 import type { CodeRunResult, NestedOutputRef, RecoveryRecord } from './runCode';
+import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL, RUN_COMMAND_TOOL, RUN_CODE_TOOL } from '../toolNames';
 
 /** Console output shown to the model; the rest is counted, not shown. */
 export const MAX_LOG_CHARS_SHOWN = 4000;
@@ -13,12 +14,12 @@ export function renderCodeRun(result: CodeRunResult, previewBytes: number): stri
   const callNote = `${result.calls} tool call${result.calls === 1 ? '' : 's'}${result.failedCalls ? ` (${result.failedCalls} failed)` : ''}`;
   const took = `${(result.durationMs / 1000).toFixed(1)} s`;
   if (result.error) {
-    lines.push(`run_code: the program did not finish (${result.error.kind}); ${took}; ${callNote}.`, result.error.message);
+    lines.push(`${RUN_CODE_TOOL}: the program did not finish (${result.error.kind}); ${took}; ${callNote}.`, result.error.message);
   } else {
-    lines.push(`run_code: the program ${describeValue(result)}; ${took}; ${callNote}.`);
+    lines.push(`${RUN_CODE_TOOL}: the program ${describeValue(result)}; ${took}; ${callNote}.`);
     if (result.valueOutputId) {
       lines.push(
-        `The return value below is NOT shown whole: it is retained as outputId "${result.valueOutputId}" (${result.valueBytes} bytes). Use read_tool_output or search_tool_output with that outputId for the omitted part; do not re-run the program to see it.`,
+        `The return value below is NOT shown whole: it is retained as outputId "${result.valueOutputId}" (${result.valueBytes} bytes). Use ${READ_TOOL_OUTPUT_TOOL} or ${SEARCH_TOOL_OUTPUT_TOOL} with that outputId for the omitted part; do not re-run the program to see it.`,
       );
     } else if (result.valueTruncated) {
       lines.push(
@@ -80,7 +81,7 @@ function describeRef(ref: NestedOutputRef, record: RecoveryRecord): string {
   }
   const facts = `${ref.totalBytes} bytes, complete: ${ref.complete}`;
   if (ref.tool === record.tool) {
-    const command = record.tool === 'run_command';
+    const command = record.tool === RUN_COMMAND_TOOL;
     const returned = `what ${record.tool} returned (${command ? 'its status and a preview' : 'a preview of that output'})`;
     const outer = record.outputId ? `"${record.outputId}" holds only ${returned}` : `the result text held only ${returned}`;
     return `${named}, is ${record.tool}'s own copy of its FULL output${ref.title ? ` for ${clip(ref.title, 120)}` : ''} (${facts}). For anything in the ${command ? "command's output" : 'full output'}, search or read "${ref.outputId}"; ${outer}.`;

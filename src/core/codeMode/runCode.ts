@@ -10,6 +10,7 @@ import { retainOrExplain } from '../retention';
 import { previewHeadTail } from '../preview';
 import type { RecallStore } from '../types';
 import { runSandbox, type SandboxFailureKind } from './sandbox';
+import { RUN_CODE_TOOL } from '../toolNames';
 
 export interface RunCodeOptions {
   code: string;
@@ -76,7 +77,6 @@ export interface CodeRunResult {
   error?: { kind: SandboxFailureKind; message: string };
 }
 
-export const RUN_CODE_TOOL = 'run_code';
 export const DEFAULT_MAX_CALLS = 64;
 const OUTPUT_ID_IN_TEXT = /\bout_[0-9a-f]{24}\b/g;
 const MAX_REFS_PER_RESULT = 5;
@@ -96,11 +96,11 @@ export async function runCode(options: RunCodeOptions, deps: RunCodeDeps): Promi
     try {
       if (name === RUN_CODE_TOOL)
         throw new Error(
-          'run_code cannot call run_code: a program may not start another program. Do the work in this program, or return and call run_code again.',
+          `${RUN_CODE_TOOL} cannot call ${RUN_CODE_TOOL}: a program may not start another program. Do the work in this program, or return and call ${RUN_CODE_TOOL} again.`,
         );
       if (call > maxCalls)
         throw new Error(
-          `run_code allows at most ${maxCalls} tools.call per program; this was call ${call}. Do the rest in another run_code call.`,
+          `${RUN_CODE_TOOL} allows at most ${maxCalls} tools.call per program; this was call ${call}. Do the rest in another ${RUN_CODE_TOOL} call.`,
         );
       const input = parseInput(name, inputJson);
       const text = await deps.callTool(name, input, ended.signal);
@@ -121,8 +121,8 @@ export async function runCode(options: RunCodeOptions, deps: RunCodeDeps): Promi
     if (bytes <= previewBytes) return refs.length > 0 ? { ...base, status: 'small' } : undefined;
     const { retained: kept, unavailableReason } = await retainOrExplain(store, text, {
       tool,
-      title: `${tool} ${clip(inputJson, 160)} (called from run_code)`,
-      extra: { via: 'run_code', call },
+      title: `${tool} ${clip(inputJson, 160)} (called from ${RUN_CODE_TOOL})`,
+      extra: { via: RUN_CODE_TOOL, call },
     });
     return kept
       ? { ...base, status: 'retained', outputId: kept.outputId, totalBytes: kept.totalBytes, complete: kept.complete }
@@ -151,9 +151,9 @@ export async function runCode(options: RunCodeOptions, deps: RunCodeDeps): Promi
   const valueBytes = Buffer.byteLength(value, 'utf8');
   if (valueBytes <= previewBytes) return { ...common, valuePreview: value, valueKind: kind, valueBytes, valueTruncated: false };
   const { retained: kept, unavailableReason: valueUnavailableReason } = await retainOrExplain(store, value, {
-    tool: 'run_code',
-    title: `run_code return value: ${clip(options.code.trim().split('\n')[0] ?? '', 100)}`,
-    extra: { via: 'run_code', kind },
+    tool: RUN_CODE_TOOL,
+    title: `${RUN_CODE_TOOL} return value: ${clip(options.code.trim().split('\n')[0] ?? '', 100)}`,
+    extra: { via: RUN_CODE_TOOL, kind },
   });
   const valueOutputId = kept?.outputId;
   const copyComplete = kept?.complete;

@@ -17,6 +17,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as os from 'node:os';
 import { RecallError } from '../errors';
 import { CHILD_SOURCE } from './childSource';
+import { RUN_CODE_TOOL } from '../toolNames';
 
 export const DEFAULT_TIMEOUT_SECONDS = 60;
 export const MAX_TIMEOUT_SECONDS = 600;
@@ -90,13 +91,13 @@ export function runSandbox(options: SandboxOptions, onCall: ToolCallHandler): Pr
       return names.length ? ` It was still waiting for tools.call(${names.map((n) => JSON.stringify(n)).join(', ')}).` : '';
     };
     const onAbort = (): void =>
-      finish({ ok: false, kind: 'cancelled', message: `run_code was cancelled; the program was stopped.${waitingFor()}` });
+      finish({ ok: false, kind: 'cancelled', message: `${RUN_CODE_TOOL} was cancelled; the program was stopped.${waitingFor()}` });
     const timer = setTimeout(
       () =>
         finish({
           ok: false,
           kind: 'timeout',
-          message: `run_code stopped the program after ${seconds} s (time limit).${waitingFor()} Make the program shorter or raise timeoutSeconds (max ${MAX_TIMEOUT_SECONDS}).`,
+          message: `${RUN_CODE_TOOL} stopped the program after ${seconds} s (time limit).${waitingFor()} Make the program shorter or raise timeoutSeconds (max ${MAX_TIMEOUT_SECONDS}).`,
         }),
       timeoutMs,
     );
@@ -128,7 +129,7 @@ export function runSandbox(options: SandboxOptions, onCall: ToolCallHandler): Pr
         },
       );
     } catch (error) {
-      return finish({ ok: false, kind: 'crashed', message: `run_code could not start its sandbox process (${String(error)}).` });
+      return finish({ ok: false, kind: 'crashed', message: `${RUN_CODE_TOOL} could not start its sandbox process (${String(error)}).` });
     }
     const proc = child;
     if (proc.pid !== undefined) {
@@ -144,21 +145,23 @@ export function runSandbox(options: SandboxOptions, onCall: ToolCallHandler): Pr
     proc.stderr?.on('data', (chunk: string) => {
       if (stderr.length < STDERR_KEEP) stderr += chunk.slice(0, STDERR_KEEP - stderr.length);
     });
-    proc.on('error', (error) => finish({ ok: false, kind: 'crashed', message: `run_code's sandbox process failed (${error.message}).` }));
+    proc.on('error', (error) =>
+      finish({ ok: false, kind: 'crashed', message: `${RUN_CODE_TOOL}'s sandbox process failed (${error.message}).` }),
+    );
     proc.on('exit', (exitCode, exitSignal) => {
       if (finished) return;
       if (/heap out of memory|Allocation failed|invalid (array|table) size|Fatal JavaScript/i.test(stderr)) {
         finish({
           ok: false,
           kind: 'memory',
-          message: `run_code stopped the program: it exceeded the ${memoryMb} MiB memory limit. Keep less data at once (slice or filter tool results before storing them; avoid building huge strings or arrays) and return a smaller value.`,
+          message: `${RUN_CODE_TOOL} stopped the program: it exceeded the ${memoryMb} MiB memory limit. Keep less data at once (slice or filter tool results before storing them; avoid building huge strings or arrays) and return a smaller value.`,
         });
       } else {
         const tail = stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 300);
         finish({
           ok: false,
           kind: 'crashed',
-          message: `run_code's sandbox process ended unexpectedly (${exitSignal ?? `exit code ${exitCode}`})${tail ? `: ${tail}` : ''}.`,
+          message: `${RUN_CODE_TOOL}'s sandbox process ended unexpectedly (${exitSignal ?? `exit code ${exitCode}`})${tail ? `: ${tail}` : ''}.`,
         });
       }
     });
@@ -231,7 +234,7 @@ function failureKind(kind: unknown): SandboxFailureKind {
 function failureMessage(kind: unknown, message: string): string {
   switch (kind) {
     case 'syntax':
-      return `run_code could not compile the program: ${message}. The program is the body of an async function: write statements, use await tools.call(name, input), and end with return value.`;
+      return `${RUN_CODE_TOOL} could not compile the program: ${message}. The program is the body of an async function: write statements, use await tools.call(name, input), and end with return value.`;
     case 'thrown':
       return `The program threw ${message}. Fix the program, or catch the error inside it.`;
     default:

@@ -40,9 +40,8 @@ import {
   type KnownPoint,
   type LineIndex,
 } from './lineIndex';
+import { READ_FILE_PAGE_TOOL } from '../toolNames';
 
-/** The tool whose calls `continuation` and error messages spell out. */
-export const READ_FILE_PAGE_TOOL = 'read_file_page';
 /** Largest page (bytes); larger `maxBytes` is clamped to it. */
 export const MAX_FILE_PAGE_BYTES = DEFAULT_LIMITS.pageBytes;
 /** Bytes read per chunk while counting lines (≥ 64 KiB: one native memchr pass per chunk). */

@@ -1,13 +1,6 @@
 /** Workspace files for the model: the `read_file_page` pager and the sensitive-path guard. */
-export {
-  readFilePage,
-  READ_FILE_PAGE_TOOL,
-  MAX_FILE_PAGE_BYTES,
-  SCAN_CHUNK_BYTES,
-  CHEAP_COUNT_BYTES,
-  type FilePage,
-  type FilePageOptions,
-} from './filePager';
+export { readFilePage, MAX_FILE_PAGE_BYTES, SCAN_CHUNK_BYTES, CHEAP_COUNT_BYTES, type FilePage, type FilePageOptions } from './filePager';
+export { READ_FILE_PAGE_TOOL } from '../toolNames';
 export { clearLineIndexCache, lineIndexStats, LINE_INDEX_STRIDE } from './lineIndex';
 export {
   isSensitivePath,

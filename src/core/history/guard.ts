@@ -16,6 +16,7 @@ import { DEFAULT_LIMITS } from '../limits';
 import { requireContextWindow } from './budget';
 import { countResultParts, estimateRequest, type TokenEstimator } from './estimate';
 import type { Message, ResultPart, RetainedRef, RetainFn, ToolResultPart } from './types';
+import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
 
 /** Share of the context window a request may fill (OpenClaw's guard). */
 export const GUARD_THRESHOLD = 0.75;
@@ -178,5 +179,5 @@ function placeholderText(what: string, saved: Saved): string {
   }
   const call = JSON.stringify({ outputId: saved.ref.outputId, offset: 0 });
   const incomplete = saved.ref.complete ? '' : ' The copy is itself incomplete (bytes were dropped before it was saved).';
-  return `${head} Its ${saved.ref.totalBytes} bytes are retained: call read_tool_output ${call} to read them (pages of up to ${DEFAULT_LIMITS.pageBytes} bytes; follow nextOffset), or search_tool_output with the same outputId to find a field.${incomplete}]`;
+  return `${head} Its ${saved.ref.totalBytes} bytes are retained: call ${READ_TOOL_OUTPUT_TOOL} ${call} to read them (pages of up to ${DEFAULT_LIMITS.pageBytes} bytes; follow nextOffset), or ${SEARCH_TOOL_OUTPUT_TOOL} with the same outputId to find a field.${incomplete}]`;
 }

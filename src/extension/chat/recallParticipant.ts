@@ -4,6 +4,7 @@ import { fitToolResult, guardRequest, modelEstimator, type Message, type Retaine
 import type { RecallSettings } from '../config';
 import type { SessionManager } from '../sessions/sessionManager';
 import { historyMessages, toChatMessages, toResultParts } from './messages';
+import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../../core/toolNames';
 
 export const PARTICIPANT_ID = 'toolOutputRecall.recall';
 /** Rounds of tool calls in one turn before the loop stops and says so. */
@@ -12,7 +13,7 @@ const MAX_ROUNDS = 25;
 const INSTRUCTIONS = [
   'You are @recall, a coding agent in VS Code. Use the tools to answer.',
   'Tool results may be previews: when a result shows an omission marker or an outputId, the rest is retained.',
-  'Before saying that something is absent from a tool result, search it with search_tool_output or read it with read_tool_output.',
+  `Before saying that something is absent from a tool result, search it with ${SEARCH_TOOL_OUTPUT_TOOL} or read it with ${READ_TOOL_OUTPUT_TOOL}.`,
   'Never re-run a command only to see more of its output. Cite outputIds when your answer rests on retained output.',
 ].join(' ');
 

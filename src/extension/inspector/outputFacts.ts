@@ -7,6 +7,7 @@ import { previewHeadTail } from '../../core/preview';
 import { decodeUtf8 } from '../../core/utf8';
 import type { OutputInfo } from '../../core/types';
 import type { CommandFacts, PreviewView, StreamFacts } from '../../../webview/protocol';
+import { RUN_COMMAND_TOOL } from '../../core/toolNames';
 
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
@@ -22,7 +23,7 @@ function streamFacts(value: unknown): StreamFacts | undefined {
 export function commandFacts(info: OutputInfo): CommandFacts {
   const extra = info.extra ?? {};
   const facts: CommandFacts = {};
-  if (info.tool === 'run_command' && info.title) facts.command = info.title;
+  if (info.tool === RUN_COMMAND_TOOL && info.title) facts.command = info.title;
   if (typeof extra.command === 'string') facts.command = extra.command;
   if (typeof extra.cwd === 'string') facts.cwd = extra.cwd;
   if (isNumber(extra.exitCode) || extra.exitCode === null) facts.exitCode = extra.exitCode;
@@ -69,10 +70,10 @@ export function previewView({ info, bytes, budgetBytes }: PreviewInputs): Previe
   if (typeof extra.preview === 'string') {
     return { text: extra.preview, source: 'recorded', ...locateMarker(extra.preview, info.totalBytes) };
   }
-  if (info.tool !== 'run_command') {
+  if (info.tool !== RUN_COMMAND_TOOL) {
     return {
       source: 'unavailable',
-      note: `The preview of this ${info.tool ?? 'tool'} result was not recorded, and only run_command previews can be rebuilt from the copy.`,
+      note: `The preview of this ${info.tool ?? 'tool'} result was not recorded, and only ${RUN_COMMAND_TOOL} previews can be rebuilt from the copy.`,
     };
   }
   if (!bytes) {

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { describeError } from '../../core/errors';
 import type { OutputInfo } from '../../core/types';
 import type { InspectorServices } from './register';
+import { RUN_COMMAND_TOOL } from '../../core/toolNames';
 
 /** Tree items get a resourceUri in this scheme only so the decoration provider can badge them. */
 const DECORATION_SCHEME = 'tool-output-recall-item';
@@ -114,13 +115,13 @@ function iconOf(info: OutputInfo, failed: boolean): vscode.ThemeIcon {
   if (info.evicted) return new vscode.ThemeIcon('circle-slash', new vscode.ThemeColor('disabledForeground'));
   if (!info.complete) return new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
   if (failed) return new vscode.ThemeIcon('error', new vscode.ThemeColor('list.errorForeground'));
-  return new vscode.ThemeIcon(info.tool === 'run_command' ? 'terminal' : 'output');
+  return new vscode.ThemeIcon(info.tool === RUN_COMMAND_TOOL ? 'terminal' : 'output');
 }
 
 function tooltipOf(info: OutputInfo, status: string | undefined): vscode.MarkdownString {
   // appendText / appendCodeblock escape everything: a command line cannot inject markdown or links.
   const md = new vscode.MarkdownString();
-  md.appendCodeblock((info.title ?? info.tool ?? info.outputId).slice(0, 2000), info.tool === 'run_command' ? 'shellscript' : 'text');
+  md.appendCodeblock((info.title ?? info.tool ?? info.outputId).slice(0, 2000), info.tool === RUN_COMMAND_TOOL ? 'shellscript' : 'text');
   const lines = [
     `${info.tool ?? 'unknown tool'} · ${new Date(info.createdAt).toLocaleString()}`,
     `${info.outputId}`,

@@ -10,6 +10,7 @@ import { INSPECTOR_VIEW_TYPE } from '../../../webview/protocol';
 import { COPY_SCHEME, CopyDocuments, inspectorActions } from './actions';
 import { InspectorPanel, type InspectorContext } from './inspectorPanel';
 import { OutputsTree } from './outputsTree';
+import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../../core/toolNames';
 
 export interface InspectorServices {
   /** The current session's store, opened lazily. */
@@ -104,7 +105,7 @@ export function registerInspector(context: vscode.ExtensionContext, services: In
             `Delete the retained copy of "${name}"?`,
             {
               modal: true,
-              detail: `${outputId} will stop resolving: read_tool_output and search_tool_output will answer NOT_FOUND for it. This cannot be undone.`,
+              detail: `${outputId} will stop resolving: ${READ_TOOL_OUTPUT_TOOL} and ${SEARCH_TOOL_OUTPUT_TOOL} will answer NOT_FOUND for it. This cannot be undone.`,
             },
             'Delete',
           );

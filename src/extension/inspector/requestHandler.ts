@@ -6,6 +6,7 @@
  */
 import { RecallError, describeError, isRecallError } from '../../core/errors';
 import type { OutputInfo, ReadResult, RecallStore } from '../../core/types';
+import { RUN_COMMAND_TOOL } from '../../core/toolNames';
 import {
   MAX_PAGE_BYTES,
   PROTOCOL_VERSION,
@@ -138,7 +139,7 @@ export class InspectorSession {
       const info = known ?? (await store.info(this.outputId));
       const bytes = await store.readAll(info.outputId);
       const index = buildLineIndex(bytes);
-      const needsPreview = typeof info.extra?.preview !== 'string' && info.tool === 'run_command';
+      const needsPreview = typeof info.extra?.preview !== 'string' && info.tool === RUN_COMMAND_TOOL;
       const preview = needsPreview ? previewView({ info, bytes, budgetBytes: this.host.previewBytes() }) : undefined;
       return { index, preview };
     });

@@ -7,6 +7,7 @@ import { readFilePage, type FilePage } from '../../core/files/filePager';
 import { isSensitiveFile } from '../../core/files/sensitivePaths';
 import type { RecallSettings } from '../config';
 import { textResult, toolError } from './toolResult';
+import { READ_FILE_PAGE_TOOL } from '../../core/toolNames';
 
 export interface ReadFilePageInput {
   path: string;
@@ -21,7 +22,7 @@ export interface ReadFilePageInput {
  * the workspace cannot reach a file outside it or a credential.
  */
 export class ReadFilePageTool implements vscode.LanguageModelTool<ReadFilePageInput> {
-  static readonly toolName = 'read_file_page';
+  static readonly toolName = READ_FILE_PAGE_TOOL;
 
   constructor(private readonly settings: () => RecallSettings) {}
 
@@ -67,7 +68,7 @@ export class ReadFilePageTool implements vscode.LanguageModelTool<ReadFilePageIn
       if (!inside) {
         throw new RecallError(
           'INVALID_ARGUMENT',
-          `${requested} resolves to ${real}, outside the workspace folders; read_file_page does not read there (the user can allow it with the setting toolOutputRecall.readFilePage.allowOutsideWorkspace).`,
+          `${requested} resolves to ${real}, outside the workspace folders; ${READ_FILE_PAGE_TOOL} does not read there (the user can allow it with the setting toolOutputRecall.readFilePage.allowOutsideWorkspace).`,
         );
       }
     }
@@ -76,7 +77,7 @@ export class ReadFilePageTool implements vscode.LanguageModelTool<ReadFilePageIn
       if (verdict.sensitive) {
         throw new RecallError(
           'INVALID_ARGUMENT',
-          `${requested} is a sensitive file (${verdict.reason ?? `matches "${verdict.pattern}"`}); read_file_page does not read credentials. Ask the user for the specific non-secret value you need.`,
+          `${requested} is a sensitive file (${verdict.reason ?? `matches "${verdict.pattern}"`}); ${READ_FILE_PAGE_TOOL} does not read credentials. Ask the user for the specific non-secret value you need.`,
         );
       }
     }

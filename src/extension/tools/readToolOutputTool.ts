@@ -1,6 +1,7 @@
 import type * as vscode from 'vscode';
 import type { RecallStore, ReadResult } from '../../core/types';
 import { MAX_PART_BYTES, textResult, toolError } from './toolResult';
+import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../../core/toolNames';
 
 export interface ReadToolOutputInput {
   outputId: string;
@@ -10,7 +11,7 @@ export interface ReadToolOutputInput {
 
 /** `read_tool_output`: one page of a retained copy, by UTF-8 byte offset. */
 export class ReadToolOutputTool implements vscode.LanguageModelTool<ReadToolOutputInput> {
-  static readonly toolName = 'read_tool_output';
+  static readonly toolName = READ_TOOL_OUTPUT_TOOL;
 
   constructor(
     private readonly store: () => Promise<RecallStore>,
@@ -47,8 +48,8 @@ function render(outputId: string, page: ReadResult): string {
 }
 
 function guidance(outputId: string, page: ReadResult): string {
-  const next = `read_tool_output {"outputId":"${outputId}","offset":${page.nextOffset}}`;
-  if (page.hasMore) return `More follows: call ${next} for the next page, or search_tool_output to jump to a field.`;
+  const next = `${READ_TOOL_OUTPUT_TOOL} {"outputId":"${outputId}","offset":${page.nextOffset}}`;
+  if (page.hasMore) return `More follows: call ${next} for the next page, or ${SEARCH_TOOL_OUTPUT_TOOL} to jump to a field.`;
   return page.complete
     ? 'This is the end of the output: the copy is complete.'
     : 'This is the end of what was saved, but the copy is NOT complete (complete=false): bytes were dropped at capture (see the gap marker in the text). Something absent here may still have been in the original output; say so rather than claiming it is absent.';

@@ -4,6 +4,7 @@ import { runCode } from '../../core/codeMode/runCode';
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../../core/codeMode/sandbox';
 import { bytesForTokenBudget, textResult, toolError } from './toolResult';
 import type { RunCommandDeps } from './runCommandTool';
+import { RUN_CODE_TOOL } from '../../core/toolNames';
 
 export interface RunCodeInput {
   code: string;
@@ -33,7 +34,7 @@ const MAX_CODE_CHARS = 100_000;
  * them, and the way back to each is reported next to the program's (previewed) return value.
  */
 export class RunCodeTool implements vscode.LanguageModelTool<RunCodeInput> {
-  static readonly toolName = 'run_code';
+  static readonly toolName = RUN_CODE_TOOL;
 
   constructor(private readonly deps: RunCodeDeps) {}
 
@@ -63,22 +64,22 @@ export class RunCodeTool implements vscode.LanguageModelTool<RunCodeInput> {
     const { code, timeoutSeconds } = options.input;
     if (!this.deps.isTrusted()) {
       throw new Error(
-        'run_code refuses to run in an untrusted workspace. Ask the user to trust this workspace (command "Workspaces: Manage Workspace Trust") or complete the task without running code.',
+        `${RUN_CODE_TOOL} refuses to run in an untrusted workspace. Ask the user to trust this workspace (command "Workspaces: Manage Workspace Trust") or complete the task without running code.`,
       );
     }
     if (typeof code !== 'string' || code.trim() === '') {
       throw new Error(
-        'run_code failed: code must be a non-empty JavaScript program (the body of an async function that ends with return value).',
+        `${RUN_CODE_TOOL} failed: code must be a non-empty JavaScript program (the body of an async function that ends with return value).`,
       );
     }
     if (code.length > MAX_CODE_CHARS) {
       throw new Error(
-        `run_code failed: the program is ${code.length} characters; the limit is ${MAX_CODE_CHARS}. Write a shorter program that calls tools for the data instead of embedding it.`,
+        `${RUN_CODE_TOOL} failed: the program is ${code.length} characters; the limit is ${MAX_CODE_CHARS}. Write a shorter program that calls tools for the data instead of embedding it.`,
       );
     }
     if (timeoutSeconds !== undefined && !(Number.isFinite(timeoutSeconds) && timeoutSeconds > 0 && timeoutSeconds <= MAX_TIMEOUT_SECONDS)) {
       throw new Error(
-        `run_code failed: timeoutSeconds must be a number of seconds in (0, ${MAX_TIMEOUT_SECONDS}]; got ${JSON.stringify(timeoutSeconds)}. Omit it to use ${DEFAULT_TIMEOUT_SECONDS} s.`,
+        `${RUN_CODE_TOOL} failed: timeoutSeconds must be a number of seconds in (0, ${MAX_TIMEOUT_SECONDS}]; got ${JSON.stringify(timeoutSeconds)}. Omit it to use ${DEFAULT_TIMEOUT_SECONDS} s.`,
       );
     }
     const invoker = this.deps.invokeTool ?? invokeToolText;
@@ -86,7 +87,7 @@ export class RunCodeTool implements vscode.LanguageModelTool<RunCodeInput> {
     const subscription = token.onCancellationRequested(() => abort.abort());
     try {
       const store = await this.deps.store().catch((error) => {
-        this.deps.log.error(`no session store for run_code: ${error}`);
+        this.deps.log.error(`no session store for ${RUN_CODE_TOOL}: ${error}`);
         return undefined;
       });
       const previewBytes = bytesForTokenBudget(options.tokenizationOptions?.tokenBudget, this.deps.settings().previewBytes, HEADER_BYTES);
@@ -105,7 +106,7 @@ export class RunCodeTool implements vscode.LanguageModelTool<RunCodeInput> {
           source.dispose();
         }
       };
-      const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: '$(code) run_code' }, () =>
+      const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `$(code) ${RUN_CODE_TOOL}` }, () =>
         runCode(
           { code, timeoutMs: (timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000, signal: abort.signal },
           { callTool, store, previewBytes },
@@ -113,7 +114,7 @@ export class RunCodeTool implements vscode.LanguageModelTool<RunCodeInput> {
       );
       const retained = result.nested.filter((record) => record.outputId).length + (result.valueOutputId ? 1 : 0);
       this.deps.log.info(
-        `run_code: ${result.error ? `${result.error.kind}: ${result.error.message}` : `${result.valueKind}, ${result.valueBytes} bytes`}; ${result.calls} calls; ${retained} retained; ${result.durationMs} ms`,
+        `${RUN_CODE_TOOL}: ${result.error ? `${result.error.kind}: ${result.error.message}` : `${result.valueKind}, ${result.valueBytes} bytes`}; ${result.calls} calls; ${retained} retained; ${result.durationMs} ms`,
       );
       if (retained > 0) this.deps.onRetained();
       return textResult(renderCodeRun(result, previewBytes));
@@ -146,7 +147,7 @@ export async function invokeToolText(
     .map((part) =>
       part instanceof vscode.LanguageModelTextPart
         ? part.value
-        : `[${name} returned a non-text part that run_code cannot pass to the program]`,
+        : `[${name} returned a non-text part that ${RUN_CODE_TOOL} cannot pass to the program]`,
     )
     .join('');
 }

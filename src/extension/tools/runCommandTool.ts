@@ -5,6 +5,7 @@ import { runCommand, type CommandResult } from '../../core/capture/runCommand';
 import type { RecallStore } from '../../core/types';
 import type { RecallSettings } from '../config';
 import { bytesForTokenBudget, textResult, toolError } from './toolResult';
+import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL, RUN_COMMAND_TOOL } from '../../core/toolNames';
 
 export interface RunCommandInput {
   command: string;
@@ -29,7 +30,7 @@ const HEADER_BYTES = 1200;
  * the status, a preview, and the outputId of the whole output.
  */
 export class RunCommandTool implements vscode.LanguageModelTool<RunCommandInput> {
-  static readonly toolName = 'run_command';
+  static readonly toolName = RUN_COMMAND_TOOL;
 
   constructor(private readonly deps: RunCommandDeps) {}
 
@@ -53,12 +54,12 @@ export class RunCommandTool implements vscode.LanguageModelTool<RunCommandInput>
     const { command, timeoutSeconds } = options.input;
     if (!this.deps.isTrusted()) {
       throw new Error(
-        'run_command refuses to run in an untrusted workspace. Ask the user to trust this workspace (command "Workspaces: Manage Workspace Trust") or complete the task without running commands.',
+        `${RUN_COMMAND_TOOL} refuses to run in an untrusted workspace. Ask the user to trust this workspace (command "Workspaces: Manage Workspace Trust") or complete the task without running commands.`,
       );
     }
     if (timeoutSeconds !== undefined && !(Number.isFinite(timeoutSeconds) && timeoutSeconds > 0)) {
       throw new Error(
-        `run_command failed: timeoutSeconds must be a positive number of seconds; got ${JSON.stringify(timeoutSeconds)}. Omit it to use the default.`,
+        `${RUN_COMMAND_TOOL} failed: timeoutSeconds must be a positive number of seconds; got ${JSON.stringify(timeoutSeconds)}. Omit it to use the default.`,
       );
     }
     const settings = this.deps.settings();
@@ -66,7 +67,7 @@ export class RunCommandTool implements vscode.LanguageModelTool<RunCommandInput>
     const subscription = token.onCancellationRequested(() => abort.abort());
     try {
       const store = await this.deps.store().catch((error) => {
-        this.deps.log.error(`no session store for run_command: ${error}`);
+        this.deps.log.error(`no session store for ${RUN_COMMAND_TOOL}: ${error}`);
         return undefined;
       });
       const previewBytes = bytesForTokenBudget(options.tokenizationOptions?.tokenBudget, settings.previewBytes, HEADER_BYTES);
@@ -85,7 +86,7 @@ export class RunCommandTool implements vscode.LanguageModelTool<RunCommandInput>
           ),
       );
       this.deps.log.info(
-        `run_command ${JSON.stringify(command)}: exit ${result.exitCode ?? result.signal}, ${result.merged.totalBytes} bytes, ${result.outputId ?? result.recovery}`,
+        `${RUN_COMMAND_TOOL} ${JSON.stringify(command)}: exit ${result.exitCode ?? result.signal}, ${result.merged.totalBytes} bytes, ${result.outputId ?? result.recovery}`,
       );
       if (result.outputId) this.deps.onRetained();
       return textResult(render(result));
@@ -121,7 +122,7 @@ function render(result: CommandResult): string {
   if (result.outputId) {
     lines.push(
       `The preview below is NOT the whole output. The merged output is retained as outputId "${result.outputId}" (${result.merged.capturedBytes} of ${result.merged.totalBytes} bytes kept, complete: ${result.merged.complete}). ` +
-        `Before saying something is absent, use search_tool_output {"outputId":"${result.outputId}","pattern":"…"} or read_tool_output {"outputId":"${result.outputId}","offset":0}. Do not re-run the command to see more.`,
+        `Before saying something is absent, use ${SEARCH_TOOL_OUTPUT_TOOL} {"outputId":"${result.outputId}","pattern":"…"} or ${READ_TOOL_OUTPUT_TOOL} {"outputId":"${result.outputId}","offset":0}. Do not re-run the command to see more.`,
     );
   } else if (result.recovery === 'unavailable') {
     lines.push(

@@ -1,6 +1,7 @@
 import type * as vscode from 'vscode';
 import type { RecallStore } from '../../core/types';
 import { textResult, toolError } from './toolResult';
+import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../../core/toolNames';
 
 export interface SearchToolOutputInput {
   outputId: string;
@@ -12,7 +13,7 @@ export interface SearchToolOutputInput {
 
 /** `search_tool_output`: find text in a retained copy; matches carry `read_tool_output` offsets. */
 export class SearchToolOutputTool implements vscode.LanguageModelTool<SearchToolOutputInput> {
-  static readonly toolName = 'search_tool_output';
+  static readonly toolName = SEARCH_TOOL_OUTPUT_TOOL;
 
   constructor(private readonly store: () => Promise<RecallStore>) {}
 
@@ -40,7 +41,7 @@ export class SearchToolOutputTool implements vscode.LanguageModelTool<SearchTool
           ? found.complete
             ? 'No match in the whole retained output.'
             : 'No match in what was retained, but the copy is incomplete (complete=false): the text may have been in the dropped part. Say so rather than claiming it is absent.'
-          : `Read around a match with read_tool_output {"outputId":"${outputId}","offset":${first.lineOffset}} (use a match's lineOffset or offset).${found.truncated ? ' More matches exist: refine the pattern or raise maxMatches (up to 1000).' : ''}`;
+          : `Read around a match with ${READ_TOOL_OUTPUT_TOOL} {"outputId":"${outputId}","offset":${first.lineOffset}} (use a match's lineOffset or offset).${found.truncated ? ' More matches exist: refine the pattern or raise maxMatches (up to 1000).' : ''}`;
       return textResult([JSON.stringify(summary), ...lines, advice].join('\n'));
     } catch (error) {
       throw toolError(SearchToolOutputTool.toolName, error);
