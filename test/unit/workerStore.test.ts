@@ -292,6 +292,19 @@ describe('worker store', function () {
       assert.equal(existsSync(closedFirst.file), false, 'delete after close still removes the file');
     });
 
+    it('reports the journal and its bound through the worker, and a fork keeps the bound', async () => {
+      const store = await open({ copyBytes: 64 * 1024, journalLimitBytes: 1024 * 1024 });
+      assert.equal(store.journalLimitBytes, 1024 * 1024);
+      await store.retain('x'.repeat(1000));
+      const stats = await store.stats();
+      assert.equal(stats.journalLimitBytes, 1024 * 1024);
+      assert.equal(typeof stats.journalBytes, 'number');
+      assert.equal(stats.lastCheckpointError, undefined);
+      const fork = await store.fork();
+      opened.push(fork);
+      assert.equal(fork.journalLimitBytes, 1024 * 1024);
+    });
+
     it('shares one worker between stores and stops it when the last one closes', async () => {
       const a = await open();
       const b = await open();

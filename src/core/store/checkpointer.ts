@@ -123,8 +123,18 @@ export class Checkpointer {
    * a burst slows down instead of refusing.
    */
   async reserve(bytes: number): Promise<() => void> {
-    const over = this.journalBytes + this.reservedBytes + bytes > this.options.journalLimitBytes;
-    if (over && !(this.failure && Date.now() - this.failure.at < CATCH_UP_AFTER_MS)) await this.flush().catch(() => undefined);
+    const limit = this.options.journalLimitBytes;
+    // Checked and reserved in one turn: callers released by the same checkpoint queue in order. Each
+    // checkpoint that succeeds empties the journal of what was queued before it, so this ends.
+    while (this.journalBytes + this.reservedBytes + bytes > limit) {
+      if (this.journalBytes === 0 && this.reservedBytes === 0) break;
+      if (this.failure && Date.now() - this.failure.at < CATCH_UP_AFTER_MS) break;
+      const saved = await this.flush().then(
+        () => true,
+        () => false,
+      );
+      if (!saved) break;
+    }
     this.reservedBytes += bytes;
     let released = false;
     return () => {

@@ -1,0 +1,161 @@
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, chownSync, readdirSync } from 'node:fs';
+import * as path from 'node:path';
+import { createInterface } from 'node:readline';
+import { openStore } from '../../src/core/store/sessionStore';
+import { listSessions, sessionFiles } from '../../src/core/store/sessionFiles';
+import { KiB, MiB } from '../../src/core/limits';
+import type { StoreStats } from '../../src/core/types';
+import { rejectsWith } from './helpers/assertions';
+import { useTempDirs } from './helpers/tempDirs';
+
+const REPO = path.resolve(__dirname, '../..');
+const CHILD = path.join(__dirname, 'helpers/failingDiskChild.ts');
+/** The uid/gid the read-only case runs as when the tests run as root (root ignores permissions). */
+const NOBODY = 65534;
+
+interface Failing {
+  sessionId: string;
+  whileFailing: StoreStats;
+  full: StoreStats;
+  refused?: { code: string; message: string; details: Record<string, unknown> };
+  acceptedWhileFailing: number;
+  unavailableReason?: string;
+}
+interface Done {
+  acknowledged: { outputId: string; sha: string }[];
+  recovered: StoreStats;
+}
+
+/**
+ * Runs failingDiskChild.ts: `lift` is called once checkpoints fail and the journal is full (it ends
+ * the failure from outside, as freeing a disk would); resolves with both reports.
+ */
+function runChild(how: 'rlimit' | 'readonly', dir: string, lift: (pid: number) => void): Promise<{ failing: Failing; done: Done }> {
+  const node = [process.execPath, '-r', 'tsx/cjs', CHILD, how, dir];
+  const asNobody = how === 'readonly' && process.getuid?.() === 0;
+  const child =
+    how === 'rlimit'
+      ? // dash counts ulimit -f in 512-byte blocks, bash in 1024: a 1 or 2 MiB file size limit. Soft only,
+        // so the test can lift it again (raising a hard limit needs CAP_SYS_RESOURCE).
+        spawn('/bin/sh', ['-c', 'ulimit -S -f 2048; exec "$@"', 'sh', ...node], { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] })
+      : spawn(node[0], node.slice(1), {
+          cwd: REPO,
+          stdio: ['pipe', 'pipe', 'pipe'],
+          ...(asNobody ? { uid: NOBODY, gid: NOBODY, env: { ...process.env, HOME: dir } } : {}),
+        });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    let failing: Failing | undefined;
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const report = JSON.parse(line) as { phase: string } & Record<string, unknown>;
+      if (report.phase === 'failing') {
+        failing = report as unknown as Failing;
+        try {
+          lift(child.pid!);
+        } catch (error) {
+          child.kill();
+          reject(error instanceof Error ? error : new Error(String(error)));
+          return;
+        }
+        child.stdin.write('lifted\n');
+      } else if (report.phase === 'done') {
+        resolve({ failing: failing!, done: report as unknown as Done });
+      } else reject(new Error(`child failed: ${String(report.error)}\n${stderr}`));
+    });
+    child.on('exit', (code) => {
+      if (code !== 0) reject(new Error(`child exited with ${code}\n${stderr}`));
+    });
+  });
+}
+
+const sha = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+
+/** What every failing-disk case must show: the failure reported, the bound held, nothing acknowledged lost. */
+async function assertSeenBoundedAndIntact(dir: string, reason: RegExp, failing: Failing, done: Done): Promise<void> {
+  assert.match(failing.whileFailing.lastCheckpointError?.message ?? '', reason, 'stats() reports why checkpoints fail');
+  assert.ok(failing.whileFailing.lastCheckpointError!.at > 0);
+  assert.ok(failing.full.journalBytes > 0 && failing.full.journalBytes <= 400 * KiB, `journal bounded: ${failing.full.journalBytes}`);
+  assert.equal(failing.full.journalLimitBytes, 400 * KiB);
+  assert.ok(failing.acceptedWhileFailing >= 1, 'copies are still acknowledged while checkpoints fail, up to the bound');
+  assert.ok(failing.refused, 'past the bound a copy is refused');
+  assert.equal(failing.refused.code, 'STORE_UNAVAILABLE');
+  assert.match(failing.refused.message, /not retained/);
+  assert.match(failing.refused.message, /limit of 409600 bytes/);
+  assert.match(failing.refused.message, reason, 'the refusal names the checkpoint failure');
+  assert.equal(failing.refused.details.reason, 'journalFull');
+  assert.match(failing.unavailableReason ?? '', /session journal .* would pass its limit/, "run_command's recovery names the full journal");
+  assert.match(failing.unavailableReason ?? '', reason);
+  assert.equal(done.recovered.lastCheckpointError, undefined, 'a checkpoint caught up without a restart');
+  assert.equal(done.recovered.journalBytes, 0);
+
+  const store = await openStore({ dir, sessionId: failing.sessionId });
+  assert.deepEqual(store.openReport, {});
+  assert.equal((await store.list()).length, done.acknowledged.length, 'every acknowledged copy, and no refused one');
+  for (const copy of done.acknowledged) assert.equal(sha(await store.readAll(copy.outputId)), copy.sha);
+  await store.delete();
+}
+
+describe('store: failures that are seen, growth that is bounded', function () {
+  const dirs = useTempDirs('bounds');
+  before(function () {
+    if (process.platform !== 'linux') this.skip();
+  });
+
+  it('a file size limit (RLIMIT_FSIZE → EFBIG): checkpoints fail and say so, the journal stops at its bound, a retain catches up once the limit is lifted, nothing acknowledged is lost', async function () {
+    this.timeout(120_000);
+    const dir = dirs.make();
+    const { failing, done } = await runChild('rlimit', dir, (pid) => execFileSync('prlimit', ['--pid', String(pid), '--fsize=unlimited:']));
+    await assertSeenBoundedAndIntact(dir, /EFBIG/, failing, done);
+  });
+
+  it('a folder made read-only mid-session (EACCES): the same, and the background retry catches up once it is writable again', async function () {
+    this.timeout(120_000);
+    const dir = dirs.make();
+    if (process.getuid?.() === 0) chownSync(dir, NOBODY, NOBODY);
+    const { failing, done } = await runChild('readonly', dir, () => chmodSync(dir, 0o755));
+    await assertSeenBoundedAndIntact(dir, /EACCES/, failing, done);
+  });
+
+  it('a healthy store under a burst past the journal bound checkpoints instead of refusing', async function () {
+    const dir = dirs.make();
+    const store = await openStore({ dir, copyBytes: 64 * KiB, quotaBytes: 4 * MiB, journalLimitBytes: 128 * KiB });
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => store.retain(Buffer.alloc(60 * KiB, 65 + i))));
+    assert.equal(results.length, 12);
+    const stats = await store.stats();
+    assert.equal(stats.outputs, 12);
+    assert.equal(stats.lastCheckpointError, undefined);
+    assert.ok(stats.journalBytes <= 128 * KiB);
+    await store.delete();
+  });
+
+  it('journalLimitBytes below the copy cap is refused with the rule', async () => {
+    await rejectsWith(openStore({ dir: dirs.make(), copyBytes: 64 * KiB, journalLimitBytes: 1000 }), 'INVALID_ARGUMENT');
+  });
+
+  it('the journal limit defaults to twice the quota, and forks keep it', async () => {
+    const store = await openStore({ dir: dirs.make(), quotaBytes: 16 * MiB });
+    assert.equal(store.journalLimitBytes, 32 * MiB);
+    assert.equal((await store.stats()).journalLimitBytes, 32 * MiB);
+    const fork = await store.fork();
+    assert.equal(fork.journalLimitBytes, 32 * MiB);
+    await fork.delete();
+    await store.delete();
+  });
+
+  it('listSessions counts a session’s journals in its size (pruning sees what a failing session holds)', async () => {
+    const dir = dirs.make();
+    const store = await openStore({ dir, checkpoints: 'manual' });
+    await store.retain(Buffer.alloc(200 * KiB, 1));
+    const files = await sessionFiles(store.file);
+    assert.equal(files.length, 2, 'the database and its journal');
+    const [listed] = await listSessions(dir);
+    const onDisk = readdirSync(dir).filter((name) => name.startsWith(path.basename(store.file)) && !name.endsWith('.lock')).length;
+    assert.equal(onDisk, 2);
+    assert.ok(listed.bytes > 200 * KiB, `journal counted: ${listed.bytes}`);
+    await store.delete();
+  });
+});
