@@ -1,6 +1,7 @@
 /**
  * Paging a retained copy by UTF-8 byte offset. Pure: it works on a window of the copy that the
- * store fetches, so a page never needs the whole copy.
+ * store fetches, so a page never needs the whole copy. Also the one page-size clamp that every
+ * reader (read_tool_output, read_file_page, the page setting) goes through.
  */
 import { RecallError } from './errors';
 import { decodeUtf8, unitAround } from './utf8';
@@ -17,6 +18,20 @@ export interface PageRequest {
   maxBytes: number;
   totalBytes: number;
   complete: boolean;
+}
+
+/**
+ * The page size a reader uses: `limit` (a page setting, or the largest page) when none is requested,
+ * else the requested size held to `limit`; `limit` is itself held to DEFAULT_LIMITS.pageBytes, so
+ * neither a request nor a setting gets a larger page. A request that is not a positive integer
+ * (tool input is unchecked JSON) is returned as it is, for the caller's validation to reject with
+ * a message that names it.
+ */
+export function clampPageBytes(requested: number | undefined, limit: number = DEFAULT_LIMITS.pageBytes): number {
+  const largest = Math.min(limit, DEFAULT_LIMITS.pageBytes);
+  if (requested === undefined) return largest;
+  if (typeof requested !== 'number' || !Number.isInteger(requested) || requested < 1) return requested;
+  return Math.min(requested, largest);
 }
 
 /** Checks `offset` and `maxBytes` before any bytes are fetched; returns the clamped page size. */
@@ -40,7 +55,7 @@ export function validatePageRequest(outputId: string, offset: unknown, maxBytes:
       { totalBytes },
     );
   }
-  return Math.min(maxBytes, DEFAULT_LIMITS.pageBytes);
+  return clampPageBytes(maxBytes);
 }
 
 /**
@@ -72,4 +87,31 @@ export function pageFromWindow(request: PageRequest, window: Uint8Array, windowS
   }
   const nextOffset = windowStart + end;
   return { text: decodeUtf8(window.subarray(start, end)), nextOffset, totalBytes, hasMore: nextOffset < totalBytes, complete };
+}
+
+/** Below this page size the fitting loop stops halving and returns the page whatever its size. */
+export const MIN_FIT_PAGE_BYTES = 16;
+
+/**
+ * Reads a page at `maxBytes` and renders it; while the rendering is over `limitBytes` UTF-8 bytes,
+ * reads the page again at half the size. JSON escaping can make a page up to six times its size
+ * (a control character becomes `\u0001`), past one result part; a smaller page keeps the JSON whole
+ * and `nextOffset` exact, where splitting the rendering would split the JSON. Every page is cut by
+ * the pager, so it still holds whole characters.
+ */
+export async function readFittingPage(
+  read: (maxBytes: number) => Promise<ReadResult>,
+  render: (page: ReadResult) => string,
+  maxBytes: number,
+  limitBytes: number,
+): Promise<{ page: ReadResult; text: string }> {
+  let size = maxBytes;
+  let page = await read(size);
+  let text = render(page);
+  while (Buffer.byteLength(text, 'utf8') > limitBytes && size > MIN_FIT_PAGE_BYTES) {
+    size = Math.floor(size / 2);
+    page = await read(size);
+    text = render(page);
+  }
+  return { page, text };
 }

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { clampPageBytes, MIN_FIT_PAGE_BYTES, readFittingPage } from '../../src/core/pager';
 import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
+import type { ReadResult } from '../../src/core/types';
 import { rejectsWith, readThrough } from './helpers/assertions';
 import {
   boundarySet,
@@ -261,5 +263,103 @@ describe('pager: property test on random mixed text with invalid bytes', functio
     const rng = makeRng(seed + 2);
     assert.equal((await readThrough(store, outputId, randomMaxBytes(rng))).text, text);
     assert.ok(utf8(text).length === totalBytes);
+  });
+});
+
+describe('pager: the page-size clamp', () => {
+  it('gives the limit when no size is requested, and never more than 4096', () => {
+    assert.equal(clampPageBytes(undefined), 4096);
+    assert.equal(clampPageBytes(undefined, 1000), 1000);
+    assert.equal(clampPageBytes(undefined, 100_000), 4096, 'a page setting cannot raise the largest page');
+  });
+
+  it('holds a requested size to the limit', () => {
+    assert.equal(clampPageBytes(1), 1);
+    assert.equal(clampPageBytes(100, 1000), 100);
+    assert.equal(clampPageBytes(5000, 1000), 1000);
+    assert.equal(clampPageBytes(1_000_000), 4096);
+    assert.equal(clampPageBytes(1_000_000, 100_000), 4096);
+  });
+
+  it('returns a size that is not a positive integer unchanged, for validation to reject', () => {
+    for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '100', null]) {
+      assert.equal(clampPageBytes(bad as number), bad, String(bad));
+    }
+  });
+});
+
+describe('pager: readFittingPage (a page whose rendering fits one result part)', () => {
+  const dirs = useTempDirs('pager-fit');
+  /** MAX_PART_BYTES of src/extension/tools/toolResult.ts (that module needs vscode). */
+  const PART_BYTES = 8000;
+  // 7 bytes that JSON.stringify writes as 19: two control characters (6 each), a quote and a
+  // backslash (2 each), and a CJK character (3 bytes, not escaped). 2048 is not a multiple of 7, so
+  // the halved page's cut falls inside 中 and the pager must back off to a character boundary.
+  const unit = '\u0001"中\\\u001f';
+  const render = (page: ReadResult): string => `${JSON.stringify(page)}\nMore follows.`;
+  let store: SessionStore;
+  before(async () => {
+    store = await openStore({ dir: dirs.make() });
+  });
+  after(() => store.delete());
+
+  it('halves the page until its rendering fits, and the page still holds whole characters', async () => {
+    assert.equal(Buffer.byteLength(unit), 7);
+    assert.equal(Buffer.byteLength(JSON.stringify(unit)) - 2, 19);
+    const { outputId } = await store.retain(unit.repeat(2000));
+    const sizes: number[] = [];
+    const read = (maxBytes: number) => {
+      sizes.push(maxBytes);
+      return store.read(outputId, 0, maxBytes);
+    };
+    const full = render(await store.read(outputId, 0, 4096));
+    assert.ok(Buffer.byteLength(full) > PART_BYTES, 'the whole page would not fit one part');
+
+    const { page, text } = await readFittingPage(read, render, 4096, PART_BYTES);
+    assert.deepEqual(sizes, [4096, 2048]);
+    assert.equal(text, render(page));
+    assert.ok(Buffer.byteLength(text) <= PART_BYTES);
+    // 2048 = 292·7 + 4: byte 2048 is inside the 292nd unit's 中, so the page ends before it.
+    assert.equal(page.nextOffset, 292 * 7 + 2);
+    assert.ok(!page.text.includes('\uFFFD'), 'no character was split');
+    assert.equal(Buffer.byteLength(page.text), page.nextOffset);
+    assert.equal(page.text, unit.repeat(293).slice(0, 292 * 5 + 2));
+    // The next page starts exactly where this one stopped.
+    const next = await store.read(outputId, page.nextOffset, 7);
+    assert.equal(next.text, '中\\\u001f\u0001"');
+  });
+
+  it('stops halving at MIN_FIT_PAGE_BYTES and returns that page even when it does not fit', async () => {
+    const { outputId } = await store.retain(unit.repeat(1000));
+    const sizes: number[] = [];
+    const { page, text } = await readFittingPage(
+      (maxBytes) => {
+        sizes.push(maxBytes);
+        return store.read(outputId, 0, maxBytes);
+      },
+      render,
+      4096,
+      10,
+    );
+    assert.deepEqual(sizes, [4096, 2048, 1024, 512, 256, 128, 64, 32, 16]);
+    assert.equal(sizes.at(-1), MIN_FIT_PAGE_BYTES);
+    assert.equal(page.nextOffset, 16, 'byte 16 = 2·7 + 2 is where the third 中 starts');
+    assert.ok(Buffer.byteLength(text) > 10);
+  });
+
+  it('reads once when the first rendering fits', async () => {
+    const { outputId } = await store.retain('plain ASCII '.repeat(500));
+    let reads = 0;
+    const { page } = await readFittingPage(
+      (maxBytes) => {
+        reads++;
+        return store.read(outputId, 0, maxBytes);
+      },
+      render,
+      4096,
+      PART_BYTES,
+    );
+    assert.equal(reads, 1);
+    assert.equal(page.nextOffset, 4096);
   });
 });

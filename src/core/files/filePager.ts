@@ -26,7 +26,7 @@
 import { promises as fs } from 'node:fs';
 import { RecallError } from '../errors';
 import { DEFAULT_LIMITS } from '../limits';
-import { PAGE_CONTEXT } from '../pager';
+import { clampPageBytes, PAGE_CONTEXT } from '../pager';
 import { countNewlines, decodeUtf8, unitAround } from '../utf8';
 import {
   bestPointForLine,
@@ -242,7 +242,7 @@ function validateRequest(shown: string, options: FilePageOptions): ValidRequest 
   const byteOffset: unknown = options.byteOffset ?? undefined;
   const maxBytesArg: unknown = options.maxBytes ?? undefined;
 
-  let maxBytes: number = MAX_FILE_PAGE_BYTES;
+  let maxBytes = clampPageBytes(undefined);
   if (maxBytesArg !== undefined) {
     if (typeof maxBytesArg !== 'number' || !Number.isInteger(maxBytesArg) || maxBytesArg < 1) {
       throw new RecallError(
@@ -250,7 +250,7 @@ function validateRequest(shown: string, options: FilePageOptions): ValidRequest 
         `maxBytes must be an integer from 1 to ${MAX_FILE_PAGE_BYTES}; got ${JSON.stringify(maxBytesArg)}. Omit it to get ${MAX_FILE_PAGE_BYTES}-byte pages: ${call(shown, typeof line === 'number' ? { line } : typeof byteOffset === 'number' ? { byteOffset } : {})}.`,
       );
     }
-    maxBytes = Math.min(maxBytesArg, MAX_FILE_PAGE_BYTES);
+    maxBytes = clampPageBytes(maxBytesArg);
   }
   if (line !== undefined && byteOffset !== undefined) {
     throw new RecallError(

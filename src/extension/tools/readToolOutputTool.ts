@@ -1,5 +1,6 @@
 import type * as vscode from 'vscode';
 import type { RecallStore, ReadResult } from '../../core/types';
+import { clampPageBytes, readFittingPage } from '../../core/pager';
 import { MAX_PART_BYTES, textResult, toolError } from './toolResult';
 import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../../core/toolNames';
 
@@ -26,17 +27,13 @@ export class ReadToolOutputTool implements vscode.LanguageModelTool<ReadToolOutp
     const { outputId, offset = 0 } = options.input;
     try {
       const store = await this.store();
-      const requested = options.input.maxBytes;
-      // Valid sizes are clamped to the page setting; invalid ones go to the engine, which rejects them.
-      let maxBytes = requested === undefined ? this.pageBytes() : requested > 0 ? Math.min(requested, this.pageBytes()) : requested;
-      let page = await store.read(outputId, offset, maxBytes);
-      // JSON escaping can grow a page of control characters past one part; take a smaller page
-      // (nextOffset stays exact) rather than split the JSON.
-      while (Buffer.byteLength(render(outputId, page), 'utf8') > MAX_PART_BYTES && maxBytes > 16) {
-        maxBytes = Math.floor(maxBytes / 2);
-        page = await store.read(outputId, offset, maxBytes);
-      }
-      return textResult(render(outputId, page));
+      const { text } = await readFittingPage(
+        (maxBytes) => store.read(outputId, offset, maxBytes),
+        (page) => render(outputId, page),
+        clampPageBytes(options.input.maxBytes, this.pageBytes()),
+        MAX_PART_BYTES,
+      );
+      return textResult(text);
     } catch (error) {
       throw toolError(ReadToolOutputTool.toolName, error);
     }
