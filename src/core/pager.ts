@@ -4,7 +4,7 @@
  * reader (read_tool_output, read_file_page, the page setting) goes through.
  */
 import { RecallError } from './errors';
-import { decodeUtf8, unitAround } from './utf8';
+import { decodeUtf8, pageCut, unitSplitAt } from './utf8';
 import type { ReadResult } from './types';
 import { DEFAULT_LIMITS } from './limits';
 import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from './toolNames';
@@ -66,8 +66,8 @@ export function pageFromWindow(request: PageRequest, window: Uint8Array, windowS
   const { outputId, offset, maxBytes, totalBytes, complete } = request;
   if (offset === totalBytes) return { text: '', nextOffset: totalBytes, totalBytes, hasMore: false, complete };
   const start = offset - windowStart;
-  const unit = unitAround(window, start);
-  if (unit.start !== start) {
+  const unit = unitSplitAt(window, start);
+  if (unit) {
     const before = windowStart + unit.start;
     const after = windowStart + unit.end;
     throw new RecallError(
@@ -80,10 +80,7 @@ export function pageFromWindow(request: PageRequest, window: Uint8Array, windowS
   if (offset + maxBytes >= totalBytes) {
     end = totalBytes - windowStart;
   } else {
-    const target = offset + maxBytes - windowStart;
-    const cut = unitAround(window, target);
-    // Never end inside a character, yet always return at least one whole character.
-    end = cut.start === target ? target : cut.start > start ? cut.start : cut.end;
+    end = pageCut(window, start, offset + maxBytes - windowStart);
   }
   const nextOffset = windowStart + end;
   return { text: decodeUtf8(window.subarray(start, end)), nextOffset, totalBytes, hasMore: nextOffset < totalBytes, complete };

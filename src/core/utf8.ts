@@ -87,6 +87,27 @@ export function isUnitBoundary(bytes: Uint8Array, position: number): boolean {
   return unitAround(bytes, position).start === position;
 }
 
+/**
+ * The unit that `position` falls inside, as `[start, end)`, or undefined when `position` is a
+ * boundary (or at either end of `bytes`). A reader turns it into MID_CHARACTER_OFFSET naming the
+ * boundaries either side; `bytes` needs the three bytes before `position`, as for `unitAround`.
+ */
+export function unitSplitAt(bytes: Uint8Array, position: number): { start: number; end: number } | undefined {
+  if (position <= 0 || position >= bytes.length) return undefined;
+  const unit = unitAround(bytes, position);
+  return unit.start === position ? undefined : unit;
+}
+
+/**
+ * Where a page that starts at the boundary `start` and may run to `target` (inside `bytes`) ends:
+ * at `target` when it is a boundary, else before the unit it falls in; but when that unit is the
+ * page's first, after it, so a page never ends inside a character yet always holds a whole one.
+ */
+export function pageCut(bytes: Uint8Array, start: number, target: number): number {
+  const cut = unitAround(bytes, target);
+  return cut.start === target ? target : cut.start > start ? cut.start : cut.end;
+}
+
 /** The greatest boundary ≤ position. */
 export function boundaryAtOrBefore(bytes: Uint8Array, position: number): number {
   if (position <= 0) return 0;

@@ -6,8 +6,10 @@ import {
   decodeUtf8,
   isUnitBoundary,
   lastCompleteBoundary,
+  pageCut,
   unitAround,
   unitLengthAt,
+  unitSplitAt,
 } from '../../src/core/utf8';
 import { boundarySet, decode, isBoundaryOracle, mixedBytes } from './helpers/mixedText';
 import { makeRng, seedFromEnv } from './helpers/prng';
@@ -85,6 +87,55 @@ describe('utf8: unit boundaries match TextDecoder', () => {
     assert.equal(boundaryAtOrAfter(input, 99), 4);
     assert.equal(boundaryAtOrBefore(input, 2), 0);
     assert.equal(boundaryAtOrAfter(input, 2), 4);
+  });
+});
+
+describe('utf8: unitSplitAt and pageCut (where readers start and end pages)', () => {
+  const seed = seedFromEnv(0x5eed02);
+
+  it('unitSplitAt names the unit around every non-boundary and nothing at a boundary (oracle, random mixed bytes)', () => {
+    const rng = makeRng(seed);
+    for (let round = 0; round < 300; round++) {
+      const input = mixedBytes(rng, rng.int(0, 60), rng.pick([0, 0.1, 0.5]));
+      const oracle = boundarySet(input);
+      const context = `seed ${seed}, round ${round}, bytes ${Buffer.from(input).toString('hex')}`;
+      for (let k = -1; k <= input.length + 1; k++) {
+        const split = unitSplitAt(input, k);
+        if (k <= 0 || k >= input.length || oracle[k]) {
+          assert.equal(split, undefined, `unitSplitAt(${k}); ${context}`);
+        } else {
+          assert.deepEqual(
+            split,
+            { start: boundaryAtOrBefore(input, k), end: boundaryAtOrAfter(input, k) },
+            `unitSplitAt(${k}); ${context}`,
+          );
+        }
+      }
+    }
+  });
+
+  it('pageCut ends at the target when it is a boundary, else before its character, but keeps one whole character', () => {
+    const input = utf8('a中b'); // a = [0,1), 中 = [1,4), b = [4,5)
+    assert.equal(pageCut(input, 0, 1), 1, 'a boundary');
+    assert.equal(pageCut(input, 0, 2), 1, 'inside 中: back to before it');
+    assert.equal(pageCut(input, 0, 3), 1);
+    assert.equal(pageCut(input, 1, 2), 4, '中 is the first character of the page: past it');
+    assert.equal(pageCut(input, 1, 4), 4);
+  });
+
+  it('pageCut never splits a unit and always moves forward (oracle, random mixed bytes)', () => {
+    const rng = makeRng(seed + 1);
+    for (let round = 0; round < 300; round++) {
+      const input = mixedBytes(rng, rng.int(2, 60), rng.pick([0, 0.2]));
+      const oracle = boundarySet(input);
+      const start = boundaryAtOrBefore(input, rng.int(0, input.length - 2));
+      const target = rng.int(start + 1, input.length - 1);
+      const end = pageCut(input, start, target);
+      const context = `seed ${seed}, round ${round}, start ${start}, target ${target}, bytes ${Buffer.from(input).toString('hex')}`;
+      assert.ok(oracle[end] && end > start, context);
+      assert.ok(end <= target || end === boundaryAtOrAfter(input, start + 1), context);
+      if (oracle[target]) assert.equal(end, target, context);
+    }
   });
 });
 

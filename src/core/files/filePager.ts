@@ -27,7 +27,7 @@ import { promises as fs } from 'node:fs';
 import { RecallError } from '../errors';
 import { DEFAULT_LIMITS } from '../limits';
 import { clampPageBytes, PAGE_CONTEXT } from '../pager';
-import { countNewlines, decodeUtf8, unitAround } from '../utf8';
+import { countNewlines, decodeUtf8, pageCut, unitSplitAt } from '../utf8';
 import {
   bestPointForLine,
   forgetLineIndex,
@@ -148,17 +148,15 @@ export async function readFilePage(file: string, options: FilePageOptions = {}):
     const window = await readRange(handle, windowStart, windowEnd - windowStart);
     const fileEnd = windowStart + window.length; // < windowEnd only if the file shrank underneath
     const s = startByte - windowStart;
-    if (startByte < fileEnd) {
-      const unit = unitAround(window, s);
-      if (unit.start !== s) {
-        const before = windowStart + unit.start;
-        const after = windowStart + unit.end;
-        throw new RecallError(
-          'MID_CHARACTER_OFFSET',
-          `byteOffset ${startByte} is inside a UTF-8 character of ${shown} (the character spans bytes ${before} to ${after}). Use a character boundary: ${call(shown, { byteOffset: before })} or ${call(shown, { byteOffset: after })}.`,
-          { before, after },
-        );
-      }
+    const unit = unitSplitAt(window, s);
+    if (unit) {
+      const before = windowStart + unit.start;
+      const after = windowStart + unit.end;
+      throw new RecallError(
+        'MID_CHARACTER_OFFSET',
+        `byteOffset ${startByte} is inside a UTF-8 character of ${shown} (the character spans bytes ${before} to ${after}). Use a character boundary: ${call(shown, { byteOffset: before })} or ${call(shown, { byteOffset: after })}.`,
+        { before, after },
+      );
     }
     // Only now, with the offset known to be valid, count the lines before it.
     start ??= await locateOffset(handle, index, startByte);
@@ -173,10 +171,7 @@ export async function readFilePage(file: string, options: FilePageOptions = {}):
       if (lastNewline >= s) {
         e = lastNewline + 1; // the end of the last whole line that fits
       } else {
-        // Not one line end fits: cut inside the line, never inside a character, yet always
-        // return at least one whole character.
-        const cut = unitAround(window, target);
-        e = cut.start === target ? target : cut.start > s ? cut.start : cut.end;
+        e = pageCut(window, s, target); // not one line end fits: cut inside the line
       }
     }
     const endByte = windowStart + e;
