@@ -10,7 +10,11 @@ export type RecallErrorCode =
   | 'INVALID_ARGUMENT'
   | 'STORE_UNAVAILABLE'
   | 'STORE_CLOSED'
-  | 'COMMAND_FAILED';
+  | 'COMMAND_FAILED'
+  /** Well formed, but policy refuses it: a sensitive file, a path outside the workspace, an untrusted workspace, a feature turned off. */
+  | 'REFUSED'
+  /** The work ran out of its time limit and was stopped (e.g. a regular expression that backtracks without end). */
+  | 'TIMEOUT';
 
 export class RecallError extends Error {
   override readonly name = 'RecallError';

@@ -16,7 +16,7 @@
  *   starts a fresh worker.
  * - A search runs longer than its time limit (a regex that backtracks catastrophically cannot be
  *   interrupted any other way): the worker is terminated, that search rejects with
- *   `INVALID_ARGUMENT`, and a fresh worker reopens the same sessions from disk (every acknowledged
+ *   `TIMEOUT`, and a fresh worker reopens the same sessions from disk (every acknowledged
  *   change is durable there) and replays the other calls that were in flight. Replay is safe
  *   because new session IDs are chosen here, not in the worker (an interrupted open or fork reopens
  *   the same file), a replayed `remove` that finds the output already gone succeeds, and a `retain`

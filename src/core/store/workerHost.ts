@@ -233,7 +233,7 @@ export class WorkerHost {
     const seconds = Number((call.timeoutMs / 1000).toFixed(3));
     call.reject(
       new RecallError(
-        'INVALID_ARGUMENT',
+        'TIMEOUT',
         `The search took longer than ${seconds} s and was stopped: this pattern makes the regular expression backtrack too much on this output (nested quantifiers such as "(a+)+" do). Use a simpler pattern or regex:false for a literal search.`,
         { timeoutMs: call.timeoutMs },
       ),
