@@ -4,7 +4,7 @@
  * reader (read_tool_output, read_file_page, the page setting) goes through.
  */
 import { RecallError } from './errors';
-import { decodeUtf8, pageCut, unitSplitAt } from './utf8';
+import { decodeUtf8, pageCut, rejectMidCharacter } from './utf8';
 import type { ReadResult } from './types';
 import { DEFAULT_LIMITS } from './limits';
 import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from './toolNames';
@@ -66,16 +66,13 @@ export function pageFromWindow(request: PageRequest, window: Uint8Array, windowS
   const { outputId, offset, maxBytes, totalBytes, complete } = request;
   if (offset === totalBytes) return { text: '', nextOffset: totalBytes, totalBytes, hasMore: false, complete };
   const start = offset - windowStart;
-  const unit = unitSplitAt(window, start);
-  if (unit) {
-    const before = windowStart + unit.start;
-    const after = windowStart + unit.end;
-    throw new RecallError(
-      'MID_CHARACTER_OFFSET',
+  rejectMidCharacter(
+    window,
+    start,
+    windowStart,
+    (before, after) =>
       `offset ${offset} is inside a UTF-8 character of output ${outputId} (the character spans bytes ${before} to ${after}). Use a character boundary: ${READ_TOOL_OUTPUT_TOOL} {"outputId":"${outputId}","offset":${before}} or {"outputId":"${outputId}","offset":${after}}.`,
-      { before, after },
-    );
-  }
+  );
   let end: number;
   if (offset + maxBytes >= totalBytes) {
     end = totalBytes - windowStart;

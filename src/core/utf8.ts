@@ -10,6 +10,8 @@
  * boundary can be decided from at most three bytes of context before the offset.
  */
 
+import { RecallError } from './errors';
+
 const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
 export function decodeUtf8(bytes: Uint8Array): string {
@@ -88,14 +90,23 @@ export function isUnitBoundary(bytes: Uint8Array, position: number): boolean {
 }
 
 /**
- * The unit that `position` falls inside, as `[start, end)`, or undefined when `position` is a
- * boundary (or at either end of `bytes`). A reader turns it into MID_CHARACTER_OFFSET naming the
- * boundaries either side; `bytes` needs the three bytes before `position`, as for `unitAround`.
+ * Throws MID_CHARACTER_OFFSET when `position` of `bytes` falls inside a unit, with the boundaries
+ * either side (as offsets of the copy or file, which `bytes` is a window of from `windowStart`) in
+ * `details` and in the message `explain` words for the reader. `bytes` needs the three bytes before
+ * `position`, as for `unitAround`; either end of `bytes` counts as a boundary.
  */
-export function unitSplitAt(bytes: Uint8Array, position: number): { start: number; end: number } | undefined {
-  if (position <= 0 || position >= bytes.length) return undefined;
+export function rejectMidCharacter(
+  bytes: Uint8Array,
+  position: number,
+  windowStart: number,
+  explain: (before: number, after: number) => string,
+): void {
+  if (position <= 0 || position >= bytes.length) return;
   const unit = unitAround(bytes, position);
-  return unit.start === position ? undefined : unit;
+  if (unit.start === position) return;
+  const before = windowStart + unit.start;
+  const after = windowStart + unit.end;
+  throw new RecallError('MID_CHARACTER_OFFSET', explain(before, after), { before, after });
 }
 
 /**

@@ -9,8 +9,9 @@ import {
   pageCut,
   unitAround,
   unitLengthAt,
-  unitSplitAt,
+  rejectMidCharacter,
 } from '../../src/core/utf8';
+import { throwsWith } from './helpers/assertions';
 import { boundarySet, decode, isBoundaryOracle, mixedBytes } from './helpers/mixedText';
 import { makeRng, seedFromEnv } from './helpers/prng';
 
@@ -90,26 +91,27 @@ describe('utf8: unit boundaries match TextDecoder', () => {
   });
 });
 
-describe('utf8: unitSplitAt and pageCut (where readers start and end pages)', () => {
+describe('utf8: rejectMidCharacter and pageCut (where readers start and end pages)', () => {
   const seed = seedFromEnv(0x5eed02);
 
-  it('unitSplitAt names the unit around every non-boundary and nothing at a boundary (oracle, random mixed bytes)', () => {
+  it('rejectMidCharacter throws MID_CHARACTER_OFFSET exactly inside a unit, with the boundaries either side (oracle, random mixed bytes)', () => {
     const rng = makeRng(seed);
     for (let round = 0; round < 300; round++) {
       const input = mixedBytes(rng, rng.int(0, 60), rng.pick([0, 0.1, 0.5]));
       const oracle = boundarySet(input);
+      const windowStart = rng.int(0, 1000);
       const context = `seed ${seed}, round ${round}, bytes ${Buffer.from(input).toString('hex')}`;
       for (let k = -1; k <= input.length + 1; k++) {
-        const split = unitSplitAt(input, k);
+        const check = () => rejectMidCharacter(input, k, windowStart, (before, after) => `inside [${before}, ${after})`);
         if (k <= 0 || k >= input.length || oracle[k]) {
-          assert.equal(split, undefined, `unitSplitAt(${k}); ${context}`);
-        } else {
-          assert.deepEqual(
-            split,
-            { start: boundaryAtOrBefore(input, k), end: boundaryAtOrAfter(input, k) },
-            `unitSplitAt(${k}); ${context}`,
-          );
+          check();
+          continue;
         }
+        const before = windowStart + boundaryAtOrBefore(input, k);
+        const after = windowStart + boundaryAtOrAfter(input, k);
+        const error = throwsWith(check, 'MID_CHARACTER_OFFSET');
+        assert.equal(error.message, `inside [${before}, ${after})`, `${k}; ${context}`);
+        assert.deepEqual(error.details, { before, after }, `${k}; ${context}`);
       }
     }
   });

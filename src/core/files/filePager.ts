@@ -27,7 +27,7 @@ import { promises as fs } from 'node:fs';
 import { RecallError } from '../errors';
 import { DEFAULT_LIMITS } from '../limits';
 import { clampPageBytes, PAGE_CONTEXT } from '../pager';
-import { countNewlines, decodeUtf8, pageCut, unitSplitAt } from '../utf8';
+import { countNewlines, decodeUtf8, pageCut, rejectMidCharacter } from '../utf8';
 import {
   bestPointForLine,
   forgetLineIndex,
@@ -148,16 +148,13 @@ export async function readFilePage(file: string, options: FilePageOptions = {}):
     const window = await readRange(handle, windowStart, windowEnd - windowStart);
     const fileEnd = windowStart + window.length; // < windowEnd only if the file shrank underneath
     const s = startByte - windowStart;
-    const unit = unitSplitAt(window, s);
-    if (unit) {
-      const before = windowStart + unit.start;
-      const after = windowStart + unit.end;
-      throw new RecallError(
-        'MID_CHARACTER_OFFSET',
+    rejectMidCharacter(
+      window,
+      s,
+      windowStart,
+      (before, after) =>
         `byteOffset ${startByte} is inside a UTF-8 character of ${shown} (the character spans bytes ${before} to ${after}). Use a character boundary: ${call(shown, { byteOffset: before })} or ${call(shown, { byteOffset: after })}.`,
-        { before, after },
-      );
-    }
+    );
     // Only now, with the offset known to be valid, count the lines before it.
     start ??= await locateOffset(handle, index, startByte);
 
