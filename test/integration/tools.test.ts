@@ -175,7 +175,7 @@ describe('tools', function () {
       const marker = path.join(dir, 'untrusted-ran');
       await assert.rejects(
         new RunCommandTool(deps()).invoke(options({ command: `touch ${sh(marker)}` }), new vscode.CancellationTokenSource().token),
-        /run_command refuses to run in an untrusted workspace/,
+        /run_command failed \(REFUSED\): run_command does not run in an untrusted workspace\. Ask the user to trust this workspace/,
       );
       assert.equal(fs.existsSync(marker), false);
     });
@@ -183,7 +183,7 @@ describe('tools', function () {
     it('run_code refuses', async () => {
       await assert.rejects(
         new RunCodeTool(deps()).invoke(options({ code: 'return 1' }), new vscode.CancellationTokenSource().token),
-        /run_code refuses to run in an untrusted workspace/,
+        /run_code failed \(REFUSED\): run_code does not run in an untrusted workspace\. Ask the user to trust this workspace/,
       );
     });
   });

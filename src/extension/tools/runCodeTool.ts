@@ -2,9 +2,9 @@ import * as vscode from 'vscode';
 import { renderCodeRun } from '../../core/codeMode/render';
 import { runCode } from '../../core/codeMode/runCode';
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../../core/codeMode/sandbox';
-import { bytesForTokenBudget, textResult, toolError } from './toolResult';
-import type { RunCommandDeps } from './runCommandTool';
+import { RecallError } from '../../core/errors';
 import { RUN_CODE_TOOL } from '../../core/toolNames';
+import { confirmRun, invokeSideEffect, type SideEffectDeps } from './sideEffectTool';
 
 export interface RunCodeInput {
   code: string;
@@ -19,7 +19,7 @@ export type ToolInvoker = (
   token: vscode.CancellationToken,
 ) => Promise<string>;
 
-export interface RunCodeDeps extends RunCommandDeps {
+export interface RunCodeDeps extends SideEffectDeps {
   /** Defaults to `invokeToolText` (vscode.lm.invokeTool); injectable for tests. */
   invokeTool?: ToolInvoker;
 }
@@ -41,20 +41,15 @@ export class RunCodeTool implements vscode.LanguageModelTool<RunCodeInput> {
   prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<RunCodeInput>): vscode.PreparedToolInvocation {
     const code = typeof options.input.code === 'string' ? options.input.code : '';
     const seconds = options.input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
-    const message = new vscode.MarkdownString();
-    message.appendMarkdown(
-      'Run this JavaScript program? It runs isolated (no files, network or processes) and can only act through the tools it calls, which ask for their own confirmation as usual.\n\n',
-    );
-    message.appendCodeblock(
+    const firstLine = code.trim().split('\n')[0] ?? '';
+    return confirmRun(
+      `Running program \`${firstLine.length > 60 ? `${firstLine.slice(0, 57)}…` : firstLine}\``,
+      'Run code',
+      'Run this JavaScript program? It runs isolated (no files, network or processes) and can only act through the tools it calls, which ask for their own confirmation as usual.',
       code.length > 20_000 ? `${code.slice(0, 20_000)}\n// … ${code.length - 20_000} more characters` : code,
       'javascript',
+      `Time limit: ${seconds} s.`,
     );
-    message.appendMarkdown(`\nTime limit: ${seconds} s.`);
-    const firstLine = code.trim().split('\n')[0] ?? '';
-    return {
-      invocationMessage: `Running program \`${firstLine.length > 60 ? `${firstLine.slice(0, 57)}…` : firstLine}\``,
-      confirmationMessages: { title: 'Run code', message },
-    };
   }
 
   async invoke(
@@ -62,67 +57,64 @@ export class RunCodeTool implements vscode.LanguageModelTool<RunCodeInput> {
     token: vscode.CancellationToken,
   ): Promise<vscode.LanguageModelToolResult> {
     const { code, timeoutSeconds } = options.input;
-    if (!this.deps.isTrusted()) {
-      throw new Error(
-        `${RUN_CODE_TOOL} refuses to run in an untrusted workspace. Ask the user to trust this workspace (command "Workspaces: Manage Workspace Trust") or complete the task without running code.`,
-      );
-    }
-    if (typeof code !== 'string' || code.trim() === '') {
-      throw new Error(
-        `${RUN_CODE_TOOL} failed: code must be a non-empty JavaScript program (the body of an async function that ends with return value).`,
-      );
-    }
-    if (code.length > MAX_CODE_CHARS) {
-      throw new Error(
-        `${RUN_CODE_TOOL} failed: the program is ${code.length} characters; the limit is ${MAX_CODE_CHARS}. Write a shorter program that calls tools for the data instead of embedding it.`,
-      );
-    }
-    if (timeoutSeconds !== undefined && !(Number.isFinite(timeoutSeconds) && timeoutSeconds > 0 && timeoutSeconds <= MAX_TIMEOUT_SECONDS)) {
-      throw new Error(
-        `${RUN_CODE_TOOL} failed: timeoutSeconds must be a number of seconds in (0, ${MAX_TIMEOUT_SECONDS}]; got ${JSON.stringify(timeoutSeconds)}. Omit it to use ${DEFAULT_TIMEOUT_SECONDS} s.`,
-      );
-    }
     const invoker = this.deps.invokeTool ?? invokeToolText;
-    const abort = new AbortController();
-    const subscription = token.onCancellationRequested(() => abort.abort());
-    try {
-      const store = await this.deps.store().catch((error) => {
-        this.deps.log.error(`no session store for ${RUN_CODE_TOOL}: ${error}`);
-        return undefined;
-      });
-      const previewBytes = bytesForTokenBudget(options.tokenizationOptions?.tokenBudget, this.deps.settings().previewBytes, HEADER_BYTES);
-      // runCode itself refuses nested run_code, so a program cannot start another program.
-      const callTool = async (name: string, input: object, signal: AbortSignal): Promise<string> => {
-        // The nested tool stops when the model's request is cancelled or when this program ends.
-        const source = new vscode.CancellationTokenSource();
-        const cancel = () => source.cancel();
-        const linked = token.onCancellationRequested(cancel);
-        signal.addEventListener('abort', cancel, { once: true });
-        try {
-          return await invoker(name, input, options.toolInvocationToken, source.token);
-        } finally {
-          signal.removeEventListener('abort', cancel);
-          linked.dispose();
-          source.dispose();
-        }
-      };
-      const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `$(code) ${RUN_CODE_TOOL}` }, () =>
-        runCode(
-          { code, timeoutMs: (timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000, signal: abort.signal },
+    return invokeSideEffect(RUN_CODE_TOOL, this.deps, options, token, {
+      without: 'running code',
+      validate: () => validateInput(code, timeoutSeconds),
+      headerBytes: HEADER_BYTES,
+      progressTitle: `$(code) ${RUN_CODE_TOOL}`,
+      run: async ({ store, signal, previewBytes }) => {
+        // runCode itself refuses nested run_code, so a program cannot start another program.
+        const callTool = async (name: string, input: object, ended: AbortSignal): Promise<string> => {
+          // The nested tool stops when the model's request is cancelled or when this program ends.
+          const source = new vscode.CancellationTokenSource();
+          const cancel = () => source.cancel();
+          const linked = token.onCancellationRequested(cancel);
+          ended.addEventListener('abort', cancel, { once: true });
+          try {
+            return await invoker(name, input, options.toolInvocationToken, source.token);
+          } finally {
+            ended.removeEventListener('abort', cancel);
+            linked.dispose();
+            source.dispose();
+          }
+        };
+        const result = await runCode(
+          { code, timeoutMs: (timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000, signal },
           { callTool, store, previewBytes },
-        ),
-      );
-      const retained = result.nested.filter((record) => record.outputId).length + (result.valueOutputId ? 1 : 0);
-      this.deps.log.info(
-        `${RUN_CODE_TOOL}: ${result.error ? `${result.error.kind}: ${result.error.message}` : `${result.valueKind}, ${result.valueBytes} bytes`}; ${result.calls} calls; ${retained} retained; ${result.durationMs} ms`,
-      );
-      if (retained > 0) this.deps.onRetained();
-      return textResult(renderCodeRun(result, previewBytes));
-    } catch (error) {
-      throw toolError(RunCodeTool.toolName, error);
-    } finally {
-      subscription.dispose();
-    }
+        );
+        const retained = result.nested.filter((record) => record.outputId).length + (result.valueOutputId ? 1 : 0);
+        this.deps.log.info(
+          `${RUN_CODE_TOOL}: ${result.error ? `${result.error.kind}: ${result.error.message}` : `${result.valueKind}, ${result.valueBytes} bytes`}; ${result.calls} calls; ${retained} retained; ${result.durationMs} ms`,
+        );
+        if (retained > 0) this.deps.onRetained();
+        return renderCodeRun(result, previewBytes);
+      },
+    });
+  }
+}
+
+function validateInput(code: unknown, timeoutSeconds: unknown): void {
+  if (typeof code !== 'string' || code.trim() === '') {
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      'code must be a non-empty JavaScript program (the body of an async function that ends with return value).',
+    );
+  }
+  if (code.length > MAX_CODE_CHARS) {
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `the program is ${code.length} characters; the limit is ${MAX_CODE_CHARS}. Write a shorter program that calls tools for the data instead of embedding it.`,
+    );
+  }
+  if (
+    timeoutSeconds !== undefined &&
+    !(typeof timeoutSeconds === 'number' && Number.isFinite(timeoutSeconds) && timeoutSeconds > 0 && timeoutSeconds <= MAX_TIMEOUT_SECONDS)
+  ) {
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `timeoutSeconds must be a number of seconds in (0, ${MAX_TIMEOUT_SECONDS}]; got ${JSON.stringify(timeoutSeconds)}. Omit it to use ${DEFAULT_TIMEOUT_SECONDS} s.`,
+    );
   }
 }
 

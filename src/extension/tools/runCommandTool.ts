@@ -2,24 +2,14 @@ import * as vscode from 'vscode';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCommand, type CommandResult } from '../../core/capture/runCommand';
-import type { RecallStore } from '../../core/types';
-import type { RecallSettings } from '../config';
-import { bytesForTokenBudget, textResult, toolError } from './toolResult';
+import { RecallError } from '../../core/errors';
 import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL, RUN_COMMAND_TOOL } from '../../core/toolNames';
+import { confirmRun, invokeSideEffect, type SideEffectDeps } from './sideEffectTool';
 
 export interface RunCommandInput {
   command: string;
   cwd?: string;
   timeoutSeconds?: number;
-}
-
-export interface RunCommandDeps {
-  store: () => Promise<RecallStore>;
-  settings: () => RecallSettings;
-  /** Workspace trust, injectable so the refusal can be tested in a trusted test host. */
-  isTrusted: () => boolean;
-  onRetained: () => void;
-  log: vscode.LogOutputChannel;
 }
 
 /** Header and guidance around the preview take about this much of a token budget. */
@@ -32,19 +22,18 @@ const HEADER_BYTES = 1200;
 export class RunCommandTool implements vscode.LanguageModelTool<RunCommandInput> {
   static readonly toolName = RUN_COMMAND_TOOL;
 
-  constructor(private readonly deps: RunCommandDeps) {}
+  constructor(private readonly deps: SideEffectDeps) {}
 
   prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<RunCommandInput>): vscode.PreparedToolInvocation {
     const { command } = options.input;
-    const cwd = resolveCwd(options.input.cwd);
-    const message = new vscode.MarkdownString();
-    message.appendMarkdown('Run this command in a shell?\n\n');
-    message.appendCodeblock(command, 'sh');
-    message.appendMarkdown(`\nin \`${cwd}\``);
-    return {
-      invocationMessage: `Running \`${command.length > 80 ? `${command.slice(0, 77)}…` : command}\``,
-      confirmationMessages: { title: 'Run command', message },
-    };
+    return confirmRun(
+      `Running \`${command.length > 80 ? `${command.slice(0, 77)}…` : command}\``,
+      'Run command',
+      'Run this command in a shell?',
+      command,
+      'sh',
+      `in \`${resolveCwd(options.input.cwd)}\``,
+    );
   }
 
   async invoke(
@@ -52,49 +41,36 @@ export class RunCommandTool implements vscode.LanguageModelTool<RunCommandInput>
     token: vscode.CancellationToken,
   ): Promise<vscode.LanguageModelToolResult> {
     const { command, timeoutSeconds } = options.input;
-    if (!this.deps.isTrusted()) {
-      throw new Error(
-        `${RUN_COMMAND_TOOL} refuses to run in an untrusted workspace. Ask the user to trust this workspace (command "Workspaces: Manage Workspace Trust") or complete the task without running commands.`,
-      );
-    }
-    if (timeoutSeconds !== undefined && !(Number.isFinite(timeoutSeconds) && timeoutSeconds > 0)) {
-      throw new Error(
-        `${RUN_COMMAND_TOOL} failed: timeoutSeconds must be a positive number of seconds; got ${JSON.stringify(timeoutSeconds)}. Omit it to use the default.`,
-      );
-    }
-    const settings = this.deps.settings();
-    const abort = new AbortController();
-    const subscription = token.onCancellationRequested(() => abort.abort());
-    try {
-      const store = await this.deps.store().catch((error) => {
-        this.deps.log.error(`no session store for ${RUN_COMMAND_TOOL}: ${error}`);
-        return undefined;
-      });
-      const previewBytes = bytesForTokenBudget(options.tokenizationOptions?.tokenBudget, settings.previewBytes, HEADER_BYTES);
-      const result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Window, title: `$(terminal) ${command.slice(0, 60)}` },
-        () =>
-          runCommand(
-            {
-              command,
-              cwd: resolveCwd(options.input.cwd),
-              timeoutMs: (timeoutSeconds ?? settings.defaultTimeoutSeconds) * 1000,
-              signal: abort.signal,
-            },
-            store,
-            { previewBytes, streamBytes: settings.streamBytes },
-          ),
-      );
-      this.deps.log.info(
-        `${RUN_COMMAND_TOOL} ${JSON.stringify(command)}: exit ${result.exitCode ?? result.signal}, ${result.merged.totalBytes} bytes, ${result.outputId ?? result.recovery}`,
-      );
-      if (result.outputId) this.deps.onRetained();
-      return textResult(render(result));
-    } catch (error) {
-      throw toolError(RunCommandTool.toolName, error);
-    } finally {
-      subscription.dispose();
-    }
+    return invokeSideEffect(RUN_COMMAND_TOOL, this.deps, options, token, {
+      without: 'running commands',
+      validate: () => {
+        if (timeoutSeconds !== undefined && !(Number.isFinite(timeoutSeconds) && timeoutSeconds > 0)) {
+          throw new RecallError(
+            'INVALID_ARGUMENT',
+            `timeoutSeconds must be a positive number of seconds; got ${JSON.stringify(timeoutSeconds)}. Omit it to use the default.`,
+          );
+        }
+      },
+      headerBytes: HEADER_BYTES,
+      progressTitle: `$(terminal) ${command.slice(0, 60)}`,
+      run: async ({ store, settings, signal, previewBytes }) => {
+        const result = await runCommand(
+          {
+            command,
+            cwd: resolveCwd(options.input.cwd),
+            timeoutMs: (timeoutSeconds ?? settings.defaultTimeoutSeconds) * 1000,
+            signal,
+          },
+          store,
+          { previewBytes, streamBytes: settings.streamBytes },
+        );
+        this.deps.log.info(
+          `${RUN_COMMAND_TOOL} ${JSON.stringify(command)}: exit ${result.exitCode ?? result.signal}, ${result.merged.totalBytes} bytes, ${result.outputId ?? result.recovery}`,
+        );
+        if (result.outputId) this.deps.onRetained();
+        return render(result);
+      },
+    });
   }
 }
 
