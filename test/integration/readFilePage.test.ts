@@ -109,7 +109,7 @@ describe('read_file_page', function () {
     ] as const) {
       it(name, async () => {
         const message = await invokeError('read_file_page', { path: create(name, content) });
-        assert.match(message, /sensitive file/);
+        assert.match(message, /read_file_page failed \(REFUSED\): .* is a sensitive file/);
         assert.ok(!message.includes(SECRET), 'the refusal does not leak the content');
       });
     }
@@ -137,7 +137,7 @@ describe('read_file_page', function () {
 
     it('is refused by default', async () => {
       const message = await invokeError('read_file_page', { path: 'link-out.txt' });
-      assert.match(message, /outside the workspace folders/);
+      assert.match(message, /read_file_page failed \(REFUSED\): .*outside the workspace folders/);
       assert.match(message, /allowOutsideWorkspace/);
     });
 

@@ -1,6 +1,7 @@
-/** Workspace files for the model: the `read_file_page` pager and the sensitive-path guard. */
+/** Workspace files for the model: the `read_file_page` pager, its read policy and the sensitive-path guard. */
 export { readFilePage, MAX_FILE_PAGE_BYTES, SCAN_CHUNK_BYTES, CHEAP_COUNT_BYTES, type FilePage, type FilePageOptions } from './filePager';
 export { READ_FILE_PAGE_TOOL } from '../toolNames';
+export { resolveReadablePath, type ReadPolicy } from './readablePath';
 export { clearLineIndexCache, lineIndexStats, LINE_INDEX_STRIDE } from './lineIndex';
 export {
   isSensitivePath,
