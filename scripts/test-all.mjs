@@ -2,8 +2,10 @@
 // suite in turn — unit (mocha, plain Node), real extension host (code-server + headless Chromium),
 // browser (the inspector webview in Chromium) — then one line "N passed, N failed, N skipped" that
 // counts them all. A failing check counts as one failure; a suite that crashes before reporting counts
-// as a failure, so a broken runner can never look green.
-import { spawnSync } from 'node:child_process';
+// as a failure, so a broken runner can never look green. Each suite has a time limit: a suite that
+// hangs (a handle left open, a host that never answers) is killed with its whole process group and
+// counted as a failure, instead of running until CI gives up with no summary at all.
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,24 +21,68 @@ const tsconfigs = spawnSync('git', ['ls-files', '--cached', '--others', '--exclu
   .stdout.split('\n')
   .filter(Boolean)
   .sort();
+const MINUTE = 60_000;
 const suites = [
   { name: 'build', command: ['node', 'scripts/build.mjs'], counts: false },
   { name: 'lint', command: ['npx', 'eslint', '--max-warnings', '0', '.'], counts: false },
   { name: 'format', command: ['npx', 'prettier', '--check', '--log-level', 'warn', '.'], counts: false },
   ...tsconfigs.map((file) => ({ name: `typecheck ${file}`, command: ['npx', 'tsc', '--noEmit', '-p', file], counts: false })),
-  { name: 'unit', command: ['npx', 'mocha'] },
+  { name: 'unit', command: ['npx', 'mocha'], limitMs: 10 * MINUTE },
   {
     name: 'host',
     command: ['node', 'scripts/host/run.mjs', '--extra-extension', 'test/fixtures/test-model-extension'],
     when: 'scripts/host/run.mjs',
+    limitMs: 40 * MINUTE, // includes installing the host and its browser on a fresh machine
   },
-  { name: 'browser', command: ['node', 'test/browser/run.mjs'], when: 'test/browser/run.mjs' },
+  { name: 'browser', command: ['node', 'test/browser/run.mjs'], when: 'test/browser/run.mjs', limitMs: 15 * MINUTE },
 ].filter((suite) => only.length === 0 || only.some((name) => suite.name === name || suite.name.startsWith(`${name} `)));
 
+/**
+ * Runs a suite in its own process group so that, past its limit, the group goes with it (code-server,
+ * Chromium, workers), not only the runner we started.
+ */
+function runLimited(suite, env) {
+  return new Promise((resolve) => {
+    const child = spawn(suite.command[0], suite.command.slice(1), { cwd: root, stdio: 'inherit', env, detached: true });
+    let timedOut = false;
+    const killGroup = (signal) => {
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // the group is gone already
+      }
+    };
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        killGroup('SIGTERM');
+        setTimeout(() => killGroup('SIGKILL'), 10_000).unref();
+      },
+      suite.limitMs ?? 10 * MINUTE,
+    );
+    // Ctrl-C on `npm test` reaches only our group; pass it on to the suite's.
+    const onInterrupt = () => {
+      interrupted = true;
+      killGroup('SIGINT');
+    };
+    process.on('SIGINT', onInterrupt);
+    child.on('error', () => resolve({ status: 1, signal: null, timedOut }));
+    child.on('exit', (status, signal) => {
+      clearTimeout(timer);
+      process.off('SIGINT', onInterrupt);
+      // Whatever the suite left behind in its group goes too, so a stray server cannot hold CI.
+      killGroup('SIGKILL');
+      resolve({ status: timedOut ? 1 : status, signal, timedOut });
+    });
+  });
+}
+
+let interrupted = false;
 const scratch = mkdtempSync(path.join(tmpdir(), 'tor-results-'));
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const summary = [];
 for (const suite of suites) {
+  if (interrupted) break;
   if (suite.when && !existsSync(path.join(root, suite.when))) {
     console.error(`\n=== ${suite.name}: missing ${suite.when}; counted as a failure ===`);
     totals.failed++;
@@ -46,16 +92,13 @@ for (const suite of suites) {
   console.log(`\n=== ${suite.name}: ${suite.command.join(' ')} ===`);
   const resultsFile = path.join(scratch, `${suite.name}.json`);
   const started = Date.now();
-  const run = spawnSync(suite.command[0], suite.command.slice(1), {
-    cwd: root,
-    stdio: 'inherit',
-    env: { ...process.env, TOR_RESULTS_FILE: resultsFile, NO_COLOR: '1' },
-  });
+  const run = await runLimited(suite, { ...process.env, TOR_RESULTS_FILE: resultsFile, NO_COLOR: '1' });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  if (run.timedOut) console.error(`\n=== ${suite.name}: still running after ${suite.limitMs / MINUTE} min; killed ===`);
   if (suite.counts === false) {
     if (run.status !== 0) {
       totals.failed++;
-      summary.push(`${suite.name}: FAILED (exit ${run.status ?? run.signal})`);
+      summary.push(`${suite.name}: FAILED (${run.timedOut ? 'timed out' : `exit ${run.status ?? run.signal}`})`);
     } else summary.push(`${suite.name}: ok (${seconds} s)`);
     continue;
   }
@@ -69,7 +112,8 @@ for (const suite of suites) {
   totals.passed += counts.passed;
   totals.failed += counts.failed;
   totals.skipped += counts.skipped ?? 0;
-  summary.push(`${suite.name}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped ?? 0} skipped (${seconds} s)`);
+  const note = run.timedOut ? ', timed out' : '';
+  summary.push(`${suite.name}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped ?? 0} skipped (${seconds} s${note})`);
 }
 rmSync(scratch, { recursive: true, force: true });
 console.log(`\n${summary.join('\n')}`);

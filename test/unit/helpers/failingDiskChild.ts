@@ -76,7 +76,9 @@ async function main(): Promise<void> {
   const { unavailableReason } = await retainOrExplain(store, randomBytes(COPY), { tool: 'run_command' });
   print({ phase: 'failing', sessionId: store.sessionId, whileFailing, full, refused, acceptedWhileFailing, unavailableReason });
 
-  await new Promise<void>((resolve) => createInterface({ input: process.stdin }).once('line', () => resolve()));
+  const lines = createInterface({ input: process.stdin });
+  await new Promise<void>((resolve) => lines.once('line', () => resolve()));
+  lines.close(); // an open stdin would keep this process, and the test waiting for it, alive
   if (how === 'readonly') {
     // No new call: the background retry (with backoff) catches up by itself.
     await until(store, (s) => !failing(s) && checkpointed(s), 'the retried checkpoint');
