@@ -61,7 +61,8 @@ function runChild(how: 'rlimit' | 'readonly', dir: string, lift: (pid: number) =
           reject(error instanceof Error ? error : new Error(String(error)));
           return;
         }
-        child.stdin.write('lifted\n');
+        // end(), not write(): the child's stdin closes, so nothing keeps either process alive afterwards.
+        child.stdin.end('lifted\n');
       } else if (report.phase === 'done') {
         resolve({ failing: failing!, done: report as unknown as Done });
       } else reject(new Error(`child failed: ${String(report.error)}\n${stderr}`));
@@ -132,8 +133,9 @@ describe('store: failures that are seen, growth that is bounded', function () {
     await store.delete();
   });
 
-  it('journalLimitBytes below the copy cap is refused with the rule', async () => {
-    await rejectsWith(openStore({ dir: dirs.make(), copyBytes: 64 * KiB, journalLimitBytes: 1000 }), 'INVALID_ARGUMENT');
+  it('journalLimitBytes below 4096 is refused with the rule', async () => {
+    const error = await rejectsWith(openStore({ dir: dirs.make(), journalLimitBytes: 1000 }), 'INVALID_ARGUMENT');
+    assert.match(error.message, /journalLimitBytes must be an integer of at least 4096; got 1000/);
   });
 
   it('the journal limit defaults to twice the quota, and forks keep it', async () => {

@@ -67,6 +67,7 @@ export class Checkpointer {
   private writeChain: Promise<void> = Promise.resolve();
   private pendingWrite: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private timerDue = 0;
   private stopped = false;
   private failure: { error: Error; at: number } | undefined;
   private failures = 0;
@@ -209,13 +210,23 @@ export class Checkpointer {
     return this.pendingContent.get(outputId);
   }
 
-  /** Checkpoints soon, in the background (auto mode only). */
-  schedule(delayMs = 0): void {
-    if (this.options.mode !== 'auto' || this.stopped || this.timer) return;
+  /**
+   * Checkpoints in the background (auto mode only): after a change, soon; after a failure, with
+   * backoff. A change while checkpoints fail brings the retry forward, at most one per second, so a
+   * recovered disk is caught up with at the next change.
+   */
+  schedule(delayMs?: number): void {
+    if (this.options.mode !== 'auto' || this.stopped) return;
+    const now = Date.now();
+    const earliest = this.failure ? this.failure.at + CATCH_UP_AFTER_MS : now;
+    const due = delayMs !== undefined ? now + delayMs : Math.max(now, earliest);
+    if (this.timer && this.timerDue <= due) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerDue = due;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       if (this.source.isOpen() && !this.stopped) this.flush().catch(() => undefined);
-    }, delayMs);
+    }, due - now);
     this.timer.unref?.();
   }
 

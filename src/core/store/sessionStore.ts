@@ -66,11 +66,9 @@ export async function openStore(options: OpenStoreOptions): Promise<SessionStore
   if (!Number.isInteger(quotaBytes) || quotaBytes < copyBytes)
     throw new RecallError('INVALID_ARGUMENT', `quotaBytes must be an integer of at least copyBytes (${copyBytes}); got ${quotaBytes}.`);
   const journalLimitBytes = options.journalLimitBytes ?? JOURNAL_LIMIT_QUOTAS * quotaBytes;
-  if (!Number.isInteger(journalLimitBytes) || journalLimitBytes < copyBytes)
-    throw new RecallError(
-      'INVALID_ARGUMENT',
-      `journalLimitBytes must be an integer of at least copyBytes (${copyBytes}); got ${journalLimitBytes}.`,
-    );
+  // Any limit works: an empty journal takes any one copy, so a small one only means more checkpoints.
+  if (!Number.isInteger(journalLimitBytes) || journalLimitBytes < 4096)
+    throw new RecallError('INVALID_ARGUMENT', `journalLimitBytes must be an integer of at least 4096; got ${journalLimitBytes}.`);
   if (options.sessionId !== undefined && !isSessionIdShape(options.sessionId)) {
     throw new RecallError('INVALID_ARGUMENT', `"${options.sessionId}" is not a session id (letters, digits, "_" and "-", at most 64).`);
   }
