@@ -95,7 +95,7 @@ export interface StoreStats {
   /** Journal bytes past which `retain` rejects with STORE_UNAVAILABLE. */
   journalLimitBytes: number;
   /** Present while the latest checkpoint failed (`at` in epoch ms); absent once one succeeds. */
-  lastCheckpointError?: { message: string; at: number };
+  lastCheckpointError?: { message: string; code?: string; at: number };
 }
 
 /**

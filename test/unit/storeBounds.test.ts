@@ -79,6 +79,11 @@ const sha = (bytes: Uint8Array): string => createHash('sha256').update(bytes).di
 async function assertSeenBoundedAndIntact(dir: string, reason: RegExp, failing: Failing, done: Done): Promise<void> {
   assert.match(failing.whileFailing.lastCheckpointError?.message ?? '', reason, 'stats() reports why checkpoints fail');
   assert.ok(failing.whileFailing.lastCheckpointError!.at > 0);
+  assert.match(
+    failing.whileFailing.lastCheckpointError!.code ?? '',
+    /^E[A-Z]+$/,
+    'the system error code, to tell retries of one failure apart from a new one',
+  );
   assert.ok(failing.full.journalBytes > 0 && failing.full.journalBytes <= 400 * KiB, `journal bounded: ${failing.full.journalBytes}`);
   assert.equal(failing.full.journalLimitBytes, 400 * KiB);
   assert.ok(failing.acceptedWhileFailing >= 1, 'copies are still acknowledged while checkpoints fail, up to the bound');

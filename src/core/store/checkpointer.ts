@@ -46,6 +46,8 @@ export interface CheckpointerOptions {
 
 export interface CheckpointFailure {
   message: string;
+  /** The system error code (EISDIR, EFBIG, ENOSPC…) when there is one: the same failure again has the same code, not the same message (temporary file names differ). */
+  code?: string;
   /** Epoch ms. */
   at: number;
 }
@@ -102,7 +104,9 @@ export class Checkpointer {
   }
 
   get lastFailure(): CheckpointFailure | undefined {
-    return this.failure && { message: describeError(this.failure.error), at: this.failure.at };
+    if (!this.failure) return undefined;
+    const { code } = this.failure.error as NodeJS.ErrnoException;
+    return { message: describeError(this.failure.error), ...(typeof code === 'string' ? { code } : {}), at: this.failure.at };
   }
 
   /** Runs changes one at a time, in order; a rotation waits for the change before it. */
