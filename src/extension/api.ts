@@ -1,5 +1,8 @@
 import type { ReadResult, RetainMeta, RetainResult, SearchOptions, SearchResult } from '../core/types';
 import type { SessionManager } from './sessions/sessionManager';
+import { sessionStats, type SessionStats } from './sessions/sessionStats';
+
+export type { SessionStats };
 
 /**
  * What `activate()` returns to other extensions:
@@ -15,6 +18,8 @@ export interface ToolOutputRecallApi {
   retain(content: string | Uint8Array, meta?: RetainMeta): Promise<RetainResult>;
   read(outputId: string, offset?: number, maxBytes?: number): Promise<ReadResult>;
   search(outputId: string, pattern: string, options?: SearchOptions): Promise<SearchResult>;
+  /** The current session's counts and whether saving it keeps up (opens the session if needed). */
+  stats(): Promise<SessionStats>;
 }
 
 export function createApi(sessions: SessionManager): ToolOutputRecallApi {
@@ -24,5 +29,6 @@ export function createApi(sessions: SessionManager): ToolOutputRecallApi {
     retain: (content, meta) => sessions.retain(content, meta),
     read: async (outputId, offset, maxBytes) => (await sessions.store()).read(outputId, offset, maxBytes),
     search: async (outputId, pattern, options) => (await sessions.store()).search(outputId, pattern, options),
+    stats: async () => sessionStats(await sessions.store()),
   };
 }

@@ -4,6 +4,7 @@ import { describeError } from '../core/errors';
 import { openWorkerStore } from '../core/store/workerClient';
 import { readSettings } from './config';
 import { SessionManager } from './sessions/sessionManager';
+import { CheckpointWatch } from './sessions/checkpointWatch';
 import { SessionStatusBar } from './statusBar';
 import { registerSessionCommands } from './commands';
 import { createApi, type ToolOutputRecallApi } from './api';
@@ -45,6 +46,7 @@ export function activate(context: vscode.ExtensionContext): ToolOutputRecallApi 
     context.subscriptions.push(
       sessions,
       new SessionStatusBar(sessions),
+      new CheckpointWatch(sessions, log),
       ...registerSessionCommands(sessions, log),
       vscode.lm.registerTool(ReadToolOutputTool.toolName, new ReadToolOutputTool(store, () => readSettings().pageBytes)),
       vscode.lm.registerTool(SearchToolOutputTool.toolName, new SearchToolOutputTool(store)),
