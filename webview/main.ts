@@ -17,6 +17,7 @@ import { Pager } from './pager';
 import { MAX_PAGE_BYTES, type DescribeResult, type HostAction, type PageResult, type PersistedState, type SearchMatch } from './protocol';
 import { SearchPanel, type SearchQuery } from './searchPanel';
 import { renderText } from './textView';
+import { renderSession } from './sessionInfo';
 
 class Inspector {
   private state: PersistedState | undefined;
@@ -30,6 +31,7 @@ class Inspector {
   private readonly meta = h('div', { className: 'meta' });
   private readonly flags = h('div', { className: 'flags', attrs: { role: 'list', 'aria-label': 'Flags of this output' } });
   private readonly banners = h('div', { className: 'banners' });
+  private readonly session = h('section', { className: 'session', attrs: { 'aria-label': 'Session' } });
   private readonly previewInfo = h('div', { className: 'pane-note' });
   private readonly previewText = h('div', {
     className: 'preview-text',
@@ -107,7 +109,14 @@ class Inspector {
       this.search.element,
       this.pager.element,
     );
-    this.root.replaceChildren(header, this.flags, this.banners, h('main', { className: 'panes' }, previewPane, copyPane), this.notice);
+    this.root.replaceChildren(
+      header,
+      this.session,
+      this.flags,
+      this.banners,
+      h('main', { className: 'panes' }, previewPane, copyPane),
+      this.notice,
+    );
     this.pager.setView({ wrap: this.state?.wrap ?? true });
     this.previewText.classList.toggle('nowrap', !(this.state?.wrap ?? true));
 
@@ -168,6 +177,7 @@ class Inspector {
       this.renderHeader(this.describe);
       this.renderBanners();
       this.renderFlags();
+      renderSession(this.session, this.describe.session);
       return;
     }
     this.root.setAttribute('aria-busy', 'false');
@@ -176,6 +186,7 @@ class Inspector {
     this.pager.setOutput(this.describe, this.state!.pageBytes);
     this.renderBanners();
     this.renderFlags();
+    renderSession(this.session, this.describe.session);
     if (!this.describe.unreadable && !this.describe.info.evicted) {
       // A restored offset is a boundary of the same copy; 'before' only guards against surprises.
       await this.pager.go(Math.min(offset, this.describe.info.totalBytes), 'before');
@@ -316,6 +327,7 @@ class Inspector {
     const message = error instanceof Error ? error.message : String(error);
     this.title.textContent = outputId;
     this.meta.replaceChildren();
+    renderSession(this.session, undefined);
     this.pager.setOutput(
       {
         info: { outputId, createdAt: 0, totalBytes: 0, complete: false, droppedBytes: 0, evicted: false },

@@ -8,8 +8,9 @@
  * Keep this file free of DOM and Node types: it is compiled by both tsconfigs.
  */
 import type { OutputInfo, SearchMatch } from '../src/core/types';
+import type { SessionStats } from '../src/extension/sessions/sessionStats';
 
-export type { OutputInfo, SearchMatch };
+export type { OutputInfo, SearchMatch, SessionStats };
 
 /** Bumped on any incompatible change; a webview restored from an older build then reloads. */
 export const PROTOCOL_VERSION = 1;
@@ -63,6 +64,8 @@ export interface DescribeResult {
   totalLines?: number;
   /** Set when the copy cannot be read: the engine's message (EVICTED, STORE_UNAVAILABLE…). */
   unreadable?: { code: string; message: string };
+  /** The session the output belongs to; absent when the store could not say. */
+  session?: SessionStats;
 }
 
 export type SnapMode =

@@ -27,6 +27,7 @@ import {
 } from '../../../webview/protocol';
 import { buildLineIndex, countChar, lineAt, PromiseCache, type LineIndex } from './lineIndex';
 import { commandFacts, previewView } from './outputFacts';
+import { sessionStats } from '../sessions/sessionStats';
 
 /** What only the editor can do; the panel implements these with VS Code APIs, tests with doubles. */
 export interface InspectorActions {
@@ -153,6 +154,8 @@ export class InspectorSession {
       info: plain,
       command: commandFacts(info),
       preview: previewView({ info, budgetBytes: this.host.previewBytes() }),
+      // Without it the output is still worth showing.
+      session: await sessionStats(store).catch(() => undefined),
     };
     if (info.evicted) {
       result.unreadable = await store.read(this.outputId, 0, 1).then(
