@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { clampPageBytes, MIN_FIT_PAGE_BYTES, readFittingPage } from '../../src/core/pager';
 import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
 import type { ReadResult } from '../../src/core/types';
+import { MAX_PART_BYTES } from '../../src/core/tools/parts';
 import { rejectsWith, readThrough } from './helpers/assertions';
 import {
   boundarySet,
@@ -290,8 +291,7 @@ describe('pager: the page-size clamp', () => {
 
 describe('pager: readFittingPage (a page whose rendering fits one result part)', () => {
   const dirs = useTempDirs('pager-fit');
-  /** MAX_PART_BYTES of src/extension/tools/toolResult.ts (that module needs vscode). */
-  const PART_BYTES = 8000;
+  const PART_BYTES = MAX_PART_BYTES;
   // 7 bytes that JSON.stringify writes as 19: two control characters (6 each), a quote and a
   // backslash (2 each), and a CJK character (3 bytes, not escaped). 2048 is not a multiple of 7, so
   // the halved page's cut falls inside 中 and the pager must back off to a character boundary.

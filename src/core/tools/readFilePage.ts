@@ -1,0 +1,35 @@
+import { readFilePage, type FilePage } from '../files/filePager';
+import { resolveReadablePath, type ReadPolicy } from '../files/readablePath';
+
+export interface ReadFilePageInput {
+  path: string;
+  line?: number;
+  byteOffset?: number;
+  maxBytes?: number;
+}
+
+/**
+ * `read_file_page`'s result text: once the read policy allows the path, a JSON header (line and
+ * byte range, totals, the next offset), the range in words with the exact next call, then the page.
+ */
+export async function readFilePageText(input: ReadFilePageInput, policy: ReadPolicy): Promise<string> {
+  const { line, byteOffset, maxBytes } = input;
+  const file = await resolveReadablePath(input.path, policy);
+  return render(await readFilePage(file, { line, byteOffset, maxBytes, displayPath: input.path }));
+}
+
+function render(page: FilePage): string {
+  const lines = page.endLine >= page.startLine ? `lines ${page.startLine}-${page.endLine}` : `line ${page.startLine}`;
+  const header = {
+    startLine: page.startLine,
+    endLine: page.endLine,
+    startByte: page.startByte,
+    endByte: page.endByte,
+    totalBytes: page.totalBytes,
+    totalLines: page.totalLines,
+    hasMore: page.hasMore,
+    endsMidLine: page.endsMidLine,
+    nextByteOffset: page.nextByteOffset,
+  };
+  return `${JSON.stringify(header)}\n${lines}, bytes [${page.startByte}, ${page.endByte}) of ${page.totalBytes}. Next: ${page.continuation}\n---\n${page.text}`;
+}

@@ -1,0 +1,37 @@
+import { clampPageBytes, readFittingPage } from '../pager';
+import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
+import type { ReadResult, RecallStore } from '../types';
+import { MAX_PART_BYTES } from './parts';
+
+export interface ReadToolOutputInput {
+  outputId: string;
+  offset?: number;
+  maxBytes?: number;
+}
+
+/**
+ * `read_tool_output`'s result text: one page of a retained copy as JSON, then what to do next. The
+ * page shrinks until the whole text fits one result part. `pageBytes` is the user's page limit.
+ */
+export async function readToolOutputText(store: RecallStore, input: ReadToolOutputInput, pageBytes: number): Promise<string> {
+  const { outputId, offset = 0 } = input;
+  const { text } = await readFittingPage(
+    (maxBytes) => store.read(outputId, offset, maxBytes),
+    (page) => render(outputId, page),
+    clampPageBytes(input.maxBytes, pageBytes),
+    MAX_PART_BYTES,
+  );
+  return text;
+}
+
+function render(outputId: string, page: ReadResult): string {
+  return `${JSON.stringify(page)}\n${guidance(outputId, page)}`;
+}
+
+function guidance(outputId: string, page: ReadResult): string {
+  const next = `${READ_TOOL_OUTPUT_TOOL} {"outputId":"${outputId}","offset":${page.nextOffset}}`;
+  if (page.hasMore) return `More follows: call ${next} for the next page, or ${SEARCH_TOOL_OUTPUT_TOOL} to jump to a field.`;
+  return page.complete
+    ? 'This is the end of the output: the copy is complete.'
+    : 'This is the end of what was saved, but the copy is NOT complete (complete=false): bytes were dropped at capture (see the gap marker in the text). Something absent here may still have been in the original output; say so rather than claiming it is absent.';
+}

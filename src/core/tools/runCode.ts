@@ -1,0 +1,72 @@
+import { renderCodeRun } from '../codeMode/render';
+import { runCode, type CodeRunResult, type RunCodeDeps } from '../codeMode/runCode';
+import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../codeMode/sandbox';
+import { RecallError } from '../errors';
+import { RUN_CODE_TOOL } from '../toolNames';
+import type { RecallStore } from '../types';
+
+export interface RunCodeInput {
+  code: string;
+  timeoutSeconds?: number;
+}
+
+export interface RunCodeContext {
+  /** Runs a tool for the program; resolves to its result text. `signal` aborts when the run ends. */
+  callTool: RunCodeDeps['callTool'];
+  store: RecallStore | undefined;
+  previewBytes: number;
+  signal?: AbortSignal;
+}
+
+/** Header, recovery section and console output take about this much of a token budget. */
+export const RUN_CODE_HEADER_BYTES = 4000;
+const MAX_CODE_CHARS = 100_000;
+
+/** Throws RecallError INVALID_ARGUMENT for a program that cannot start. */
+export function validateRunCodeInput(input: RunCodeInput): void {
+  const { code, timeoutSeconds } = input as { code: unknown; timeoutSeconds: unknown };
+  if (typeof code !== 'string' || code.trim() === '') {
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      'code must be a non-empty JavaScript program (the body of an async function that ends with return value).',
+    );
+  }
+  if (code.length > MAX_CODE_CHARS) {
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `the program is ${code.length} characters; the limit is ${MAX_CODE_CHARS}. Write a shorter program that calls tools for the data instead of embedding it.`,
+    );
+  }
+  if (
+    timeoutSeconds !== undefined &&
+    !(typeof timeoutSeconds === 'number' && Number.isFinite(timeoutSeconds) && timeoutSeconds > 0 && timeoutSeconds <= MAX_TIMEOUT_SECONDS)
+  ) {
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `timeoutSeconds must be a number of seconds in (0, ${MAX_TIMEOUT_SECONDS}]; got ${JSON.stringify(timeoutSeconds)}. Omit it to use ${DEFAULT_TIMEOUT_SECONDS} s.`,
+    );
+  }
+}
+
+/**
+ * Runs the program in the sandbox (runCode itself refuses a nested run_code); the text is what the
+ * model gets (return value preview, recovery section, console), the result is for logs.
+ */
+export async function runCodeTool(input: RunCodeInput, context: RunCodeContext): Promise<{ text: string; result: CodeRunResult }> {
+  const result = await runCode(
+    { code: input.code, timeoutMs: (input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000, signal: context.signal },
+    { callTool: context.callTool, store: context.store, previewBytes: context.previewBytes },
+  );
+  return { text: renderCodeRun(result, context.previewBytes), result };
+}
+
+/** How many copies a run retained (its nested results and its return value). */
+export function retainedByCodeRun(result: CodeRunResult): number {
+  return result.nested.filter((record) => record.outputId).length + (result.valueOutputId ? 1 : 0);
+}
+
+/** One log line about a finished program. */
+export function describeCodeRun(result: CodeRunResult): string {
+  const outcome = result.error ? `${result.error.kind}: ${result.error.message}` : `${result.valueKind}, ${result.valueBytes} bytes`;
+  return `${RUN_CODE_TOOL}: ${outcome}; ${result.calls} calls; ${retainedByCodeRun(result)} retained; ${result.durationMs} ms`;
+}

@@ -1,0 +1,94 @@
+import * as path from 'node:path';
+import { runCommand, type CommandResult } from '../capture/runCommand';
+import { RecallError } from '../errors';
+import { READ_TOOL_OUTPUT_TOOL, RUN_COMMAND_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
+import type { RecallStore } from '../types';
+
+export interface RunCommandInput {
+  command: string;
+  cwd?: string;
+  timeoutSeconds?: number;
+}
+
+export interface RunCommandContext {
+  /** Undefined when the session store cannot open: the command still runs, and says its output was not retained. */
+  store: RecallStore | undefined;
+  /** The folder relative `cwd`s start from (the first workspace folder). */
+  baseDir: string;
+  defaultTimeoutSeconds: number;
+  previewBytes: number;
+  streamBytes: number;
+  signal?: AbortSignal;
+}
+
+/** Header and guidance around the preview take about this much of a token budget. */
+export const RUN_COMMAND_HEADER_BYTES = 1200;
+
+/** Throws RecallError INVALID_ARGUMENT for an input the command cannot start with. */
+export function validateRunCommandInput(input: RunCommandInput): void {
+  const { timeoutSeconds } = input;
+  if (timeoutSeconds !== undefined && !(Number.isFinite(timeoutSeconds) && timeoutSeconds > 0)) {
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `timeoutSeconds must be a positive number of seconds; got ${JSON.stringify(timeoutSeconds)}. Omit it to use the default.`,
+    );
+  }
+}
+
+/** Relative folders are taken from the first workspace folder, like a terminal opened there. */
+export function resolveCwd(baseDir: string, cwd: string | undefined): string {
+  return cwd ? path.resolve(baseDir, cwd) : baseDir;
+}
+
+/** Runs the command with bounded capture; the text is what the model gets, the result is for logs. */
+export async function runCommandTool(input: RunCommandInput, context: RunCommandContext): Promise<{ text: string; result: CommandResult }> {
+  const { command, timeoutSeconds } = input;
+  const result = await runCommand(
+    {
+      command,
+      cwd: resolveCwd(context.baseDir, input.cwd),
+      timeoutMs: (timeoutSeconds ?? context.defaultTimeoutSeconds) * 1000,
+      signal: context.signal,
+    },
+    context.store,
+    { previewBytes: context.previewBytes, streamBytes: context.streamBytes },
+  );
+  return { text: renderCommandResult(result), result };
+}
+
+/** One log line about a finished command. */
+export function describeCommandRun(result: CommandResult): string {
+  return `${RUN_COMMAND_TOOL} ${JSON.stringify(result.command)}: exit ${result.exitCode ?? result.signal}, ${result.merged.totalBytes} bytes, ${result.outputId ?? result.recovery}`;
+}
+
+function renderCommandResult(result: CommandResult): string {
+  const status = result.cancelled
+    ? 'cancelled (the process tree was stopped)'
+    : result.timedOut
+      ? 'timed out (the process tree was stopped)'
+      : result.signal
+        ? `killed by ${result.signal}`
+        : `exit code ${result.exitCode}`;
+  const stream = (name: string, s: CommandResult['stdout']) =>
+    `${name}: ${s.totalBytes} bytes${s.complete ? '' : `, ${s.capturedBytes} kept, ${s.droppedBytes} dropped (complete: false)`}`;
+  const lines = [
+    `$ ${result.command}`,
+    `${status}; ${(result.durationMs / 1000).toFixed(1)} s; cwd ${result.cwd}`,
+    `${stream('stdout', result.stdout)}; ${stream('stderr', result.stderr)}`,
+  ];
+  if (result.outputId) {
+    lines.push(
+      `The preview below is NOT the whole output. The merged output is retained as outputId "${result.outputId}" (${result.merged.capturedBytes} of ${result.merged.totalBytes} bytes kept, complete: ${result.merged.complete}). ` +
+        `Before saying something is absent, use ${SEARCH_TOOL_OUTPUT_TOOL} {"outputId":"${result.outputId}","pattern":"…"} or ${READ_TOOL_OUTPUT_TOOL} {"outputId":"${result.outputId}","offset":0}. Do not re-run the command to see more.`,
+    );
+  } else if (result.recovery === 'unavailable') {
+    lines.push(
+      `The preview below is NOT the whole output, and the rest could not be retained (${result.recoveryReason}). Say that the output was cut off rather than concluding something is absent.`,
+    );
+  }
+  lines.push(
+    result.previewTruncated ? '--- output (head and tail; the marker shows what was omitted) ---' : '--- output ---',
+    result.preview,
+  );
+  return lines.join('\n');
+}

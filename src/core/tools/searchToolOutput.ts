@@ -1,0 +1,35 @@
+import { READ_TOOL_OUTPUT_TOOL } from '../toolNames';
+import type { RecallStore } from '../types';
+
+export interface SearchToolOutputInput {
+  outputId: string;
+  pattern: string;
+  regex?: boolean;
+  caseSensitive?: boolean;
+  maxMatches?: number;
+}
+
+/**
+ * `search_tool_output`'s result text: a summary line, one match per line (JSON Lines: readable, and
+ * long results split cleanly between parts), then how to read around a match or what no match means.
+ */
+export async function searchToolOutputText(store: RecallStore, input: SearchToolOutputInput): Promise<string> {
+  const { outputId, pattern, regex, caseSensitive, maxMatches } = input;
+  const found = await store.search(outputId, pattern, { regex, caseSensitive, maxMatches });
+  const summary = {
+    outputId,
+    matches: found.matches.length,
+    truncated: found.truncated,
+    totalBytes: found.totalBytes,
+    complete: found.complete,
+  };
+  const lines = found.matches.map((match) => JSON.stringify(match));
+  const first = found.matches[0];
+  const advice =
+    found.matches.length === 0
+      ? found.complete
+        ? 'No match in the whole retained output.'
+        : 'No match in what was retained, but the copy is incomplete (complete=false): the text may have been in the dropped part. Say so rather than claiming it is absent.'
+      : `Read around a match with ${READ_TOOL_OUTPUT_TOOL} {"outputId":"${outputId}","offset":${first.lineOffset}} (use a match's lineOffset or offset).${found.truncated ? ' More matches exist: refine the pattern or raise maxMatches (up to 1000).' : ''}`;
+  return [JSON.stringify(summary), ...lines, advice].join('\n');
+}
