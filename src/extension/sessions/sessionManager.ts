@@ -1,7 +1,9 @@
 import * as vscode from 'vscode';
 import { promises as fs } from 'node:fs';
 import { RecallError, describeError } from '../../core/errors';
-import { deleteSessionFiles, listSessions, sessionFile, type SessionFileInfo } from '../../core/store/sessionFiles';
+import { listSessions, sessionFile, type SessionFileInfo } from '../../core/store/sessionFiles';
+import { pruneSessions } from '../../core/store/sessionPruning';
+import { sessionStoreOptions } from '../../core/settings';
 import { tryLockSession, isSessionLocked, type SessionLock } from '../../core/store/sessionLock';
 import { newSessionId } from '../../core/ids';
 import type { OpenReport, RecallStore, RetainMeta, RetainResult } from '../../core/types';
@@ -113,25 +115,7 @@ export class SessionManager implements vscode.Disposable {
 
   /** Deletes old sessions by count, age and total size; never the current or a locked one. */
   async prune(): Promise<string[]> {
-    const { sessionsMaxCount, sessionsMaxAgeDays, sessionsTotalQuotaBytes } = this.settings();
-    const all = await this.sessions();
-    const cutoff = Date.now() - sessionsMaxAgeDays * 86_400_000;
-    const removed: string[] = [];
-    let kept = 0;
-    let bytes = 0;
-    for (const session of all) {
-      const keep =
-        session.current ||
-        session.locked ||
-        (kept < sessionsMaxCount && session.modifiedAt >= cutoff && bytes + session.bytes <= sessionsTotalQuotaBytes);
-      if (keep) {
-        kept++;
-        bytes += session.bytes;
-        continue;
-      }
-      await deleteSessionFiles(session.file);
-      removed.push(session.sessionId);
-    }
+    const removed = await pruneSessions(this.dir, this.settings(), this.sessionId);
     if (removed.length > 0) this.log.info(`pruned ${removed.length} old session(s): ${removed.join(', ')}`);
     return removed;
   }
@@ -165,18 +149,9 @@ export class SessionManager implements vscode.Disposable {
       lock = await tryLockSession(sessionFile(this.dir, id));
       if (!lock) throw new RecallError('STORE_UNAVAILABLE', `Could not lock a new session file in ${this.dir}.`);
     }
-    const limits = this.settings();
     let store: ManagedStore;
     try {
-      store = await this.open({
-        dir: this.dir,
-        sessionId: id,
-        quotaBytes: limits.sessionQuotaBytes,
-        copyBytes: limits.copyBytes,
-        forkedFrom,
-        // 0 is "the store's default", which the store derives from the quota.
-        ...(limits.journalLimitBytes > 0 ? { journalLimitBytes: limits.journalLimitBytes } : {}),
-      });
+      store = await this.open(sessionStoreOptions(this.dir, id, this.settings(), forkedFrom));
     } catch (error) {
       await lock.release();
       throw error;
