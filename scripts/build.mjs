@@ -1,6 +1,6 @@
 // Bundles the extension (node, cjs, `vscode` external), the engine as a standalone CommonJS library
-// (dist/core.js, usable in plain Node), and the inspector webview (browser). Copies sql.js's WASM
-// next to the bundles because sql.js loads it from disk at run time.
+// (dist/core.js, usable in plain Node), the MCP server (dist/mcp.js) and the inspector webview
+// (browser). Copies sql.js's WASM next to the bundles because sql.js loads it from disk at run time.
 //
 //   node scripts/build.mjs [--production] [--watch] [--tests]
 // --watch rebuilds on every change (the F5 pre-launch task in .vscode/tasks.json); --tests also
@@ -28,6 +28,8 @@ const nodeBundles = [
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
   { entryPoints: ['src/core/index.ts'], outfile: 'dist/core.js' },
   { entryPoints: ['src/core/store/worker.ts'], outfile: 'dist/storeWorker.js', optional: true },
+  // The MCP server (the package's bin): runs with plain `node`, beside storeWorker.js and sql-wasm.wasm.
+  { entryPoints: ['src/mcp/main.ts'], outfile: 'dist/mcp.js', banner: { js: '#!/usr/bin/env node' } },
 ];
 
 const configs = [

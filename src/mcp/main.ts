@@ -1,0 +1,76 @@
+/**
+ * dist/mcp.js, the package's `tool-output-recall-mcp`: the Tool Output Recall engine as an MCP
+ * server for agents outside VS Code (Claude Code, Codex, Cursor). One session per process; stdio
+ * unless --http. Exit codes: 0 after a clean shutdown, 1 when the session cannot open, 2 for a bad
+ * command line.
+ */
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { describeError } from '../core/errors';
+import { openAgentSession } from './agentSession';
+import { serveHttp, type HttpServer } from './http';
+import { PROGRAM, stderrLog } from './log';
+import { UsageError, parseOptions } from './options';
+import { serverFactory } from './server';
+import { AgentTools } from './tools';
+
+async function main(): Promise<void> {
+  const log = stderrLog();
+  const parsed = await parseOptions(process.argv.slice(2), process.env);
+  if ('help' in parsed || 'version' in parsed) {
+    process.stdout.write(`${'help' in parsed ? parsed.help : parsed.version}\n`);
+    return;
+  }
+  const session = await openAgentSession(parsed.storeDir, parsed.settings, log, parsed.sessionId);
+  const shutdown = new AbortController();
+  const tools = new AgentTools({
+    store: session.store,
+    workspace: parsed.workspace,
+    settings: parsed.settings,
+    log,
+    shutdown: shutdown.signal,
+  });
+  const factory = serverFactory(tools);
+
+  let http: HttpServer | undefined;
+  let stdio: { close(): Promise<void> } | undefined;
+  let closing: Promise<void> | undefined;
+  // Running commands are stopped (their whole process trees), the store takes its last checkpoint
+  // and the lock goes, whichever way the server is asked to end.
+  const stop = (why: string) => {
+    closing ??= (async () => {
+      log.info(`stopping (${why})`);
+      shutdown.abort();
+      await http?.close().catch((error) => log.warn(`closing http: ${describeError(error)}`));
+      await stdio?.close().catch(() => undefined);
+      await session.close();
+      process.exit(0);
+    })();
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+
+  if (parsed.http) {
+    try {
+      http = await serveHttp(factory, parsed.http, log);
+    } catch (error) {
+      await session.close();
+      throw error;
+    }
+    log.info(`serving MCP at ${http.url}${parsed.http.token ? ' (bearer token required)' : ''}; workspace ${parsed.workspace}`);
+  } else {
+    // The client ends a stdio server by closing its stdin (the MCP stdio binding).
+    process.stdin.once('end', () => stop('stdin closed'));
+    process.stdin.once('close', () => stop('stdin closed'));
+    stdio = serveStdio(factory, { onerror: (error) => log.warn(`stdio: ${describeError(error)}`) });
+    log.info(`serving MCP on stdio; workspace ${parsed.workspace}`);
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(
+    error instanceof UsageError
+      ? `${PROGRAM}: ${error.message}\nRun ${PROGRAM} --help for the options.\n`
+      : `${PROGRAM}: ${describeError(error)}\n`,
+  );
+  process.exit(error instanceof UsageError ? 2 : 1);
+});

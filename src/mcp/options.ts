@@ -1,0 +1,179 @@
+/**
+ * The command line: `tool-output-recall-mcp [--workspace DIR] [--store DIR] [--session ID]
+ * [--http PORT [--token TOKEN]] [limits…]`. Each limit is the extension's setting of the same name
+ * (`sessions.maxCount` → `--sessions-max-count`, or the environment variable
+ * `TOOL_OUTPUT_RECALL_SESSIONS_MAX_COUNT`), checked against the setting's schema in package.json and
+ * defaulting to the setting's default, so both front ends enforce one set of limits.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { defaultStoreDir } from '../core/agentStore';
+import { isSessionIdShape } from '../core/ids';
+import { resolveSettings, type RecallSettings } from '../core/settings';
+import { schemaProblem } from '../core/tools/inputCheck';
+import { PACKAGE_VERSION, settingSchema } from '../core/tools/manifest';
+import { PROGRAM } from './log';
+
+/** The settings an agent outside VS Code can set (historyBytes belongs to the @recall chat participant). */
+export const SERVER_SETTINGS = [
+  'previewBytes',
+  'pageBytes',
+  'copyBytes',
+  'streamBytes',
+  'sessionQuotaBytes',
+  'sessions.maxCount',
+  'sessions.maxAgeDays',
+  'sessions.totalQuotaBytes',
+  'store.journalLimitBytes',
+  'runCommand.defaultTimeoutSeconds',
+  'readFilePage.allowOutsideWorkspace',
+] as const;
+
+export const TOKEN_ENV = 'TOOL_OUTPUT_RECALL_MCP_TOKEN';
+const ENV_PREFIX = 'TOOL_OUTPUT_RECALL_';
+const SENSITIVE_KEY = 'readFilePage.sensitivePatterns';
+
+export interface ServerOptions {
+  /** The workspace's real path: the root of relative `cwd`s and file paths. */
+  workspace: string;
+  /** The folder of session files. */
+  storeDir: string;
+  /** Resume this session instead of starting one. */
+  sessionId?: string;
+  /** Serve Streamable HTTP on 127.0.0.1 instead of stdio (port 0: any free port). */
+  http?: { port: number; token?: string };
+  settings: RecallSettings;
+}
+
+/** A command line that cannot work; the message says which option and why. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** `--sessions-max-count` for `sessions.maxCount`. */
+export const flagFor = (key: string): string => key.replace(/\./g, '-').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+/** `TOOL_OUTPUT_RECALL_SESSIONS_MAX_COUNT` for `sessions.maxCount`. */
+export const envFor = (key: string): string => ENV_PREFIX + flagFor(key).replace(/-/g, '_').toUpperCase();
+
+/** Parses the arguments (flags win over environment variables); `help`/`version` when asked for. */
+export async function parseOptions(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string = process.cwd(),
+): Promise<ServerOptions | { help: string } | { version: string }> {
+  const settingFlags = Object.fromEntries(
+    SERVER_SETTINGS.map((key) => [flagFor(key), { type: settingSchema(key)?.type === 'boolean' ? 'boolean' : 'string' } as const]),
+  );
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        workspace: { type: 'string' },
+        store: { type: 'string' },
+        session: { type: 'string' },
+        http: { type: 'string' },
+        token: { type: 'string' },
+        'sensitive-pattern': { type: 'string', multiple: true },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean' },
+        ...settingFlags,
+      },
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
+  if (values.help) return { help: usage() };
+  if (values.version) return { version: PACKAGE_VERSION };
+
+  const workspace = await realDirectory(typeof values.workspace === 'string' ? path.resolve(cwd, values.workspace) : cwd, '--workspace');
+  const storeDir = typeof values.store === 'string' ? path.resolve(cwd, values.store) : defaultStoreDir(workspace, env);
+  const sessionId = values.session as string | undefined;
+  if (sessionId !== undefined && !isSessionIdShape(sessionId)) {
+    throw new UsageError(`--session ${JSON.stringify(sessionId)} is not a session ID (the file name of a session, without .sqlite).`);
+  }
+  const token = (values.token as string | undefined) ?? env[TOKEN_ENV];
+  let http: ServerOptions['http'];
+  if (values.http !== undefined) {
+    const port = Number(values.http);
+    if (!/^\d+$/.test(String(values.http)) || port > 65535) {
+      throw new UsageError(`--http takes a TCP port (0-65535, 0 for any free one); got ${JSON.stringify(values.http)}.`);
+    }
+    if (token !== undefined && token.length < 16) {
+      throw new UsageError(`the bearer token (--token or ${TOKEN_ENV}) must be at least 16 characters; it has ${token.length}.`);
+    }
+    http = { port, ...(token ? { token } : {}) };
+  } else if (values.token !== undefined) {
+    throw new UsageError(
+      '--token applies only with --http (stdio needs no token: only the client that started the server can talk to it).',
+    );
+  }
+
+  const given = new Map<string, unknown>();
+  for (const key of SERVER_SETTINGS) {
+    const flag = values[flagFor(key)];
+    const raw = flag ?? env[envFor(key)];
+    if (raw === undefined) continue;
+    given.set(key, settingValue(key, raw, flag !== undefined ? `--${flagFor(key)}` : envFor(key)));
+  }
+  const defaults = (key: string) => settingSchema(key)?.default;
+  const added = (values['sensitive-pattern'] as string[] | undefined) ?? [];
+  const settings = resolveSettings((key) =>
+    key === SENSITIVE_KEY
+      ? [...((defaults(key) as string[] | undefined) ?? []), ...added]
+      : given.has(key)
+        ? given.get(key)
+        : defaults(key),
+  );
+  return { workspace, storeDir, ...(sessionId ? { sessionId } : {}), ...(http ? { http } : {}), settings };
+}
+
+/** A flag's or variable's text as the setting's value, checked against its schema. */
+function settingValue(key: string, raw: string | boolean | string[], where: string): unknown {
+  const schema = settingSchema(key) ?? {};
+  let value: unknown = raw;
+  if (typeof raw === 'string') {
+    if (schema.type === 'boolean') value = /^(1|true|yes)$/i.test(raw) ? true : /^(0|false|no)$/i.test(raw) ? false : raw;
+    else if (schema.type === 'integer' || schema.type === 'number') value = raw.trim() === '' ? raw : Number(raw);
+  }
+  const problem = schemaProblem(schema, value);
+  if (problem) throw new UsageError(`${where} ${problem.replace(/; got .*$/, '')}; got ${JSON.stringify(raw)}.`);
+  return value;
+}
+
+async function realDirectory(dir: string, option: string): Promise<string> {
+  const real = await fs.realpath(dir).catch(() => undefined);
+  const stat = real ? await fs.stat(real).catch(() => undefined) : undefined;
+  if (!real || !stat?.isDirectory()) throw new UsageError(`${option} ${dir} is not a folder.`);
+  return real;
+}
+
+export function usage(): string {
+  const limits = SERVER_SETTINGS.map((key) => {
+    const schema = settingSchema(key);
+    const arg = schema?.type === 'boolean' ? '' : ' N';
+    return `  --${flagFor(key)}${arg}  (${envFor(key)}; default ${JSON.stringify(schema?.default)})`;
+  });
+  return [
+    `Usage: ${PROGRAM} [options]`,
+    '',
+    'An MCP server with the Tool Output Recall tools (run_command, read_tool_output, search_tool_output,',
+    'read_file_page, run_code) for agents outside VS Code. Speaks MCP over stdio unless --http is given.',
+    '',
+    '  --workspace DIR       root of relative cwd and file paths (default: the current folder)',
+    '  --store DIR           session folder (default: $XDG_STATE_HOME or ~/.local/state,',
+    '                        tool-output-recall/workspaces/<name>-<hash of the workspace path>)',
+    '  --session ID          resume this session (default: start a new one)',
+    '  --http PORT           serve Streamable HTTP at http://127.0.0.1:PORT/mcp (0: any free port)',
+    `  --token TOKEN         with --http: require "Authorization: Bearer TOKEN" (or set ${TOKEN_ENV})`,
+    '  --sensitive-pattern P another file read_file_page refuses (added to the defaults; !P for an exception)',
+    '  --help, --version',
+    '',
+    'Limits (the extension settings of the same name; flags win over the environment):',
+    ...limits,
+  ].join('\n');
+}

@@ -1,0 +1,44 @@
+/**
+ * The MCP surface: a low-level SDK `Server` with `tools/list` and `tools/call` only. Low-level on
+ * purpose: `McpServer.registerTool` validates inputs itself (answering with its own wording) and
+ * wants schema objects; here the manifest's JSON Schemas are listed as they are and every failure
+ * is an `isError` result with the engine's message. Results are text blocks of at most 8,000 bytes
+ * and never `structuredContent` (Claude Code and Codex show only that when it is present).
+ */
+import { ProtocolError, ProtocolErrorCode, Server, type McpServerFactory } from '@modelcontextprotocol/server';
+import { PACKAGE_VERSION } from '../core/tools/manifest';
+import { READ_TOOL_OUTPUT_TOOL, RUN_COMMAND_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../core/toolNames';
+import { splitIntoParts, unknownToolText } from '../core/tools/parts';
+import type { AgentTools } from './tools';
+
+export const SERVER_NAME = 'tool-output-recall';
+
+/** What clients put in the model's instructions about this server. */
+const INSTRUCTIONS =
+  `Tool Output Recall keeps the whole output of large tool results. ${RUN_COMMAND_TOOL} shows a head+tail preview and retains the rest under an outputId; ` +
+  `use ${SEARCH_TOOL_OUTPUT_TOOL} and ${READ_TOOL_OUTPUT_TOOL} with that outputId to find what the preview omits instead of re-running anything.`;
+
+/**
+ * A fresh `Server` per serving unit (the SDK asks for one per stdio connection and per stateless
+ * HTTP request); they all share the process's one session through `tools`.
+ */
+export function serverFactory(tools: AgentTools): McpServerFactory {
+  return () => {
+    const server = new Server(
+      { name: SERVER_NAME, title: 'Tool Output Recall', version: PACKAGE_VERSION },
+      { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    );
+    server.setRequestHandler('tools/list', () => ({ tools: tools.list() }));
+    server.setRequestHandler('tools/call', async (request, ctx) => {
+      const { name, arguments: input } = request.params;
+      // An unknown tool is a protocol error (the spec's "Unknown tools"), not a tool result.
+      if (!tools.has(name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, unknownToolText(name, tools.names()));
+      const run = await tools.call(name, input ?? {}, ctx.mcpReq.signal);
+      return {
+        content: splitIntoParts(run.text).map((text) => ({ type: 'text' as const, text })),
+        ...(run.isError ? { isError: true } : {}),
+      };
+    });
+    return server;
+  };
+}
