@@ -17,6 +17,11 @@ export interface InspectorHtmlOptions {
   /** A fresh nonce per render; tests pass their own. */
   nonce?: string;
   title?: string;
+  /**
+   * A page with only this text and no script, for a view with nothing to show yet (the side view
+   * before an output is selected). The page is replaced by the inspector once there is one.
+   */
+  placeholder?: string;
 }
 
 export const newNonce = (): string => randomBytes(18).toString('base64');
@@ -33,6 +38,11 @@ export function inspectorHtml(options: InspectorHtmlOptions): string {
     "base-uri 'none'",
     "form-action 'none'",
   ].join('; ');
+  const body =
+    options.placeholder !== undefined
+      ? `<div class="app"><p class="muted">${escapeAttribute(options.placeholder)}</p></div>`
+      : `<div id="app" class="app" aria-busy="true"><p class="loading">Loading output…</p></div>
+<script nonce="${escapeAttribute(nonce)}" src="${escapeAttribute(options.scriptUri)}"></script>`;
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -43,8 +53,7 @@ export function inspectorHtml(options: InspectorHtmlOptions): string {
 <title>${escapeAttribute(options.title ?? 'Tool Output Inspector')}</title>
 </head>
 <body>
-<div id="app" class="app" aria-busy="true"><p class="loading">Loading output…</p></div>
-<script nonce="${escapeAttribute(nonce)}" src="${escapeAttribute(options.scriptUri)}"></script>
+${body}
 </body>
 </html>
 `;

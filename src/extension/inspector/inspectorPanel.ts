@@ -3,9 +3,10 @@
  * after a window reload, and wired to the vscode-free protocol handler (`InspectorSession`).
  */
 import * as vscode from 'vscode';
+import type { OutputInfo } from '../../core/types';
 import { INSPECTOR_VIEW_TYPE, type PersistedState } from '../../../webview/protocol';
-import { inspectorHtml } from './html';
-import { InspectorSession, type InspectorActions } from './requestHandler';
+import { inspectorHtml, type InspectorHtmlOptions } from './html';
+import { InspectorSession, type InspectorActions, type InspectorHost } from './requestHandler';
 import type { InspectorServices } from './register';
 
 export interface InspectorContext {
@@ -72,25 +73,13 @@ export class InspectorPanel {
     const { services } = context;
     InspectorPanel.open.set(outputId, this);
     this.session = new InspectorSession(
-      {
-        store: () => services.store(),
-        post: (message) => void panel.webview.postMessage(message),
-        previewBytes: () => vscode.workspace.getConfiguration('toolOutputRecall').get<number>('previewBytes', 24576),
-        actions: context.actions,
-        log: (level, message) => services.log[level](message),
-      },
+      inspectorHost(context, (message) => void panel.webview.postMessage(message)),
       outputId,
       offset,
     );
 
     panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icon.png');
-    const bundle = vscode.Uri.joinPath(context.extensionUri, 'dist', 'webview');
-    panel.webview.html = inspectorHtml({
-      cspSource: panel.webview.cspSource,
-      scriptUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(bundle, 'inspector.js')).toString(),
-      styleUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(bundle, 'inspector.css')).toString(),
-      title: titleFor(outputId),
-    });
+    panel.webview.html = inspectorDocument(panel.webview, context.extensionUri, { title: titleFor(outputId) });
     this.disposables.push(
       panel.webview.onDidReceiveMessage((message) => void this.session.handle(message)),
       panel.onDidDispose(() => this.dispose()),
@@ -101,9 +90,7 @@ export class InspectorPanel {
   /** Names the tab after the command or title, once the store says what it is. */
   private async retitle(services: InspectorServices): Promise<void> {
     try {
-      const info = await (await services.store()).info(this.outputId);
-      const name = (info.title ?? info.tool ?? this.outputId).split('\n')[0];
-      this.panel.title = name.length > 40 ? `${name.slice(0, 39)}…` : name;
+      this.panel.title = shortName(await (await services.store()).info(this.outputId));
     } catch {
       // The webview shows why (not found, store unavailable); the tab keeps the ID.
     }
@@ -115,11 +102,51 @@ export class InspectorPanel {
   }
 }
 
-function options(extensionUri: vscode.Uri): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+/** The command or title, first line, cut to fit a tab or a view's title bar. */
+export function shortName(info: Pick<OutputInfo, 'outputId' | 'title' | 'tool'>): string {
+  const name = (info.title ?? info.tool ?? info.outputId).split('\n')[0];
+  return name.length > 40 ? `${name.slice(0, 39)}…` : name;
+}
+
+/** What an inspector session (a panel's or the side view's) reads and does through VS Code. */
+export function inspectorHost(context: InspectorContext, post: InspectorHost['post']): InspectorHost {
+  const { services } = context;
+  return {
+    store: () => services.store(),
+    post,
+    previewBytes: () => vscode.workspace.getConfiguration('toolOutputRecall').get<number>('previewBytes', 24576),
+    actions: context.actions,
+    log: (level, message) => services.log[level](message),
+  };
+}
+
+/** The inspector page for a panel or a view: the bundle's script and stylesheet, as webview URIs. */
+export function inspectorDocument(
+  webview: vscode.Webview,
+  extensionUri: vscode.Uri,
+  page: Pick<InspectorHtmlOptions, 'title' | 'placeholder'>,
+): string {
+  const bundle = vscode.Uri.joinPath(extensionUri, 'dist', 'webview');
+  return inspectorHtml({
+    cspSource: webview.cspSource,
+    scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(bundle, 'inspector.js')).toString(),
+    styleUri: webview.asWebviewUri(vscode.Uri.joinPath(bundle, 'inspector.css')).toString(),
+    ...page,
+  });
+}
+
+/** What a panel's or a view's webview may do: run the bundle, load from the bundle folder only. */
+export function inspectorWebviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
   return {
     enableScripts: true,
     // Only the bundle folder: the page can load its script and stylesheet and nothing else.
     localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview')],
+  };
+}
+
+function options(extensionUri: vscode.Uri): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+  return {
+    ...inspectorWebviewOptions(extensionUri),
     // State is small and restored through getState; no need to keep hidden panels alive.
     retainContextWhenHidden: false,
     enableFindWidget: false, // Ctrl+F goes to the inspector's search, which covers the whole copy

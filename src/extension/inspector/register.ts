@@ -9,6 +9,7 @@ import type { OutputInfo, RecallStore } from '../../core/types';
 import { INSPECTOR_VIEW_TYPE } from '../../../webview/protocol';
 import { COPY_SCHEME, CopyDocuments, inspectorActions } from './actions';
 import { InspectorPanel, type InspectorContext } from './inspectorPanel';
+import { INSPECTOR_SIDE_VIEW_ID, InspectorView } from './inspectorView';
 import { OutputsTree } from './outputsTree';
 import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../../core/toolNames';
 
@@ -38,11 +39,19 @@ export function openOutputUri(extensionId: string, outputId: string, offset?: nu
   return vscode.Uri.parse(`${vscode.env.uriScheme}://${extensionId}/openOutput?${query.toString()}`);
 }
 
+function openOptions(options: unknown): OpenOutputOptions {
+  const opts: OpenOutputOptions =
+    typeof options === 'number' ? { offset: options } : typeof options === 'object' && options !== null ? options : {};
+  const offset = typeof opts.offset === 'number' && Number.isInteger(opts.offset) && opts.offset >= 0 ? opts.offset : undefined;
+  return { ...opts, offset };
+}
+
 export function registerInspector(context: vscode.ExtensionContext, services: InspectorServices): void {
   const tree = new OutputsTree(services);
   const view = vscode.window.createTreeView('toolOutputRecall.outputs', { treeDataProvider: tree });
   tree.attach(view);
   const panels: InspectorContext = { extensionUri: context.extensionUri, services, actions: inspectorActions(services) };
+  const sideView = new InspectorView(panels);
 
   /** The output a command is about: its argument (ID, tree node, {outputId}), else the selection or the active panel. */
   const target = (arg: unknown): string => {
@@ -71,19 +80,25 @@ export function registerInspector(context: vscode.ExtensionContext, services: In
 
   const openOutput = async (arg: unknown, options?: unknown): Promise<boolean> => {
     const outputId = target(arg);
-    const opts: OpenOutputOptions =
-      typeof options === 'number' ? { offset: options } : typeof options === 'object' && options !== null ? options : {};
-    const offset = typeof opts.offset === 'number' && Number.isInteger(opts.offset) && opts.offset >= 0 ? opts.offset : undefined;
+    const opts = openOptions(options);
     // Check first, so a mistyped ID gets the engine's explanation rather than an empty panel.
     await (await services.store()).info(outputId);
-    InspectorPanel.show(panels, outputId, offset, opts.viewColumn);
+    InspectorPanel.show(panels, outputId, opts.offset, opts.viewColumn);
     return true;
   };
 
   command('toolOutputRecall.openOutput', openOutput);
+  command('toolOutputRecall.showOutputInView', async (arg, options) => {
+    const outputId = target(arg);
+    await (await services.store()).info(outputId);
+    sideView.show(outputId, openOptions(options).offset);
+    await sideView.reveal();
+    return true;
+  });
   command('toolOutputRecall.refreshOutputs', async () => {
     tree.refresh();
     InspectorPanel.changed();
+    await sideView.changed();
   });
   command('toolOutputRecall.copyOutputId', async (arg) => {
     await panels.actions.copyText(target(arg), 'Output ID');
@@ -119,6 +134,14 @@ export function registerInspector(context: vscode.ExtensionContext, services: In
   context.subscriptions.push(
     view,
     tree,
+    sideView,
+    vscode.window.registerWebviewViewProvider(INSPECTOR_SIDE_VIEW_ID, sideView, { webviewOptions: { retainContextWhenHidden: false } }),
+    view.onDidChangeSelection((event) => {
+      const selected = event.selection[0];
+      if (selected) sideView.show(selected.outputId);
+    }),
+    // For diagnostics and the real-host test: what the side view shows, as the extension knows it.
+    vscode.commands.registerCommand('_toolOutputRecall.inspectorViewState', () => sideView.state()),
     vscode.window.registerFileDecorationProvider(tree),
     vscode.workspace.registerTextDocumentContentProvider(COPY_SCHEME, new CopyDocuments(services)),
     vscode.window.registerWebviewPanelSerializer(INSPECTOR_VIEW_TYPE, {
@@ -147,6 +170,7 @@ export function registerInspector(context: vscode.ExtensionContext, services: In
     services.onDidChangeOutputs(() => {
       tree.refresh();
       InspectorPanel.changed();
+      void sideView.changed();
     }),
   );
 }

@@ -1,0 +1,222 @@
+/**
+ * The inspector as a webview view beside the Retained Outputs tree. It shows the output selected in
+ * the tree (or the one "Show in Side View" names) with the same page, protocol and request handler
+ * as the editor panel: only where the page lives differs.
+ *
+ * The view is an ordinary contributed webview view, so a person can drag it to the secondary side
+ * bar or the panel. Nothing here depends on where it is: VS Code resolves the view again after a
+ * move or a reload, and reloads a hidden view's page when it is shown again; each new page says
+ * `ready`, and the current output's session answers with `show`, as for a panel.
+ */
+import * as vscode from 'vscode';
+import { isRecallError } from '../../core/errors';
+import {
+  PROTOCOL_VERSION,
+  isWebviewToHost,
+  type DescribeResult,
+  type HostToWebview,
+  type PageResult,
+  type PersistedState,
+  type WebviewToHost,
+} from '../../../webview/protocol';
+import { inspectorDocument, inspectorHost, inspectorWebviewOptions, shortName, type InspectorContext } from './inspectorPanel';
+import { InspectorSession } from './requestHandler';
+
+export const INSPECTOR_SIDE_VIEW_ID = 'toolOutputRecall.inspectorView';
+
+/** The texts this file shows a person, in one place (for localization). */
+const TEXT = {
+  nothingSelected:
+    'Select an output in Retained Outputs to inspect it here: the preview the model received, its flags, and the whole copy page by page.',
+  gone: 'The output shown here is no longer in this session. Select another one in Retained Outputs.',
+};
+
+/** What the view shows, as the extension side knows it (the `_toolOutputRecall.inspectorViewState` command). */
+export interface InspectorViewState {
+  /** VS Code resolved the view (it was opened at least once, wherever it is). */
+  resolved: boolean;
+  visible: boolean;
+  outputId?: string;
+  /** The page holds only this text: nothing is selected, or the output shown is gone. */
+  placeholder?: string;
+  /** How many times a page said `ready`: once per load (first show, after a move, after being hidden). */
+  readyCount: number;
+  /** What the last `describe` of the shown output answered (its info; flags are computed from it). */
+  described?: DescribeResult['info'];
+  /** The last page of the shown output the webview was sent. */
+  page?: Pick<PageResult, 'offset' | 'nextOffset' | 'totalBytes' | 'hasMore' | 'complete'>;
+}
+
+// A new page sends this itself; a page already running gets a new output by the same handshake.
+const READY: WebviewToHost = { type: 'notification', method: 'ready', params: { protocolVersion: PROTOCOL_VERSION } };
+// Sessions kept for outputs shown before: a request still in flight for one of them gets its answer.
+const KEPT_SESSIONS = 4;
+
+export class InspectorView implements vscode.WebviewViewProvider, vscode.Disposable {
+  private view: vscode.WebviewView | undefined;
+  private viewDisposables: vscode.Disposable[] = [];
+  private outputId: string | undefined;
+  private placeholder: string | undefined = TEXT.nothingSelected;
+  /** By output, the current output last. */
+  private readonly sessions = new Map<string, InspectorSession>();
+  private readyCount = 0;
+  private described: InspectorViewState['described'];
+  private page: InspectorViewState['page'];
+
+  constructor(private readonly context: InspectorContext) {}
+
+  resolveWebviewView(view: vscode.WebviewView, resolved: vscode.WebviewViewResolveContext<unknown>): void {
+    this.disposeView();
+    this.view = view;
+    view.webview.options = inspectorWebviewOptions(this.context.extensionUri);
+    this.viewDisposables.push(
+      view.webview.onDidReceiveMessage((message) => this.receive(message)),
+      view.onDidDispose(() => {
+        if (this.view === view) this.disposeView();
+      }),
+    );
+    // After a reload nothing is selected yet: show what the page showed before, if it still exists.
+    const restored = (resolved.state as Partial<PersistedState> | undefined)?.outputId;
+    if (this.outputId === undefined && typeof restored === 'string') {
+      this.select(restored, undefined);
+      void this.checkStillThere();
+    }
+    this.render();
+  }
+
+  /** Shows `outputId` (the tree's selection, or Show in Side View); `offset` moves it to that byte. */
+  show(outputId: string, offset?: number): void {
+    const running = this.view !== undefined && this.placeholder === undefined;
+    const session = this.select(outputId, offset);
+    if (!this.view) return; // shown once VS Code resolves the view
+    if (!running) {
+      this.render();
+      return;
+    }
+    // A visible page is listening: replay the handshake for the new output. A hidden one is
+    // reloaded when shown, and its own `ready` gets the answer (with the offset, still pending).
+    if (this.view.visible) void session.handle(READY);
+    void this.retitle(outputId);
+  }
+
+  /** Reveals the view wherever it is, without taking the focus once it exists. */
+  async reveal(): Promise<void> {
+    if (this.view) this.view.show(true);
+    else await vscode.commands.executeCommand(`${INSPECTOR_SIDE_VIEW_ID}.focus`);
+  }
+
+  /** Outputs were retained or removed, or the session switched: describe again, or say it is gone. */
+  async changed(): Promise<void> {
+    if (!(await this.checkStillThere())) return;
+    if (this.outputId) this.sessions.get(this.outputId)?.changed();
+  }
+
+  state(): InspectorViewState {
+    return {
+      resolved: this.view !== undefined,
+      visible: this.view?.visible ?? false,
+      outputId: this.outputId,
+      placeholder: this.placeholder,
+      readyCount: this.readyCount,
+      described: this.described,
+      page: this.page,
+    };
+  }
+
+  dispose(): void {
+    this.disposeView();
+    this.sessions.clear();
+  }
+
+  private select(outputId: string, offset: number | undefined): InspectorSession {
+    this.outputId = outputId;
+    this.placeholder = undefined;
+    this.described = undefined;
+    this.page = undefined;
+    const session = new InspectorSession(
+      inspectorHost(this.context, (message) => this.post(outputId, message)),
+      outputId,
+      offset,
+    );
+    this.sessions.delete(outputId);
+    this.sessions.set(outputId, session);
+    for (const old of this.sessions.keys()) if (this.sessions.size > KEPT_SESSIONS) this.sessions.delete(old);
+    return session;
+  }
+
+  /** Resolves false (and shows the placeholder) when the output shown is no longer in the session. */
+  private async checkStillThere(): Promise<boolean> {
+    const outputId = this.outputId;
+    if (!outputId) return true;
+    try {
+      await (await this.context.services.store()).info(outputId);
+      return true;
+    } catch (error) {
+      // Any other failure (the store unavailable…) is the page's to explain.
+      if (!isRecallError(error, 'NOT_FOUND') || this.outputId !== outputId) return true;
+      this.outputId = undefined;
+      this.placeholder = TEXT.gone;
+      this.render();
+      return false;
+    }
+  }
+
+  private receive(message: unknown): void {
+    if (!isWebviewToHost(message)) {
+      // Malformed: the current session logs it.
+      if (this.outputId) void this.sessions.get(this.outputId)?.handle(message);
+      return;
+    }
+    if (message.type === 'notification') {
+      if (message.method === 'ready') {
+        // A new page: what the old one was answered no longer describes what is on screen.
+        this.readyCount++;
+        this.described = undefined;
+        this.page = undefined;
+      }
+      if (this.outputId) void this.sessions.get(this.outputId)?.handle(message);
+      return;
+    }
+    const asked = (message.params as { outputId?: unknown }).outputId;
+    const session = (typeof asked === 'string' && this.sessions.get(asked)) || (this.outputId && this.sessions.get(this.outputId));
+    if (session) void session.handle(message);
+  }
+
+  private post(outputId: string, message: HostToWebview): void {
+    if (outputId === this.outputId && message.type === 'response' && message.ok) {
+      if (message.method === 'describe') this.described = (message.result as DescribeResult).info;
+      else if (message.method === 'page' || message.method === 'pageBefore') {
+        const { offset, nextOffset, totalBytes, hasMore, complete } = message.result as PageResult;
+        this.page = { offset, nextOffset, totalBytes, hasMore, complete };
+      }
+    }
+    void this.view?.webview.postMessage(message);
+  }
+
+  private render(): void {
+    const view = this.view;
+    if (!view) return;
+    view.webview.html = inspectorDocument(
+      view.webview,
+      this.context.extensionUri,
+      this.placeholder !== undefined ? { placeholder: this.placeholder } : { title: this.outputId },
+    );
+    if (this.placeholder !== undefined) view.description = undefined;
+    else if (this.outputId) void this.retitle(this.outputId);
+  }
+
+  /** Names the output in the view's title bar, once the store says what it is. */
+  private async retitle(outputId: string): Promise<void> {
+    try {
+      const name = shortName(await (await this.context.services.store()).info(outputId));
+      if (this.view && this.outputId === outputId) this.view.description = name;
+    } catch {
+      // The page shows why (not found, store unavailable).
+    }
+  }
+
+  private disposeView(): void {
+    for (const disposable of this.viewDisposables.splice(0)) disposable.dispose();
+    this.view = undefined;
+  }
+}
