@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { RecallError } from './errors';
 
 export const AGENT_STORE_APP = 'tool-output-recall';
 
@@ -26,6 +27,12 @@ export function stateHome(env: NodeJS.ProcessEnv = process.env): string {
 
 /** The session folder of the workspace whose real path (fs.realpath) is `workspaceRealPath`. */
 export function defaultStoreDir(workspaceRealPath: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (!path.isAbsolute(workspaceRealPath)) {
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `defaultStoreDir needs the workspace's real path (absolute); got ${JSON.stringify(workspaceRealPath)}.`,
+    );
+  }
   const hash = createHash('sha256').update(workspaceRealPath).digest('hex').slice(0, 16);
   const name =
     path

@@ -52,13 +52,15 @@ export async function openAgentSession(dir: string, settings: RecallSettings, lo
       `the session journal ended in a damaged or incomplete record: ${torn.bytesIgnored} bytes not replayed; kept it as ${torn.path}`,
     );
   }
-  void pruneSessions(dir, settings, sessionId).then(
+  // In the background (startup does not wait), but finished before the process ends.
+  const pruning = pruneSessions(dir, settings, sessionId).then(
     (removed) => removed.length > 0 && log.info(`pruned ${removed.length} old session(s): ${removed.join(', ')}`),
     (error) => log.warn(`pruning sessions failed: ${describeError(error)}`),
   );
   return {
     store,
     async close() {
+      await pruning;
       await store.close().catch((error) => log.warn(`closing session ${sessionId}: ${describeError(error)}`));
       await lock.release();
     },

@@ -1,0 +1,138 @@
+/**
+ * The built MCP server (dist/mcp.js, rebuilt when a source is newer) run as real child processes,
+ * reached by the SDK's client over stdio or Streamable HTTP, in either protocol era.
+ */
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+
+const exec = promisify(execFile);
+export const REPO = path.resolve(__dirname, '../../..');
+export const MCP_BUNDLE = path.join(REPO, 'dist/mcp.js');
+
+/** Legacy: the 2025 handshake every current client (Claude Code, Codex, Cursor) uses; modern: 2026-07-28. */
+export type Era = 'legacy' | 'modern';
+
+function newestSource(dir: string): number {
+  return Math.max(
+    0,
+    ...readdirSync(dir, { withFileTypes: true }).map((entry) => {
+      const full = path.join(dir, entry.name);
+      return entry.isDirectory() ? newestSource(full) : statSync(full).mtimeMs;
+    }),
+  );
+}
+
+/** Builds dist/ when dist/mcp.js is missing or older than a source or package.json (which it inlines). */
+export async function ensureBuilt(): Promise<void> {
+  const newest = Math.max(newestSource(path.join(REPO, 'src')), statSync(path.join(REPO, 'package.json')).mtimeMs);
+  const fresh = ['dist/mcp.js', 'dist/storeWorker.js', 'dist/sql-wasm.wasm'].every((file) => existsSync(path.join(REPO, file)));
+  if (fresh && statSync(MCP_BUNDLE).mtimeMs >= newest) return;
+  await exec(process.execPath, [path.join(REPO, 'scripts/build.mjs')], { cwd: REPO });
+}
+
+export function newClient(era: Era): Client {
+  return new Client(
+    { name: 'recall-unit-test', version: '1.0.0' },
+    era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+  );
+}
+
+export interface StdioServer {
+  client: Client;
+  transport: StdioClientTransport;
+  /** Everything the server wrote to stderr so far. */
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+/** Starts `node dist/mcp.js <args>` under the SDK client's stdio transport and connects. */
+export async function connectStdio(args: string[], era: Era = 'legacy', env: Record<string, string> = {}): Promise<StdioServer> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [MCP_BUNDLE, ...args],
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const client = newClient(era);
+  await client.connect(transport);
+  return { client, transport, stderr: () => stderr, close: () => client.close() };
+}
+
+export interface HttpServerProcess {
+  url: string;
+  child: ChildProcess;
+  stderr(): string;
+  /** Sends SIGTERM and waits for the exit (the server closes its session first). */
+  stop(): Promise<number | null>;
+}
+
+/** Starts `node dist/mcp.js --http 0 <args>` and waits for the URL it serves. */
+export async function startHttp(args: string[], env: Record<string, string> = {}): Promise<HttpServerProcess> {
+  const child = spawn(process.execPath, [MCP_BUNDLE, '--http', '0', ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /serving MCP at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
+      if (match) resolve(match[1]);
+    });
+    void exited.then((code) => reject(new Error(`the server exited with ${code} before serving: ${stderr}`)));
+  });
+  return {
+    url,
+    child,
+    stderr: () => stderr,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+export async function connectHttp(url: string, era: Era = 'legacy', headers: Record<string, string> = {}): Promise<Client> {
+  const client = newClient(era);
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}
+
+/** Runs `node dist/mcp.js <args>` to its exit (for command lines that must fail). */
+export async function runToExit(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [MCP_BUNDLE, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, stderr };
+}
+
+/** A tool result's text blocks, checked for the shape every client can show: text only, ≤ 8,000 bytes each, no structuredContent. */
+export function textOf(result: unknown): string {
+  const { content, structuredContent } = result as { content: { type: string; text: string }[]; structuredContent?: unknown };
+  assert.equal(structuredContent, undefined, 'no structuredContent');
+  assert.ok(content.length > 0, 'at least one content block');
+  for (const block of content) {
+    assert.equal(block.type, 'text');
+    assert.ok(Buffer.byteLength(block.text) <= 8000, `a block of ${Buffer.byteLength(block.text)} bytes`);
+  }
+  return content.map((block) => block.text).join('');
+}
+
+/** textOf a result that must have succeeded (the failure's text is the assertion message). */
+export function okText(result: unknown): string {
+  const text = textOf(result);
+  assert.notEqual((result as { isError?: boolean }).isError, true, text);
+  return text;
+}

@@ -1,0 +1,195 @@
+// The MCP server's command line, the schemas it checks inputs against, and where it keeps sessions.
+import assert from 'node:assert/strict';
+import { mkdirSync, realpathSync, symlinkSync } from 'node:fs';
+import * as path from 'node:path';
+import { defaultStoreDir, stateHome } from '../../src/core/agentStore';
+import { resolveSettings } from '../../src/core/settings';
+import { CHECKED_KEYWORDS, checkToolInput, schemaProblem } from '../../src/core/tools/inputCheck';
+import { TOOL_DECLARATIONS, settingSchema, type JsonSchema } from '../../src/core/tools/manifest';
+import * as toolNames from '../../src/core/toolNames';
+import { SERVER_SETTINGS, UsageError, envFor, flagFor, parseOptions, type ServerOptions } from '../../src/mcp/options';
+import { throwsWith } from './helpers/assertions';
+import { useTempDirs } from './helpers/tempDirs';
+
+const manifest = require('../../package.json') as { contributes: { configuration: { properties: Record<string, JsonSchema> } } };
+
+function keywordsIn(schema: JsonSchema, found = new Set<string>()): Set<string> {
+  for (const [keyword, value] of Object.entries(schema)) {
+    found.add(keyword);
+    if (keyword === 'properties') for (const property of Object.values(value as Record<string, JsonSchema>)) keywordsIn(property, found);
+    if (keyword === 'items') keywordsIn(value as JsonSchema, found);
+  }
+  return found;
+}
+
+describe('mcp: input schemas from the manifest', () => {
+  it('are the languageModelTools of package.json, one per tool name', () => {
+    assert.deepEqual(TOOL_DECLARATIONS.map((tool) => tool.name).sort(), Object.values(toolNames).sort());
+    for (const tool of TOOL_DECLARATIONS) assert.equal(tool.inputSchema.type, 'object', tool.name);
+  });
+
+  it('use only keywords the checker understands (tools and settings)', () => {
+    const used = new Set<string>();
+    for (const tool of TOOL_DECLARATIONS) keywordsIn(tool.inputSchema, used);
+    for (const setting of Object.values(manifest.contributes.configuration.properties)) keywordsIn(setting, used);
+    assert.deepEqual(
+      [...used].filter((keyword) => !CHECKED_KEYWORDS.has(keyword)),
+      [],
+    );
+  });
+
+  it('accept every input that fits and say what is wrong with one that does not', () => {
+    const read = TOOL_DECLARATIONS.find((tool) => tool.name === 'read_tool_output')!.inputSchema;
+    checkToolInput(read, { outputId: 'out_1', offset: 0, maxBytes: 4096 });
+    const cases: [unknown, RegExp][] = [
+      [undefined, /^the input must be a JSON object; got nothing$/],
+      [[1], /^the input must be a JSON object; got \[1\]$/],
+      [{}, /^the input needs "outputId" \(The outputId from/],
+      [{ outputId: 7 }, /^the input property "outputId" must be a string; got 7/],
+      [{ outputId: 'o', offset: 1.5 }, /property "offset" must be an integer ≥ 0; got 1\.5/],
+      [{ outputId: 'o', maxBytes: 0 }, /property "maxBytes" must be an integer ≥ 1 and ≤ 4096; got 0/],
+      [{ outputId: 'o', extra: true }, /has an unknown property "extra"; the properties are outputId, offset, maxBytes$/],
+    ];
+    for (const [input, expected] of cases) {
+      const error = throwsWith(() => checkToolInput(read, input), 'INVALID_ARGUMENT');
+      assert.match(error.message, expected, JSON.stringify(input));
+    }
+  });
+
+  it('check numbers, exclusive minimums and arrays', () => {
+    assert.equal(schemaProblem({ type: 'number', exclusiveMinimum: 0 }, 0), 'must be a number > 0; got 0');
+    assert.equal(schemaProblem({ type: 'number', exclusiveMinimum: 0 }, 0.5), undefined);
+    assert.equal(schemaProblem({ type: 'number' }, Number.NaN), 'must be a number; got null');
+    assert.equal(schemaProblem({ type: 'array', items: { type: 'string' } }, ['a', 2]), 'item 1 must be a string; got 2');
+    assert.equal(schemaProblem({ type: 'boolean' }, 'true'), 'must be true or false; got "true"');
+  });
+});
+
+describe('mcp: the session folder per workspace', () => {
+  const dirs = useTempDirs('mcp-store');
+
+  it('is under $XDG_STATE_HOME when it is absolute, else ~/.local/state', () => {
+    assert.equal(stateHome({ XDG_STATE_HOME: '/srv/state', HOME: '/home/u' }), '/srv/state');
+    assert.equal(stateHome({ XDG_STATE_HOME: 'relative/state', HOME: '/home/u' }), '/home/u/.local/state');
+    assert.equal(stateHome({ HOME: '/home/u' }), '/home/u/.local/state');
+  });
+
+  it('is one folder per real path: the name for people, a hash for uniqueness', () => {
+    const env = { XDG_STATE_HOME: '/srv/state' };
+    const dir = defaultStoreDir('/work/my project', env);
+    assert.match(dir, /^\/srv\/state\/tool-output-recall\/workspaces\/my_project-[0-9a-f]{16}$/);
+    assert.equal(defaultStoreDir('/work/my project', env), dir);
+    assert.notEqual(defaultStoreDir('/other/my project', env), dir);
+    assert.match(defaultStoreDir('/', env), /\/workspaces\/root-[0-9a-f]{16}$/);
+  });
+
+  it('refuses a relative workspace path, which has no single real path', () => {
+    assert.throws(() => defaultStoreDir('work/x'), /defaultStoreDir needs the workspace's real path \(absolute\); got "work\/x"/);
+  });
+
+  it('is the same for a workspace reached through a symlink (the server resolves it first)', async () => {
+    const base = dirs.make();
+    const real = path.join(base, 'real');
+    mkdirSync(real);
+    symlinkSync(real, path.join(base, 'link'));
+    const env = { XDG_STATE_HOME: path.join(base, 'state') };
+    const viaLink = (await parseOptions(['--workspace', path.join(base, 'link')], env)) as ServerOptions;
+    assert.equal(viaLink.workspace, realpathSync(real));
+    assert.equal(viaLink.storeDir, defaultStoreDir(realpathSync(real), env));
+  });
+});
+
+describe('mcp: command line', () => {
+  const dirs = useTempDirs('mcp-options');
+  const parse = async (argv: string[], env: NodeJS.ProcessEnv = {}) => (await parseOptions(argv, env, dirs.make())) as ServerOptions;
+  const defaults = (key: string) => settingSchema(key)?.default;
+
+  it('defaults to the cwd as workspace, stdio, a new session and the extension defaults', async () => {
+    const cwd = dirs.make();
+    const options = (await parseOptions([], { HOME: '/home/u' }, cwd)) as ServerOptions;
+    assert.equal(options.workspace, realpathSync(cwd));
+    assert.equal(options.storeDir, defaultStoreDir(realpathSync(cwd), { HOME: '/home/u' }));
+    assert.equal(options.http, undefined);
+    assert.equal(options.sessionId, undefined);
+    assert.deepEqual(options.settings, resolveSettings(defaults));
+    assert.ok(options.settings.sensitivePatterns.includes('.env'));
+  });
+
+  it('names each limit after its setting, as a flag and as an environment variable', () => {
+    assert.equal(flagFor('sessions.maxCount'), 'sessions-max-count');
+    assert.equal(envFor('sessions.maxCount'), 'TOOL_OUTPUT_RECALL_SESSIONS_MAX_COUNT');
+    assert.equal(flagFor('runCommand.defaultTimeoutSeconds'), 'run-command-default-timeout-seconds');
+    for (const key of SERVER_SETTINGS) assert.ok(settingSchema(key), `${key} is a setting in package.json`);
+  });
+
+  it('takes limits from flags and the environment, flags first', async () => {
+    const options = await parse(
+      [
+        '--preview-bytes',
+        '4096',
+        '--sessions-max-count',
+        '3',
+        '--read-file-page-allow-outside-workspace',
+        '--sensitive-pattern',
+        '*.secret',
+      ],
+      {
+        TOOL_OUTPUT_RECALL_PREVIEW_BYTES: '8192',
+        TOOL_OUTPUT_RECALL_PAGE_BYTES: '1024',
+        TOOL_OUTPUT_RECALL_STORE_JOURNAL_LIMIT_BYTES: '100',
+      },
+    );
+    assert.equal(options.settings.previewBytes, 4096);
+    assert.equal(options.settings.pageBytes, 1024);
+    assert.equal(options.settings.sessionsMaxCount, 3);
+    assert.equal(options.settings.allowOutsideWorkspace, true);
+    // The extension's clamp: a journal limit takes at least 4 KiB.
+    assert.equal(options.settings.journalLimitBytes, 4096);
+    assert.deepEqual(options.settings.sensitivePatterns, [...(defaults('readFilePage.sensitivePatterns') as string[]), '*.secret']);
+  });
+
+  it('serves HTTP with a token from the flag or the environment', async () => {
+    assert.deepEqual((await parse(['--http', '0'])).http, { port: 0 });
+    assert.deepEqual((await parse(['--http', '8123', '--token', 'x'.repeat(16)])).http, { port: 8123, token: 'x'.repeat(16) });
+    assert.deepEqual((await parse(['--http', '8123'], { TOOL_OUTPUT_RECALL_MCP_TOKEN: 'y'.repeat(20) })).http, {
+      port: 8123,
+      token: 'y'.repeat(20),
+    });
+  });
+
+  it('prints help and version', async () => {
+    const help = (await parseOptions(['--help'], {})) as { help: string };
+    assert.match(help.help, /--sessions-max-count N {2}\(TOOL_OUTPUT_RECALL_SESSIONS_MAX_COUNT; default 20\)/);
+    assert.match(((await parseOptions(['--version'], {})) as { version: string }).version, /^\d+\.\d+\.\d+/);
+  });
+
+  it('refuses a bad command line with a message naming the option', async () => {
+    const missing = path.join(dirs.make(), 'nope');
+    const cases: [string[], NodeJS.ProcessEnv, RegExp][] = [
+      [['--bogus'], {}, /^Unknown option '--bogus'/],
+      [['--workspace', missing], {}, /^--workspace .*nope is not a folder\.$/],
+      [['--session', '../x'], {}, /^--session "\.\.\/x" is not a session ID/],
+      [['--http', 'eighty'], {}, /^--http takes a TCP port \(0-65535, 0 for any free one\); got "eighty"\.$/],
+      [['--http', '70000'], {}, /^--http takes a TCP port/],
+      [['--token', 'x'.repeat(16)], {}, /^--token applies only with --http/],
+      [
+        ['--http', '0', '--token', 'short'],
+        {},
+        /^the bearer token \(--token or TOOL_OUTPUT_RECALL_MCP_TOKEN\) must be at least 16 characters; it has 5\.$/,
+      ],
+      [['--page-bytes', '9000'], {}, /^--page-bytes must be an integer ≥ 256 and ≤ 4096; got "9000"\.$/],
+      [['--preview-bytes', '12k'], {}, /^--preview-bytes must be an integer ≥ 1024 and ≤ 1048576; got "12k"\.$/],
+      [[], { TOOL_OUTPUT_RECALL_SESSIONS_MAX_COUNT: '0' }, /^TOOL_OUTPUT_RECALL_SESSIONS_MAX_COUNT must be an integer ≥ 1; got "0"\.$/],
+      [[], { TOOL_OUTPUT_RECALL_READ_FILE_PAGE_ALLOW_OUTSIDE_WORKSPACE: 'maybe' }, /must be true or false; got "maybe"\.$/],
+      [['--preview-bytes'], {}, /^Option '--preview-bytes <value>' argument missing/],
+      [['extra'], {}, /^Unexpected argument 'extra'/],
+    ];
+    for (const [argv, env, expected] of cases) {
+      await assert.rejects(parseOptions(argv, env, dirs.make()), (error: unknown) => {
+        assert.ok(error instanceof UsageError, `${argv.join(' ')}: ${String(error)}`);
+        assert.match(error.message, expected, argv.join(' '));
+        return true;
+      });
+    }
+  });
+});
