@@ -2,7 +2,7 @@
 // chatInstructions, chatSkills): the files exist and ship, and every tool they name is one VS Code
 // resolves. VS Code 1.139.1 names an extension's tool in an agent's `tools:` header and in `#tool:`
 // references by its full reference name `<extension id, lower case>/<toolReferenceName>`; its prompt
-// validator accepts nothing else in the header (a short alias only enables the tool, with a warning).
+// validator accepts nothing else in the header (a short name still enables the tool, flagged as renamed).
 // test/integration/chatContributions.test.ts proves the same names against the real host.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
