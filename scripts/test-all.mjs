@@ -1,10 +1,10 @@
 // `npm test`: the checks (build, lint, format, a typecheck of every tsconfig in the tree), then every
 // suite in turn — unit (mocha, plain Node), real extension host (code-server + headless Chromium),
-// browser (the inspector webview in Chromium) — then one line "N passed, N failed, N skipped" that
-// counts them all. A failing check counts as one failure; a suite that crashes before reporting counts
-// as a failure, so a broken runner can never look green. Each suite has a time limit: a suite that
-// hangs (a handle left open, a host that never answers) is killed with its whole process group and
-// counted as a failure, instead of running until CI gives up with no summary at all.
+// browser (the inspector webview in Chromium), MCP conformance (the official suite against
+// dist/mcp.js) — then one line "N passed, N failed, N skipped" that counts them all. A failing check
+// counts as one failure; a suite that crashes before reporting counts as a failure, so a broken
+// runner can never look green. Each suite has a time limit: a suite that hangs (a handle left open, a
+// host that never answers) is killed with its whole process group and counted as a failure, instead of running until CI gives up with no summary at all.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,6 +35,8 @@ const suites = [
     limitMs: 40 * MINUTE, // includes installing the host and its browser on a fresh machine
   },
   { name: 'browser', command: ['node', 'test/browser/run.mjs'], when: 'test/browser/run.mjs', limitMs: 15 * MINUTE },
+  // The official MCP conformance suite against dist/mcp.js --http, under the host suite's Node 24.
+  { name: 'mcp-conformance', command: ['node', 'test/mcp/conformance.mjs'], when: 'test/mcp/conformance.mjs', limitMs: 40 * MINUTE },
 ].filter((suite) => only.length === 0 || only.some((name) => suite.name === name || suite.name.startsWith(`${name} `)));
 
 /**
