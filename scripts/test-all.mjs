@@ -4,7 +4,8 @@
 // dist/mcp.js) — then one line "N passed, N failed, N skipped" that counts them all. A failing check
 // counts as one failure; a suite that crashes before reporting counts as a failure, so a broken
 // runner can never look green. Each suite has a time limit: a suite that hangs (a handle left open, a
-// host that never answers) is killed with its whole process group and counted as a failure, instead of running until CI gives up with no summary at all.
+// host that never answers) is killed with its whole process group and counted as a failure, instead
+// of running until CI gives up with no summary at all.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
