@@ -39,16 +39,16 @@ export class ChunkReader {
       }
     }
     for (let index = first; index <= last; index++) {
-      const key = `${row.id}:${index}`;
-      const chunk = this.cache.get(key) ?? fetched.get(index);
+      const chunk = this.cache.get(`${row.id}:${index}`) ?? fetched.get(index);
       if (!chunk)
         throw new RecallError(
           'STORE_UNAVAILABLE',
           `Chunk ${index} of output "${row.id}" is missing from the session file; that part cannot be read.`,
         );
-      if (cache) this.remember(key, chunk);
       parts.push(chunk);
     }
+    // Only once every part is in hand: remembering one can push out another this read still needs.
+    if (cache) parts.forEach((chunk, at) => this.remember(`${row.id}:${first + at}`, chunk));
     const joined = parts.length === 1 ? parts[0] : Buffer.concat(parts);
     const base = first * row.chunk_bytes;
     return joined.subarray(from - base, to - base);
