@@ -20,4 +20,10 @@ describe('inspector HTML shell (src/extension/inspector/html.ts)', () => {
     assert.equal(csp(html), csp(inspectorHtml({ ...base, nonce: 'abc123' })));
     assert.match(html, /<link rel="stylesheet" href="vscode-resource:\/inspector.css">/);
   });
+
+  it("a view's page is marked, so it takes the background of where the view is; a panel's is not", () => {
+    assert.match(inspectorHtml({ ...base, surface: 'view' }), /<html lang="en" data-surface="view">/);
+    assert.match(inspectorHtml({ ...base, surface: 'view', placeholder: 'x' }), /<html lang="en" data-surface="view">/);
+    assert.match(inspectorHtml(base), /<html lang="en">/);
+  });
 });

@@ -22,6 +22,8 @@ export interface InspectorHtmlOptions {
    * before an output is selected). The page is replaced by the inspector once there is one.
    */
   placeholder?: string;
+  /** 'view' for a webview view: the page then shows the background of where the view is. */
+  surface?: 'panel' | 'view';
 }
 
 export const newNonce = (): string => randomBytes(18).toString('base64');
@@ -44,7 +46,7 @@ export function inspectorHtml(options: InspectorHtmlOptions): string {
       : `<div id="app" class="app" aria-busy="true"><p class="loading">Loading output…</p></div>
 <script nonce="${escapeAttribute(nonce)}" src="${escapeAttribute(options.scriptUri)}"></script>`;
   return `<!DOCTYPE html>
-<html lang="en">
+<html lang="en"${options.surface === 'view' ? ' data-surface="view"' : ''}>
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${escapeAttribute(csp)}">

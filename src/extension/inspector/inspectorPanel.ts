@@ -124,7 +124,7 @@ export function inspectorHost(context: InspectorContext, post: InspectorHost['po
 export function inspectorDocument(
   webview: vscode.Webview,
   extensionUri: vscode.Uri,
-  page: Pick<InspectorHtmlOptions, 'title' | 'placeholder'>,
+  page: Pick<InspectorHtmlOptions, 'title' | 'placeholder' | 'surface'>,
 ): string {
   const bundle = vscode.Uri.joinPath(extensionUri, 'dist', 'webview');
   return inspectorHtml({

@@ -199,7 +199,7 @@ export class InspectorView implements vscode.WebviewViewProvider, vscode.Disposa
     view.webview.html = inspectorDocument(
       view.webview,
       this.context.extensionUri,
-      this.placeholder !== undefined ? { placeholder: this.placeholder } : { title: this.outputId },
+      this.placeholder !== undefined ? { placeholder: this.placeholder, surface: 'view' } : { title: this.outputId, surface: 'view' },
     );
     if (this.placeholder !== undefined) view.description = undefined;
     else if (this.outputId) void this.retitle(this.outputId);
