@@ -1,5 +1,6 @@
 // Shared by the two integration-test runners: run.mjs (offline: code-server + headless chromium) and
 // electron.mjs (@vscode/test-electron, needs the internet once to download VS Code).
+import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -129,6 +130,95 @@ export function killAll(pids, signal) {
       /* already gone */
     }
   }
+}
+
+/**
+ * Starts code-server (`host` from ensureHost()) on 127.0.0.1 and a free port it picks and prints (no
+ * race for a port), without auth, telemetry, update check or workspace-trust prompt, and with the
+ * smoke-test driver option: without it the workbench ignores the extension development (and tests)
+ * paths in the URL's payload (see workbenchUrl). The server leads its own process group, so
+ * stopCodeServer ends its extension host and pty host with it. `onOutput` gets its stdout and stderr.
+ * Returns { server, ready: Promise<port>, exited: Promise<{ code, signal }> }.
+ */
+export function startCodeServer(host, { userDataDir, extensionsDir, cwd, env, onOutput = () => {} }) {
+  const server = spawn(
+    host.node,
+    [
+      host.codeServerEntry,
+      '--bind-addr',
+      '127.0.0.1:0',
+      '--auth',
+      'none',
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      '--ignore-last-opened',
+      '--user-data-dir',
+      userDataDir,
+      '--extensions-dir',
+      extensionsDir,
+      '--vscode-option',
+      'enable-smoke-test-driver',
+    ],
+    { env, cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const exited = new Promise((resolve) => server.once('exit', (code, signal) => resolve({ code, signal })));
+  const ready = new Promise((resolve, reject) => {
+    let seen = '';
+    const onData = (chunk) => {
+      onOutput(chunk);
+      seen += chunk;
+      const m = /HTTP server listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(seen);
+      if (m) resolve(Number(m[1]));
+    };
+    server.stdout.on('data', onData);
+    server.stderr.on('data', onData);
+    server.once('error', reject);
+    exited.then(({ code, signal }) => reject(new Error(`code-server exited before it was ready (${code ?? signal})`)));
+    setTimeout(() => reject(new Error('code-server did not report its port within 60 s')), 60_000).unref();
+  });
+  return { server, ready, exited };
+}
+
+/** Ends a server from startCodeServer and its process group: SIGTERM, then SIGKILL after 5 s. Resolves true when SIGTERM sufficed. */
+export async function stopCodeServer(s) {
+  if (!s || s.server.exitCode !== null || s.server.signalCode !== null) return true;
+  const group = -s.server.pid;
+  try {
+    process.kill(group, 'SIGTERM');
+  } catch {
+    return true;
+  }
+  let timer;
+  const done = await Promise.race([
+    s.exited.then(() => true),
+    new Promise((resolve) => {
+      timer = setTimeout(() => resolve(false), 5000);
+    }),
+  ]).finally(() => clearTimeout(timer));
+  try {
+    process.kill(group, 'SIGKILL');
+  } catch {
+    /* group already empty */
+  }
+  return done;
+}
+
+/**
+ * The workbench URL that opens `folder` in an extension-development window: its extension under
+ * development is `developmentPath` (one path: the web workbench keeps one payload entry per key, so
+ * several extensions go in a folder of symlinks), and `testsPath`, if given, the tests module it runs.
+ */
+export function workbenchUrl(port, { folder, developmentPath, testsPath }) {
+  const remote = (p) => `vscode-remote://127.0.0.1:${port}${p}`;
+  const payload = [
+    ['extensionDevelopmentPath', remote(developmentPath)],
+    ...(testsPath ? [['extensionTestsPath', remote(testsPath)]] : []),
+    ['skipWelcome', 'true'],
+    ['skipReleaseNotes', 'true'],
+  ];
+  return `http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
 }
 
 /** Counts from the results file index.ts wrote, else from the last `N passed, N failed` line seen. */
