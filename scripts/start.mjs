@@ -11,6 +11,7 @@ import path from 'node:path';
 import {
   ROOT,
   checkExtensionBuilt,
+  fileTail,
   killAll,
   processesOf,
   startCodeServer,
@@ -69,14 +70,6 @@ function serverEnv(d) {
 
 const vscodeVersion = (host) => JSON.parse(readFileSync(path.join(host.codeServerDir, 'lib', 'vscode', 'package.json'), 'utf8')).version;
 
-function tail(file, n) {
-  try {
-    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-n).join('\n');
-  } catch {
-    return '';
-  }
-}
-
 async function main() {
   build();
   const host = ensureHost({ quiet: true });
@@ -107,7 +100,7 @@ async function main() {
   process.on('SIGTERM', () => void stop('SIGTERM', 0));
   void s.exited.then(({ code, signal }) => {
     if (stopping) return;
-    say(`code-server exited by itself (${code ?? signal}); its log:\n${tail(d.serverLog, 40)}`);
+    say(`code-server exited by itself (${code ?? signal}); its log:\n${fileTail(d.serverLog, 40)}`);
     void stop('code-server gone', 1);
   });
 
@@ -115,7 +108,7 @@ async function main() {
   try {
     port = await s.ready;
   } catch (error) {
-    say(`FAILED: ${error.message}\n${tail(d.serverLog, 40)}`);
+    say(`FAILED: ${error.message}\n${fileTail(d.serverLog, 40)}`);
     return stop('no server', 1);
   }
   const url = workbenchUrl(port, { folder: d.workspace, developmentPath: d.development });

@@ -221,6 +221,15 @@ export function workbenchUrl(port, { folder, developmentPath, testsPath }) {
   return `http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
 }
 
+/** The last `n` lines of a log file ('' when it cannot be read), to show with a failure. */
+export function fileTail(file, n) {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-n).join('\n');
+  } catch {
+    return '';
+  }
+}
+
 /** Counts from the results file index.ts wrote, else from the last `N passed, N failed` line seen. */
 export function readCounts(resultsFile, lines = []) {
   try {
