@@ -76,9 +76,9 @@ describe('mcp: the session folder per workspace', () => {
 
   it('is one folder per real path: the name for people, a hash for uniqueness', () => {
     const env = { XDG_STATE_HOME: '/srv/state' };
-    const dir = defaultStoreDir('/work/my project', env);
+    const dir = defaultStoreDir('/srv/projects/my project', env);
     assert.match(dir, /^\/srv\/state\/tool-output-recall\/workspaces\/my_project-[0-9a-f]{16}$/);
-    assert.equal(defaultStoreDir('/work/my project', env), dir);
+    assert.equal(defaultStoreDir('/srv/projects/my project', env), dir);
     assert.notEqual(defaultStoreDir('/other/my project', env), dir);
     assert.match(defaultStoreDir('/', env), /\/workspaces\/root-[0-9a-f]{16}$/);
   });
