@@ -14,7 +14,9 @@ export type RecallErrorCode =
   /** Well formed, but policy refuses it: a sensitive file, a path outside the workspace, an untrusted workspace, a feature turned off. */
   | 'REFUSED'
   /** The work ran out of its time limit and was stopped (e.g. a regular expression that backtracks without end). */
-  | 'TIMEOUT';
+  | 'TIMEOUT'
+  /** The caller cancelled the work (a cancelled tool call, an aborted signal) before it finished. */
+  | 'CANCELLED';
 
 export class RecallError extends Error {
   override readonly name = 'RecallError';

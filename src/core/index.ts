@@ -11,6 +11,7 @@ export {
   DEFAULT_SEARCH_TIMEOUT_MS,
   type WorkerStoreOptions,
   type WorkerRetainOptions,
+  type WorkerSearchOptions,
 } from './store/workerClient';
 export { listSessions, sessionFile, sessionFiles, deleteSessionFiles, type SessionFileInfo } from './store/sessionFiles';
 export { runCommand, type RunCommandOptions, type CommandResult, type StreamReport, type CaptureLimits } from './capture/runCommand';

@@ -56,6 +56,12 @@ export interface OpenStoreOptions {
   checkpoints?: 'auto' | 'manual';
 }
 
+export interface CopySlice {
+  bytes: Uint8Array;
+  totalBytes: number;
+  complete: boolean;
+}
+
 export async function openStore(options: OpenStoreOptions): Promise<SessionStore> {
   const copyBytes = options.copyBytes ?? DEFAULT_LIMITS.copyBytes;
   const quotaBytes = options.quotaBytes ?? DEFAULT_LIMITS.sessionQuotaBytes;
@@ -207,7 +213,7 @@ export class SessionStore implements RecallStore {
       complete,
       droppedBytes,
       gapOffset: capped.gapOffset ?? meta.gapOffset ?? null,
-      meta: { tool: meta.tool, title: meta.title, extra: meta.extra },
+      meta: { tool: meta.tool, title: meta.title, extra: meta.extra, notable: meta.notable },
     };
     try {
       await this.durability.record(record, bytes, () => {
@@ -254,6 +260,13 @@ export class SessionStore implements RecallStore {
     const compiled = compileSearch(outputId, pattern, options);
     const found = searchBytes(this.bytes(row, 0, row.total_bytes, false), compiled);
     return { ...found, totalBytes: row.total_bytes, complete: row.complete === 1 };
+  }
+
+  /** Bytes [from, to) of a copy, clamped to it, with its size and completeness (a search fetches a copy in slices). */
+  async slice(outputId: string, from: number, to: number): Promise<CopySlice> {
+    const row = this.lookup(outputId);
+    const end = Math.min(to, row.total_bytes);
+    return { bytes: this.bytes(row, Math.min(from, end), end, false), totalBytes: row.total_bytes, complete: row.complete === 1 };
   }
 
   /** The whole copy (at most the copy cap), e.g. to open it in an editor or save it as a file. */

@@ -7,12 +7,20 @@
  * It holds any number of stores, each under a handle (see `workerProtocol.ts`), and answers every
  * request with exactly one reply. Requests run concurrently, as they would on a `SessionStore`
  * shared by several callers; the store itself orders its writes.
+ *
+ * Two lanes, so a page read never waits behind long work: reads and lookups (`read`, `info`,
+ * `list`, `stats`, `open`) start the moment they arrive; everything else (retains, copy slices for
+ * searches, whole copies, flushes, removals, forks, closes) waits in one queue, in order, and starts
+ * one per turn of the event loop, so reads that arrive meanwhile go first. The same script, started
+ * with `workerData.role` "search", is the search worker instead (search/service.ts).
  */
 import * as path from 'node:path';
-import { parentPort, type MessagePort } from 'node:worker_threads';
-import { RecallError, describeError } from '../errors';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { RecallError } from '../errors';
+import { serveSearches } from '../search/service';
 import { openStore, type SessionStore } from './sessionStore';
-import type { OpenedStore, RequestOf, SerializedError, StoreHandle, WorkerOp, WorkerReply, WorkerRequest } from './workerProtocol';
+import { serializeError } from './workerErrors';
+import type { OpenedStore, RequestOf, StoreHandle, WorkerOp, WorkerReply, WorkerRequest } from './workerProtocol';
 
 type Port = Pick<MessagePort, 'on' | 'postMessage'>;
 
@@ -48,7 +56,12 @@ export function serveStores(port: Port): void {
       return { result: await store.retain(whole as string | Uint8Array, meta) };
     },
     read: async ({ handle, outputId, offset, maxBytes }) => ({ result: await storeOf(handle).read(outputId, offset, maxBytes) }),
-    search: async ({ handle, outputId, pattern, options }) => ({ result: await storeOf(handle).search(outputId, pattern, options) }),
+    slice: async ({ handle, outputId, from, to }) => {
+      const slice = await storeOf(handle).slice(outputId, from, to);
+      // A fresh buffer of exactly these bytes, transferred: the store's may be a view of its cache.
+      const bytes = new Uint8Array(slice.bytes);
+      return { result: { ...slice, bytes }, transfer: [bytes.buffer] };
+    },
     readAll: async ({ handle, outputId }) => {
       const bytes = await storeOf(handle).readAll(outputId);
       // A fresh buffer of exactly these bytes: the store's may be a view shared with its cache.
@@ -115,19 +128,32 @@ export function serveStores(port: Port): void {
       });
       return;
     }
-    handler(request).then(
-      ({ result, transfer }) => reply({ id: request.id, ok: true, result }, transfer),
-      (error: unknown) => reply({ id: request.id, ok: false, error: serializeError(error) }),
-    );
+    const start = (): void => {
+      handler(request).then(
+        ({ result, transfer }) => reply({ id: request.id, ok: true, result }, transfer),
+        (error: unknown) => reply({ id: request.id, ok: false, error: serializeError(error) }),
+      );
+    };
+    if (IMMEDIATE.has(op)) start();
+    else later(start);
   });
+
+  /** The queue of long work: one start per turn of the event loop. */
+  const queue: (() => void)[] = [];
+  const later = (start: () => void): void => {
+    queue.push(start);
+    if (queue.length === 1) setImmediate(startNext);
+  };
+  const startNext = (): void => {
+    (queue.shift() as () => void)();
+    if (queue.length > 0) setImmediate(startNext);
+  };
 }
 
-export function serializeError(error: unknown): SerializedError {
-  if (error instanceof RecallError) {
-    return { code: error.code, name: error.name, message: error.message, details: error.details, stack: error.stack };
-  }
-  if (error instanceof Error) return { name: error.name, message: describeError(error), stack: error.stack };
-  return { name: 'Error', message: describeError(error) };
-}
+/** Operations that start as soon as they arrive: short, and what an interactive reader waits on. */
+const IMMEDIATE = new Set<WorkerOp>(['read', 'info', 'list', 'stats', 'open', 'debugCrash']);
 
-if (parentPort) serveStores(parentPort);
+if (parentPort) {
+  if ((workerData as { role?: string } | null)?.role === 'search') serveSearches(parentPort);
+  else serveStores(parentPort);
+}

@@ -10,18 +10,13 @@
  * One worker serves several stores (the current session, a fork, an old session being looked at):
  * it is shared per worker script, reference-counted, and terminated when its last store closes.
  *
- * Failure handling:
- * - The worker crashes or exits: every pending and later call of its stores rejects with
- *   `STORE_UNAVAILABLE` (closing still works, deleting removes the file). Opening a store again
- *   starts a fresh worker.
- * - A search runs longer than its time limit (a regex that backtracks catastrophically cannot be
- *   interrupted any other way): the worker is terminated, that search rejects with
- *   `TIMEOUT`, and a fresh worker reopens the same sessions from disk (every acknowledged
- *   change is durable there) and replays the other calls that were in flight. Replay is safe
- *   because new session IDs are chosen here, not in the worker (an interrupted open or fork reopens
- *   the same file), a replayed `remove` that finds the output already gone succeeds, and a `retain`
- *   is re-encoded from the caller's content (one made with `{ transfer: true }` cannot be: it
- *   rejects with `STORE_UNAVAILABLE`). At worst an interrupted retain left an unreferenced copy.
+ * Failure handling: the worker crashes or exits: every pending and later call of its stores
+ * rejects with `STORE_UNAVAILABLE` (closing still works, deleting removes the file). Opening a store
+ * again starts a fresh worker.
+ *
+ * Searches run on the search lane (search/lane.ts), a worker of their own: the copy is fetched from
+ * the store worker in 1 MiB slices (reads get through between them) and searched there, so a slow
+ * search never holds up this store; it stops at its time limit or when its signal aborts.
  *
  * Main-thread cost: small replies are structured-cloned; `readAll` bytes arrive transferred;
  * large retain content is encoded into 1 MiB transferred parts, one per event-loop turn (cloning an
@@ -32,10 +27,12 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { RecallError, describeError } from '../errors';
 import { newSessionId } from '../ids';
+import { checkSearchRequest } from '../search';
 import type { OpenReport, OutputInfo, ReadResult, RecallStore, RetainMeta, RetainResult, SearchOptions, SearchResult } from '../types';
 import type { OpenStoreOptions } from './sessionStore';
 import { encodeContent } from './workerContent';
-import { WorkerHost, defaultWorkerPath, type CallOptions, type StoreLink } from './workerHost';
+import { WorkerHost, type CallOptions, type StoreLink } from './workerHost';
+import { defaultWorkerPath } from './workerScript';
 import type { OpenedStore, ResultOf, StoreStats, WorkerOp, WorkerOpenOptions, WorkerRequest } from './workerProtocol';
 
 /** Default time limit of one search (see `callTimeoutMs`). */
@@ -54,18 +51,37 @@ export interface WorkerStoreOptions extends OpenStoreOptions {
    */
   execArgv?: string[];
   /**
-   * Time limit of one search call in ms, counted from when it is sent (default 10 000). A search
-   * that takes longer is stopped by restarting the worker. 0 or Infinity: no limit.
+   * Time limit of one search in ms, counted from when it starts running (not while it waits behind
+   * other searches; default 10 000). A search that takes longer is stopped with TIMEOUT. 0 or
+   * Infinity: no limit.
    */
   callTimeoutMs?: number;
+}
+
+export interface WorkerSearchOptions extends SearchOptions {
+  /** Overrides the store's `callTimeoutMs` for this search (0: no limit). */
+  timeoutMs?: number;
+  /** Aborting it stops the search: it rejects with CANCELLED. */
+  signal?: AbortSignal;
+}
+
+/** A copy crosses from the store worker to the search worker in slices of this size. */
+const SLICE_BYTES = 1024 * 1024;
+
+function checkTimeout(name: string, value: unknown): void {
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `${name} must be a non-negative number of milliseconds (0 for no limit); got ${JSON.stringify(value)}.`,
+    );
+  }
 }
 
 export interface WorkerRetainOptions {
   /**
    * Hand the content's ArrayBuffer to the worker instead of copying it (zero copy). The caller's
    * Uint8Array is detached (length 0) afterwards. Only done when the array spans its whole
-   * ArrayBuffer (never for pooled small Buffers); otherwise the content is copied as usual. A
-   * transferred retain cannot be replayed if the worker has to be restarted while it runs.
+   * ArrayBuffer (never for pooled small Buffers); otherwise the content is copied as usual.
    */
   transfer?: boolean;
 }
@@ -74,12 +90,7 @@ export interface WorkerRetainOptions {
 export async function openWorkerStore(options: WorkerStoreOptions): Promise<WorkerStore> {
   const { workerPath, execArgv, callTimeoutMs, ...storeOptions } = options;
   const timeoutMs = callTimeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS;
-  if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0) {
-    throw new RecallError(
-      'INVALID_ARGUMENT',
-      `callTimeoutMs must be a non-negative number of milliseconds (0 for no limit); got ${JSON.stringify(callTimeoutMs)}.`,
-    );
-  }
+  checkTimeout('callTimeoutMs', timeoutMs);
   let host: WorkerHost;
   try {
     host = WorkerHost.acquire(path.resolve(workerPath ?? defaultWorkerPath()), execArgv);
@@ -135,22 +146,13 @@ export class WorkerStore implements RecallStore {
     this.copyBytes = opened.copyBytes;
     this.quotaBytes = opened.quotaBytes;
     this.journalLimitBytes = opened.journalLimitBytes;
-    this.link = {
-      handle: opened.handle,
-      reopen: {
-        dir: path.dirname(opened.file),
-        sessionId: opened.sessionId,
-        quotaBytes: opened.quotaBytes,
-        copyBytes: opened.copyBytes,
-        journalLimitBytes: opened.journalLimitBytes,
-      },
-    };
+    this.link = { handle: opened.handle, sessionId: opened.sessionId };
     host.attach(this.link);
   }
 
   /** Set once the worker behind this store has failed: every call then rejects with this error. */
   get unavailable(): RecallError | undefined {
-    return this.host.failure ?? this.link.failure;
+    return this.host.failure;
   }
 
   /**
@@ -176,10 +178,42 @@ export class WorkerStore implements RecallStore {
     return this.call('read', { outputId, offset, maxBytes });
   }
 
-  /** `timeoutMs` overrides the store's `callTimeoutMs` for this search (0: no limit). */
-  search(outputId: string, pattern: string, options: SearchOptions & { timeoutMs?: number } = {}): Promise<SearchResult> {
-    const { timeoutMs = this.callTimeoutMs, ...searchOptions } = options ?? {};
-    return this.call('search', { outputId, pattern, options: searchOptions }, { timeoutMs });
+  /**
+   * Like `SessionStore.search`, on the search lane. `timeoutMs` overrides the store's
+   * `callTimeoutMs` for this search (0: no limit); `signal` cancels it (CANCELLED).
+   */
+  async search(outputId: string, pattern: string, options: WorkerSearchOptions = {}): Promise<SearchResult> {
+    const { timeoutMs = this.callTimeoutMs, signal, ...searchOptions } = options ?? {};
+    checkSearchRequest(outputId, pattern, searchOptions);
+    checkTimeout('timeoutMs', timeoutMs);
+    this.ensureOpen();
+    let copy: { totalBytes: number; complete: boolean } = { totalBytes: 0, complete: true };
+    const found = await this.host.lane.search({
+      pattern,
+      options: searchOptions,
+      subject: outputId,
+      timeoutMs,
+      signal,
+      source: async () => {
+        const { parts, ...facts } = await this.fetchCopy(outputId);
+        copy = facts;
+        return { source: { kind: 'bytes', parts }, transfer: parts.map((part) => part.buffer as ArrayBuffer) };
+      },
+    });
+    return { matches: found.matches, truncated: found.truncated, ...copy };
+  }
+
+  /** A copy's bytes, a slice per call, so the store worker answers reads between them. */
+  private async fetchCopy(outputId: string): Promise<{ parts: Uint8Array[]; totalBytes: number; complete: boolean }> {
+    const parts: Uint8Array[] = [];
+    let totalBytes = 0;
+    let complete = true;
+    for (let from = 0; from === 0 || from < totalBytes; from += SLICE_BYTES) {
+      const slice = await this.call('slice', { outputId, from, to: from + SLICE_BYTES });
+      parts.push(slice.bytes);
+      ({ totalBytes, complete } = slice);
+    }
+    return { parts, totalBytes, complete };
   }
 
   /** The whole copy, as a Buffer over the bytes the worker transferred (no copy on this thread). */
@@ -276,20 +310,21 @@ export class WorkerStore implements RecallStore {
     }
   }
 
-  private call<K extends Exclude<WorkerOp, 'open' | 'debugCrash' | 'close' | 'delete'>>(
+  private async call<K extends Exclude<WorkerOp, 'open' | 'debugCrash' | 'close' | 'delete'>>(
     op: K,
     args: Omit<Extract<WorkerRequest, { op: K }>, 'id' | 'op' | 'handle'>,
     options: CallOptions = {},
   ): Promise<ResultOf<K>> {
-    if (this.state !== 'open') {
-      const state = this.state === 'deleted' ? 'deleted' : 'closed';
-      return Promise.reject(
-        new RecallError(
-          'STORE_CLOSED',
-          `Session ${this.sessionId} is ${state}; its outputs can no longer be read. Use the current session.`,
-        ),
-      );
-    }
+    this.ensureOpen();
     return this.host.call(op, this.link, args, options);
+  }
+
+  private ensureOpen(): void {
+    if (this.state === 'open') return;
+    const state = this.state === 'deleted' ? 'deleted' : 'closed';
+    throw new RecallError(
+      'STORE_CLOSED',
+      `Session ${this.sessionId} is ${state}; its outputs can no longer be read. Use the current session.`,
+    );
   }
 }

@@ -9,10 +9,12 @@
  * handles).
  *
  * Bytes travel as transferred ArrayBuffers where possible: `retain` content (when the caller
- * allows it) and `readAll` results. Everything else is plain structured-clone data.
+ * allows it), `readAll` and `slice` results. Everything else is plain structured-clone data.
+ * Searches do not come here: they run on the search worker (search/protocol.ts).
  */
 import type { RecallErrorCode } from '../errors';
-import type { OpenReport, OutputInfo, ReadResult, RetainMeta, RetainResult, SearchOptions, SearchResult, StoreStats } from '../types';
+import type { OpenReport, OutputInfo, ReadResult, RetainMeta, RetainResult, StoreStats } from '../types';
+import type { CopySlice } from './sessionStore';
 
 export type { StoreStats };
 
@@ -53,7 +55,11 @@ export interface WorkerOps {
    */
   retain: { args: { handle: StoreHandle; content: RetainContent; meta?: RetainMeta }; result: RetainResult };
   read: { args: { handle: StoreHandle; outputId: string; offset?: number; maxBytes?: number }; result: ReadResult };
-  search: { args: { handle: StoreHandle; outputId: string; pattern: string; options?: SearchOptions }; result: SearchResult };
+  /**
+   * Bytes [from, to) of a copy (clamped to it) with its size and completeness: how a search fetches
+   * a copy for the search worker, a slice per turn, so reads get through between slices.
+   */
+  slice: { args: { handle: StoreHandle; outputId: string; from: number; to: number }; result: CopySlice };
   /** The bytes come back as a transferred Uint8Array that spans its whole buffer. */
   readAll: { args: { handle: StoreHandle; outputId: string }; result: Uint8Array };
   info: { args: { handle: StoreHandle; outputId: string }; result: OutputInfo };

@@ -1,0 +1,35 @@
+/**
+ * The messages between `lane.ts` (the caller's thread) and `service.ts` (the search worker). A
+ * search carries its text: a retained copy's bytes (in transferred parts, fetched from the store
+ * worker) or a file path the worker streams itself. Every search gets exactly one reply with its
+ * `id` (the worker's shape: `WorkerReply`); a `cancel` gets none.
+ */
+import type { SearchMatch, SearchOptions } from '../types';
+
+export type SearchSource = { kind: 'bytes'; parts: Uint8Array[] } | { kind: 'file'; path: string };
+
+export interface SearchRequest {
+  id: number;
+  op: 'search';
+  pattern: string;
+  options: SearchOptions;
+  /** Used in error messages (the output ID, or the path as the model gave it). */
+  subject: string;
+  source: SearchSource;
+  /** ms the search may run in the worker (0: no limit). */
+  timeoutMs: number;
+}
+
+export interface CancelRequest {
+  op: 'cancel';
+  id: number;
+}
+
+export type SearchWorkerRequest = SearchRequest | CancelRequest;
+
+export interface SearchOutcome {
+  matches: SearchMatch[];
+  truncated: boolean;
+  /** Bytes searched: the copy's or the file's size. */
+  totalBytes: number;
+}

@@ -1,0 +1,80 @@
+/**
+ * The search worker: runs searches sent by `lane.ts` on its own thread, so no search, however
+ * long, holds up the store worker's reads or the caller's thread. A search runs in slices; between
+ * them a `cancel` for it gets through, and it stops at its time limit.
+ */
+import { readlinkSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
+import type { MessagePort } from 'node:worker_threads';
+import { searchFile } from '../files/fileSearch';
+import { serializeError } from '../store/workerErrors';
+import type { WorkerReply } from '../store/workerProtocol';
+import { compileSearch, MatchCollector, searchWindow, wholeWindow, type CompiledSearch } from './index';
+import type { SearchOutcome, SearchRequest, SearchWorkerRequest } from './protocol';
+import { runSliced, type StepControl } from './sliced';
+
+type Port = Pick<MessagePort, 'on' | 'postMessage'>;
+
+/** Compiled patterns by request shape: a model often searches several outputs for the same pattern. */
+const COMPILED_CACHE_ENTRIES = 32;
+
+export function serveSearches(port: Port): void {
+  lowerPriority();
+  const cancelled = new Set<number>();
+  const compiled = new Map<string, CompiledSearch>();
+  const compile = (request: SearchRequest): CompiledSearch => {
+    const key = JSON.stringify([request.pattern, request.options]);
+    let search = compiled.get(key);
+    if (!search) {
+      search = compileSearch(request.subject, request.pattern, request.options);
+      if (compiled.size >= COMPILED_CACHE_ENTRIES) compiled.delete(compiled.keys().next().value as string);
+      compiled.set(key, search);
+    }
+    return search;
+  };
+  const run = async (request: SearchRequest): Promise<SearchOutcome> => {
+    const search = compile(request);
+    const control: StepControl = {
+      cancelled: () => cancelled.has(request.id),
+      deadline: request.timeoutMs > 0 ? performance.now() + request.timeoutMs : Infinity,
+      timeoutMs: request.timeoutMs,
+    };
+    const { source } = request;
+    if (source.kind === 'file') return searchFile(source.path, search, control);
+    const bytes = source.parts.length === 1 ? toBuffer(source.parts[0]) : Buffer.concat(source.parts);
+    const found = new MatchCollector(search.maxMatches);
+    await runSliced(searchWindow(search, wholeWindow(bytes), found), control);
+    return { matches: found.matches, truncated: found.truncated, totalBytes: bytes.length };
+  };
+  port.on('message', (request: SearchWorkerRequest) => {
+    if (request?.op === 'cancel') {
+      cancelled.add(request.id);
+      return;
+    }
+    if (request?.op !== 'search' || typeof request.id !== 'number') return;
+    run(request)
+      .then(
+        (result) => port.postMessage({ id: request.id, ok: true, result } satisfies WorkerReply),
+        (error: unknown) => port.postMessage({ id: request.id, ok: false, error: serializeError(error) } satisfies WorkerReply),
+      )
+      // (A cancel that crosses the reply leaves its id here: harmless, ids are never reused.)
+      .finally(() => cancelled.delete(request.id));
+  });
+}
+
+/**
+ * Under CPU contention the reads win: this thread runs at nice +10 (Linux sets a nice value per
+ * thread, named by its id in /proc/thread-self). Elsewhere searches keep the process's priority.
+ */
+function lowerPriority(): void {
+  try {
+    const threadId = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(threadId) && threadId > 0) setPriority(threadId, Math.max(getPriority(threadId), SEARCH_NICE));
+  } catch {
+    // Not Linux, or not allowed: the same priority as the rest of the process.
+  }
+}
+
+const SEARCH_NICE = 10;
+
+const toBuffer = (part: Uint8Array): Buffer => Buffer.from(part.buffer, part.byteOffset, part.byteLength);
