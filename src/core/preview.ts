@@ -8,8 +8,13 @@
 import { RecallError } from './errors';
 import { boundaryAtOrAfter, boundaryAtOrBefore, countNewlines, decodeUtf8 } from './utf8';
 import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from './toolNames';
+import type { NotableDigest, NotableLine } from './types';
+import type { NotableKind } from './notable/patterns';
+import { scanNotable } from './notable/scanner';
+import { renderNotableBlock } from './notable/render';
 
-export type PreviewKind = 'command' | 'search' | 'generic';
+/** `json` is told apart from `generic` by the first byte anyway; say it when it is known. */
+export type PreviewKind = 'command' | 'search' | 'json' | 'generic';
 
 export interface PreviewOptions {
   /** Largest preview, in UTF-8 bytes, marker included. */
@@ -22,6 +27,21 @@ export interface PreviewOptions {
   unavailableReason?: string;
   /** Whether the retained copy holds the whole output (false: it has its own gap). */
   copyComplete?: boolean;
+  /**
+   * What the capture saw in the bytes it dropped (their notable lines, output line numbers): the
+   * marker lists them as not in the copy.
+   */
+  dropped?: NotableDigest;
+  /** Bytes the capture dropped, and where its gap marker sits in these bytes. */
+  droppedBytes?: number;
+  gapOffset?: number;
+  /** Set false for the plain marker, without the omitted part's notable lines. */
+  notable?: boolean;
+  /**
+   * Words the marker uses instead of the retained/not-retained sentence, for an excerpt of a
+   * stream whose bytes are kept elsewhere (stderr inside the merged copy). One line, no brackets.
+   */
+  omittedNote?: string;
 }
 
 export interface Preview {
@@ -32,6 +52,11 @@ export interface Preview {
   /** The omitted range `[from, to)` in the copy's byte offsets, when truncated. */
   omitted?: { from: number; to: number; bytes: number; firstLine: number; lines: number };
   importantTail: boolean;
+  /**
+   * The notable lines the marker lists (omitted ones with copy offsets, dropped ones flagged), and
+   * the counts it gives; absent when it lists none.
+   */
+  notable?: { shown: NotableLine[]; omitted?: NotableDigest['counts']; dropped?: NotableDigest['counts'] };
 }
 
 /** Smallest budget that still leaves room for a marker and a little text on either side. */
@@ -97,8 +122,42 @@ export function previewHeadTail(content: string | Uint8Array, options: PreviewOp
       `A preview budget of ${budgetBytes} bytes leaves no room for text beside the omission marker; use at least ${reserve + 64}.`,
     );
   }
-  const tailBytes = Math.floor(available * tailShare(kind, importantTail));
-  const headBytes = available - tailBytes;
+  const cutAt = (textBytes: number) => cutHeadTail(bytes, textBytes, tailShare(kind, importantTail));
+  // The notable lines take up to a quarter of the text budget, from head and tail; what they do not
+  // use goes back to head and tail, so the whole stays within the budget.
+  const blockCap = options.notable === false ? 0 : Math.floor(available / 4);
+  let { from, to } = cutAt(available - blockCap);
+  let block: NotableSection | undefined;
+  if (blockCap > 0) {
+    block = notableSection(bytes, from, to, blockCap, { ...options, kind });
+    const wider = cutAt(available - block.bytes);
+    if (wider.from !== from || wider.to !== to) block = block.narrow(wider.from, wider.to);
+    ({ from, to } = wider);
+  }
+
+  const omitted = {
+    from,
+    to,
+    bytes: to - from,
+    firstLine: countNewlines(bytes, 0, from) + 1,
+    lines: countNewlines(bytes, from, to) + (to > from && bytes[to - 1] !== 0x0a ? 1 : 0),
+  };
+  const head = decodeUtf8(bytes.subarray(0, from));
+  const tail = decodeUtf8(bytes.subarray(to));
+  const before = head.length === 0 || head.endsWith('\n') ? '' : '\n';
+  const after = tail.length === 0 ? '' : '\n';
+  const listed = block?.text ? `\n${block.text.replace(/\n$/, '')}` : '';
+  const text = `${head}${before}${marker(omitted, totalBytes, totalLines, options)}${listed}${after}${tail}`;
+  const preview: Preview = { text, truncated: true, totalBytes, totalLines, omitted, importantTail };
+  if (block?.text) preview.notable = block.facts;
+  return preview;
+}
+
+/** Where head and tail end, for `textBytes` of text of which `share` goes to the tail. */
+function cutHeadTail(bytes: Buffer, textBytes: number, share: number): { from: number; to: number } {
+  const totalBytes = bytes.length;
+  const tailBytes = Math.floor(textBytes * share);
+  const headBytes = textBytes - tailBytes;
 
   let from = boundaryAtOrBefore(bytes, headBytes);
   const headBreak = bytes.lastIndexOf(0x0a, from - 1);
@@ -113,20 +172,112 @@ export function previewHeadTail(content: string | Uint8Array, options: PreviewOp
   from = fitHead(bytes, from, headBytes);
   to = fitTail(bytes, to, tailBytes);
   if (to < from) to = from;
+  return { from, to };
+}
 
-  const omitted = {
-    from,
-    to,
-    bytes: to - from,
-    firstLine: countNewlines(bytes, 0, from) + 1,
-    lines: countNewlines(bytes, from, to) + (to > from && bytes[to - 1] !== 0x0a ? 1 : 0),
+/** The marker's list of notable lines, and how to narrow it when head and tail grow. */
+interface NotableSection {
+  text: string;
+  /** UTF-8 bytes the list takes in the preview (its newline before included). */
+  bytes: number;
+  facts: NonNullable<Preview['notable']>;
+  /** The list for a smaller omitted part `[from, to)` inside this one, in at most `bytes`. */
+  narrow(from: number, to: number): NotableSection;
+}
+
+/** Which patterns fit the content: JSON is told by its first byte when the caller did not say. */
+function notableKind(bytes: Buffer, kind: PreviewKind): NotableKind {
+  if (kind === 'command' || kind === 'search' || kind === 'json') return kind;
+  for (let i = 0; i < bytes.length && i < 64; i++) {
+    const byte = bytes[i];
+    if (byte === 0x7b || byte === 0x5b) return 'json';
+    if (byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) break;
+  }
+  return 'command';
+}
+
+function notableSection(
+  bytes: Buffer,
+  from: number,
+  to: number,
+  budget: number,
+  options: PreviewOptions & { kind: PreviewKind },
+): NotableSection {
+  const kind = notableKind(bytes, options.kind);
+  const gap = options.gapOffset;
+  // The copy's own gap marker is not output: leave its line out of the scan.
+  const skip = gap !== undefined && gap >= from && gap < to ? { at: gap, end: lineEndAfter(bytes, gap) } : undefined;
+  const scan = (start: number, end: number): NotableDigest | undefined => {
+    if (start >= end) return undefined;
+    if (!skip || skip.end <= start || skip.at >= end) return scanNotable(bytes, kind, { from: start, to: end });
+    return merge(
+      skip.at > start ? scanNotable(bytes, kind, { from: start, to: skip.at }) : undefined,
+      skip.end < end ? scanNotable(bytes, kind, { from: skip.end, to: end }) : undefined,
+    );
   };
-  const head = decodeUtf8(bytes.subarray(0, from));
-  const tail = decodeUtf8(bytes.subarray(to));
-  const before = head.length === 0 || head.endsWith('\n') ? '' : '\n';
-  const after = tail.length === 0 ? '' : '\n';
-  const text = `${head}${before}${marker(omitted, totalBytes, totalLines, options)}${after}${tail}`;
-  return { text, truncated: true, totalBytes, totalLines, omitted, importantTail };
+  const render = (omitted: NotableDigest | undefined, room: number): NotableSection => {
+    const rendered = renderNotableBlock(
+      { omitted, dropped: options.dropped, droppedBytes: options.droppedBytes, gapOffset: gap, readable: options.outputId !== undefined },
+      room - 1,
+    );
+    const facts: NotableSection['facts'] = { shown: rendered.shown };
+    if (omitted) facts.omitted = omitted.counts;
+    if (options.dropped) facts.dropped = options.dropped.counts;
+    return {
+      text: rendered.text,
+      bytes: rendered.text ? Buffer.byteLength(rendered.text) + 1 : 0,
+      facts,
+      narrow: (narrowFrom, narrowTo) => {
+        if (!omitted || !rendered.text) return render(undefined, 0);
+        const visible = [scan(from, narrowFrom), scan(narrowTo, to)];
+        return render(without(omitted, narrowFrom, narrowTo, visible), rendered.text ? Buffer.byteLength(rendered.text) + 1 : 0);
+      },
+    };
+  };
+  return render(scan(from, to), budget);
+}
+
+/** Offset just after the line break that ends the line holding `at` (or the end). */
+function lineEndAfter(bytes: Buffer, at: number): number {
+  const end = bytes.indexOf(0x0a, at + 1);
+  return end < 0 ? bytes.length : end + 1;
+}
+
+/** Two digests of adjacent ranges as one (bounded as each was; counts add up). */
+function merge(a: NotableDigest | undefined, b: NotableDigest | undefined): NotableDigest | undefined {
+  if (!a || !b) return a ?? b;
+  const counts = {
+    error: a.counts.error + b.counts.error,
+    summary: a.counts.summary + b.counts.summary,
+    warning: a.counts.warning + b.counts.warning,
+  };
+  return {
+    lines: [...a.lines, ...b.lines],
+    counts,
+    distinct: a.distinct + b.distinct,
+    from: a.from,
+    to: b.to,
+    fromLine: a.fromLine,
+    toLine: b.toLine,
+  };
+}
+
+/**
+ * `digest` narrowed to `[from, to)`: the lines outside it are now in head or tail, and the counts
+ * of those parts (`visible`, scanned apart) come off. Distinct lines are counted by what remains.
+ */
+function without(digest: NotableDigest, from: number, to: number, visible: (NotableDigest | undefined)[]): NotableDigest {
+  const counts = { ...digest.counts };
+  let distinct = digest.distinct;
+  for (const part of visible) {
+    if (!part) continue;
+    counts.error -= part.counts.error;
+    counts.summary -= part.counts.summary;
+    counts.warning -= part.counts.warning;
+    distinct -= part.distinct;
+  }
+  const lines = digest.lines.filter((line) => line.offset >= from && line.offset < to);
+  return { ...digest, lines, counts, distinct: Math.max(distinct, lines.length), from, to };
 }
 
 /**
@@ -163,6 +314,7 @@ function fitTail(bytes: Buffer, to: number, budget: number): number {
 function marker(omitted: NonNullable<Preview['omitted']>, totalBytes: number, totalLines: number, options: PreviewOptions): string {
   const lastLine = omitted.firstLine + Math.max(omitted.lines, 1) - 1;
   const what = `[... ${omitted.bytes} bytes omitted: bytes [${omitted.from}, ${omitted.to}) of ${totalBytes}, lines ${omitted.firstLine}-${lastLine} of ${totalLines} (${omitted.lines} lines).`;
+  if (options.omittedNote !== undefined) return `${what} ${options.omittedNote}]`;
   if (!options.outputId) {
     const reason = options.unavailableReason ? ` (${options.unavailableReason})` : '';
     return `${what} They were NOT retained${reason}: this preview is all that can be read. Do not conclude that something is absent from the output.]`;

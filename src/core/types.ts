@@ -16,6 +16,47 @@ export interface RetainMeta {
   gapOffset?: number;
   /** Anything JSON-serialisable the caller wants back from `list()` (exit status, streams…). */
   extra?: Record<string, unknown>;
+  /**
+   * The notable lines a capture saw in the bytes it dropped (its lines are `dropped: true`), kept
+   * with the copy so a search or the inspector can say what the missing part held.
+   */
+  notable?: NotableDigest;
+}
+
+/** One notable line (or, in a very long line, one notable spot of it). */
+export interface NotableLine {
+  class: 'error' | 'summary' | 'warning';
+  /** 1-based line number: of the copy, or of the original output when `dropped`. */
+  line: number;
+  /**
+   * Byte offset where the line starts (in a line longer than a page, where the notable spot's
+   * text starts): a valid `read` offset of the copy, or of the original output when `dropped`.
+   */
+  offset: number;
+  /** The line (or the spot), clipped to a short length. */
+  text: string;
+  /** Occurrences of this line (digits aside) in the part scanned. */
+  count: number;
+  /** The last occurrence, when `count` > 1. */
+  lastLine?: number;
+  lastOffset?: number;
+  /** Seen by the capture in bytes it dropped: NOT in the copy, cannot be read back. */
+  dropped?: boolean;
+}
+
+/** A bounded, deduplicated digest of the notable lines of a byte range. */
+export interface NotableDigest {
+  /** The lines kept (the first and most recent distinct ones of each class), in order of appearance. */
+  lines: NotableLine[];
+  /** Notable lines seen in the range, repeats included, kept or not. */
+  counts: { error: number; summary: number; warning: number };
+  /** Distinct notable lines seen (`lines` holds at most a bounded number of them). */
+  distinct: number;
+  /** The range scanned: bytes `[from, to)`, lines `fromLine` to `toLine`. */
+  from: number;
+  to: number;
+  fromLine: number;
+  toLine: number;
 }
 
 export interface RetainResult {
@@ -50,8 +91,13 @@ export interface SearchMatch {
   lineOffset: number;
   /** 1-based line number. */
   line: number;
-  /** The matching line, clipped around the match. */
+  /** The matching line: whole up to a few hundred bytes, else a window around the match. */
   text: string;
+  /**
+   * Set when `text` is a window of a longer line: the window's bytes `[from, to)` in the copy (a
+   * valid `read` offset each), and the whole line's length when known.
+   */
+  window?: { from: number; to: number; lineBytes?: number };
 }
 
 export interface SearchResult {
@@ -60,6 +106,21 @@ export interface SearchResult {
   truncated: boolean;
   totalBytes: number;
   complete: boolean;
+  /**
+   * For a copy that is missing bytes: what the capture saw in them, and the notable lines among
+   * those that match the pattern (so "no match" can say the text was there before it was dropped).
+   */
+  dropped?: DroppedMatches;
+}
+
+/** What a search can say about the part of an output its copy does not hold. */
+export interface DroppedMatches {
+  /** Bytes the copy is missing. */
+  bytes: number;
+  /** Notable lines the capture saw in them, by class. */
+  counts: NotableDigest['counts'];
+  /** Those the capture kept text of that match the pattern (`dropped: true`, output line numbers). */
+  matches: NotableLine[];
 }
 
 export interface OutputInfo {
@@ -73,6 +134,8 @@ export interface OutputInfo {
   gapOffset?: number;
   evicted: boolean;
   extra?: Record<string, unknown>;
+  /** What the capture saw in the bytes it dropped (see `RetainMeta.notable`). */
+  notable?: NotableDigest;
 }
 
 export interface OpenReport {

@@ -17,7 +17,7 @@ function assertShape(
   content: string | Uint8Array,
   preview: Preview,
   options: PreviewOptions,
-): { head: string; marker: string; tail: string } {
+): { head: string; marker: string; listed: string; tail: string } {
   const bytes = bytesOf(content);
   assert.ok(preview.truncated && preview.omitted);
   const { from, to } = preview.omitted;
@@ -38,8 +38,14 @@ function assertShape(
     assert.ok(marker.endsWith('\n'));
     marker = marker.slice(0, -1);
   }
+  // The marker's first line, then (when the omitted part has notable lines) their list.
+  const block = marker.indexOf('\n[notable lines');
+  const listed = block < 0 ? '' : marker.slice(block + 1);
+  if (block >= 0) marker = marker.slice(0, block);
   assert.match(marker, /^\[\.\.\. \d+ bytes omitted: .*\]$/s);
   assert.ok(!marker.includes('\n'), 'the marker is one line');
+  assert.equal(block >= 0, preview.notable !== undefined, 'a list exactly when the preview reports one');
+  if (listed) assert.match(listed, /^\[notable lines in the omitted part: [^\n]*:(\n[^\n]+)*\]$/);
   // The marker's facts.
   assert.ok(marker.includes(`${to - from} bytes omitted`), marker);
   assert.ok(marker.includes(`bytes [${from}, ${to}) of ${bytes.length}`), marker);
@@ -60,7 +66,7 @@ function assertShape(
     assert.ok(!marker.includes('read_tool_output'), marker);
     assert.match(marker, /NOT retained/);
   }
-  return { head, marker, tail };
+  return { head, marker, listed, tail };
 }
 
 describe('previewHeadTail', () => {

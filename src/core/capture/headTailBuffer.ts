@@ -1,4 +1,7 @@
-import { lastCompleteBoundary } from '../utf8';
+import { countNewlines, lastCompleteBoundary } from '../utf8';
+import { NotableScanner, TEXT_BYTES } from '../notable/scanner';
+import type { NotableKind } from '../notable/patterns';
+import type { NotableDigest } from '../types';
 
 /** Bytes kept free inside a cap for the gap marker, so head + marker + tail never exceeds the cap. */
 const MARKER_RESERVE = 256;
@@ -13,6 +16,19 @@ export interface CappedBytes {
   /** Byte offset of the gap marker in `bytes`, when bytes were dropped. */
   gapOffset?: number;
   complete: boolean;
+  /**
+   * The notable lines in the bytes that were dropped (output offsets and line numbers, each
+   * `dropped: true`), when the sink was asked to look for them and bytes were dropped.
+   */
+  dropped?: NotableDigest;
+}
+
+export interface HeadTailOptions {
+  /**
+   * Scan the bytes as they are dropped for notable lines of this kind, so what falls out of the
+   * copy is still summarised (`CappedBytes.dropped`). Bytes kept are not scanned: the copy has them.
+   */
+  notable?: NotableKind;
 }
 
 /**
@@ -35,8 +51,15 @@ export class HeadTailBuffer {
   private tailAt = 0;
   private tailLength = 0;
   private total = 0;
+  private readonly notableKind: NotableKind | undefined;
+  /** Scans what leaves the ring, from the first byte dropped on (made then). */
+  private scanner: NotableScanner | undefined;
 
-  constructor(readonly cap: number) {
+  constructor(
+    readonly cap: number,
+    options: HeadTailOptions = {},
+  ) {
+    this.notableKind = options.notable;
     if (!Number.isInteger(cap) || cap < MARKER_RESERVE * 4)
       throw new RangeError(`cap must be an integer of at least ${MARKER_RESERVE * 4} bytes`);
     this.headCap = Math.floor((cap - MARKER_RESERVE) / 2);
@@ -62,6 +85,7 @@ export class HeadTailBuffer {
       if (data.length === 0) return;
     }
     this.tail ??= Buffer.allocUnsafe(this.ringCap);
+    if (this.notableKind) this.scanDropped(data);
     if (data.length >= this.ringCap) {
       this.tail.set(data.subarray(data.length - this.ringCap));
       this.tailAt = 0;
@@ -73,6 +97,34 @@ export class HeadTailBuffer {
     this.tail.set(data.subarray(first), 0);
     this.tailAt = (this.tailAt + data.length) % this.ringCap;
     this.tailLength = Math.min(this.ringCap, this.tailLength + data.length);
+  }
+
+  /**
+   * Before `data` goes into the ring, scans what it pushes out: the ring's oldest bytes, then the
+   * front of `data` itself when it is larger than the ring. They leave in stream order.
+   */
+  private scanDropped(data: Uint8Array): void {
+    const leaving = this.tailLength + data.length - this.ringCap;
+    if (leaving <= 0) return;
+    const scanner = (this.scanner ??= this.startScanner());
+    const fromRing = Math.min(leaving, this.tailLength);
+    const oldest = (this.tailAt - this.tailLength + this.ringCap) % this.ringCap;
+    const first = Math.min(fromRing, this.ringCap - oldest);
+    scanner.write(this.tail!.subarray(oldest, oldest + first));
+    if (fromRing > first) scanner.write(this.tail!.subarray(0, fromRing - first));
+    if (leaving > fromRing) scanner.write(data.subarray(0, leaving - fromRing));
+  }
+
+  /** A scanner for the stream from the ring's first byte on, which follows the full head. */
+  private startScanner(): NotableScanner {
+    const head = this.head.subarray(0, this.headLength);
+    const lineStart = head.lastIndexOf(0x0a) + 1;
+    return new NotableScanner(this.notableKind!, {
+      offset: this.headLength,
+      line: countNewlines(head) + 1,
+      lineStart,
+      lineHead: head.subarray(lineStart, Math.min(this.headLength, lineStart + TEXT_BYTES)),
+    });
   }
 
   /**
@@ -90,13 +142,23 @@ export class HeadTailBuffer {
       };
     }
     const marker = Buffer.from(describeGap(cut.droppedBytes, this.total), 'utf8').subarray(0, MARKER_RESERVE);
-    return {
+    const capped: CappedBytes = {
       bytes: Buffer.concat([this.head.subarray(0, cut.headEnd), marker, ...cut.tail]),
       totalBytes: this.total,
       droppedBytes: cut.droppedBytes,
       gapOffset: cut.headEnd,
       complete: false,
     };
+    if (this.notableKind) capped.dropped = this.finishScan(cut.ringDropped);
+    return capped;
+  }
+
+  /** The dropped bytes' digest: the ring bytes the cut gives up are the last of them. */
+  private finishScan(ringDropped: Buffer[]): NotableDigest {
+    const scanner = (this.scanner ??= this.startScanner());
+    for (const part of ringDropped) scanner.write(part);
+    const digest = scanner.finish();
+    return { ...digest, lines: digest.lines.map((line) => ({ ...line, dropped: true })) };
   }
 
   /** What `finish` would report, without building the bytes (for streams only counted). */
@@ -105,19 +167,22 @@ export class HeadTailBuffer {
     return { totalBytes: this.total, droppedBytes, complete: droppedBytes === 0 };
   }
 
-  /** Where the kept bytes end and start again, as views into the sinks (no copies). */
-  private cut(): { headEnd: number; tail: Buffer[]; droppedBytes: number } {
-    let tail = this.ringSegments();
-    if (this.total === this.headLength + this.tailLength) return { headEnd: this.headLength, tail, droppedBytes: 0 };
+  /**
+   * Where the kept bytes end and start again, as views into the sinks (no copies), and the ring's
+   * front that the cut gives up (dropped too).
+   */
+  private cut(): { headEnd: number; tail: Buffer[]; droppedBytes: number; ringDropped: Buffer[] } {
+    const ring = this.ringSegments();
+    if (this.total === this.headLength + this.tailLength) return { headEnd: this.headLength, tail: ring, droppedBytes: 0, ringDropped: [] };
     // Give the marker its reserve back, then cut on character boundaries: drop a partial character
     // at the end of the head and continuation bytes at the start of the tail (their lead is gone).
-    tail = dropFront(tail, this.tailLength - Math.min(this.tailLength, this.tailCap));
+    let tail = dropFront(ring, this.tailLength - Math.min(this.tailLength, this.tailCap));
     let skip = 0;
     while (skip < 3 && skip < this.tailCap && isContinuationAt(tail, skip)) skip++;
     tail = dropFront(tail, skip);
     const kept = tail.reduce((sum, part) => sum + part.length, 0);
     const headEnd = lastCompleteBoundary(this.head, this.headLength);
-    return { headEnd, tail, droppedBytes: this.total - headEnd - kept };
+    return { headEnd, tail, droppedBytes: this.total - headEnd - kept, ringDropped: takeFront(ring, this.tailLength - kept) };
   }
 
   private ringSegments(): Buffer[] {
@@ -148,6 +213,18 @@ function dropFront(parts: Buffer[], count: number): Buffer[] {
   return out;
 }
 
+/** The first `count` bytes of `parts`, as views. */
+function takeFront(parts: Buffer[], count: number): Buffer[] {
+  const out: Buffer[] = [];
+  let left = count;
+  for (const part of parts) {
+    if (left <= 0) break;
+    out.push(part.subarray(0, Math.min(left, part.length)));
+    left -= part.length;
+  }
+  return out;
+}
+
 function isContinuationAt(parts: Buffer[], index: number): boolean {
   let at = index;
   for (const part of parts) {
@@ -163,12 +240,12 @@ export function gapMarker(dropped: number, totalBytes: number): string {
 }
 
 /** Caps a whole buffer the same way a stream is capped. */
-export function capBytes(bytes: Uint8Array, cap: number): CappedBytes {
+export function capBytes(bytes: Uint8Array, cap: number, options: HeadTailOptions = {}): CappedBytes {
   if (bytes.length <= cap) {
     const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     return { bytes: buffer, totalBytes: bytes.length, droppedBytes: 0, complete: true };
   }
-  const sink = new HeadTailBuffer(cap);
+  const sink = new HeadTailBuffer(cap, options);
   sink.write(bytes);
   return sink.finish();
 }

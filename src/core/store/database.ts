@@ -4,7 +4,7 @@ import type { Database } from 'sql.js';
 import { describeError } from '../errors';
 import type { OpenReport } from '../types';
 import { loadSqlJs } from './sqljs';
-import { SCHEMA, SCHEMA_VERSION, applyPragmas, queryRows } from './schema';
+import { SCHEMA, SCHEMA_VERSION, addMissingColumns, applyPragmas, queryRows } from './schema';
 import { moveAside, removeStaleTemporaries } from './sessionFiles';
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
@@ -36,6 +36,7 @@ export async function openDatabase(
         throw new Error(`schema version ${version?.value ?? 'missing'}, expected ${SCHEMA_VERSION}`);
       queryRows(db, 'SELECT count(*) FROM outputs');
       queryRows(db, 'SELECT count(*) FROM chunks');
+      addMissingColumns(db);
       return { db, report, resumed: true };
     } catch (error) {
       db?.close();

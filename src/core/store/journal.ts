@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { syncDirectory } from './atomicWrite';
 import { journalFiles, moveAside, rotatedJournals } from './sessionFiles';
+import type { NotableDigest } from '../types';
 
 const MAGIC = Buffer.from('TORJ', 'latin1');
 const VERSION = 1;
@@ -27,7 +28,7 @@ export interface RetainRecord {
   complete: boolean;
   droppedBytes: number;
   gapOffset: number | null;
-  meta: { tool?: string; title?: string; extra?: Record<string, unknown> };
+  meta: { tool?: string; title?: string; extra?: Record<string, unknown>; notable?: NotableDigest };
 }
 
 export interface RemoveRecord {

@@ -2,7 +2,7 @@
 import type { Database } from 'sql.js';
 import { RecallError } from '../errors';
 import { isOutputIdShape } from '../ids';
-import type { OutputInfo } from '../types';
+import type { NotableDigest, OutputInfo } from '../types';
 import { CHUNK_BYTES, Codec, type EncodedChunk } from './chunks';
 import type { RetainRecord } from './journal';
 import { inTransaction, queryRows } from './schema';
@@ -19,6 +19,8 @@ export interface OutputRow {
   chunk_bytes: number;
   evicted: number;
   extra: string | null;
+  /** Absent in a row read from a file opened without the column (see addMissingColumns). */
+  notable?: string | null;
 }
 
 export function toInfo(row: OutputRow): OutputInfo {
@@ -33,6 +35,7 @@ export function toInfo(row: OutputRow): OutputInfo {
     gapOffset: row.gap_offset ?? undefined,
     evicted: row.evicted === 1,
     extra: row.extra ? (JSON.parse(row.extra) as Record<string, unknown>) : undefined,
+    ...(row.notable ? { notable: JSON.parse(row.notable) as NotableDigest } : {}),
   };
 }
 
@@ -90,8 +93,8 @@ export function lookupRow(db: Database, outputId: string, quotaBytes: number, al
 /** Inserts a journalled copy's row (its content goes in separately). */
 export function insertOutputRow(db: Database, record: RetainRecord): void {
   db.run(
-    `INSERT INTO outputs (id, seq, tool, title, created_at, total_bytes, complete, dropped_bytes, gap_offset, chunk_bytes, extra)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO outputs (id, seq, tool, title, created_at, total_bytes, complete, dropped_bytes, gap_offset, chunk_bytes, extra, notable)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       record.outputId,
       record.seq,
@@ -104,6 +107,7 @@ export function insertOutputRow(db: Database, record: RetainRecord): void {
       record.gapOffset,
       CHUNK_BYTES,
       record.meta.extra ? JSON.stringify(record.meta.extra) : null,
+      record.meta.notable ? JSON.stringify(record.meta.notable) : null,
     ],
   );
 }

@@ -17,7 +17,8 @@ CREATE TABLE IF NOT EXISTS outputs (
   gap_offset INTEGER,
   chunk_bytes INTEGER NOT NULL,
   evicted INTEGER NOT NULL DEFAULT 0,
-  extra TEXT
+  extra TEXT,
+  notable TEXT
 );
 CREATE INDEX IF NOT EXISTS outputs_seq ON outputs (seq);
 CREATE TABLE IF NOT EXISTS chunks (
@@ -28,6 +29,24 @@ CREATE TABLE IF NOT EXISTS chunks (
   PRIMARY KEY (output_id, idx)
 );
 `;
+
+/**
+ * Columns added since version 1, as `ALTER TABLE` clauses. A file written before a column existed
+ * gains it on open (NULL in old rows), and a file written since stays readable by an older build,
+ * which reads the columns it knows; so adding one needs no version bump.
+ */
+const ADDED_COLUMNS: { table: string; column: string; definition: string }[] = [
+  // The notable lines a capture saw in the bytes it dropped (JSON of a NotableDigest).
+  { table: 'outputs', column: 'notable', definition: 'notable TEXT' },
+];
+
+/** Adds what `ADDED_COLUMNS` lists to a database that lacks it. */
+export function addMissingColumns(db: Database): void {
+  for (const { table, column, definition } of ADDED_COLUMNS) {
+    const columns = queryRows<{ name: string }>(db, `PRAGMA table_info(${table})`);
+    if (!columns.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${definition}`);
+  }
+}
 
 /**
  * Connection settings. sql.js's export() closes and reopens the connection, which resets these, so

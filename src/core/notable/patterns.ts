@@ -1,0 +1,201 @@
+/**
+ * What makes a line notable, per kind of output: errors, failures, exceptions, panics, assertion
+ * messages, warnings, and summary lines (totals, passed/failed counts, results, exit codes).
+ *
+ * The patterns run over untrusted output, so each is an alternation of literals between word
+ * boundaries, with only bounded repetition (`{0,30}`, `\s{0,8}`): nothing nested or unbounded that
+ * could backtrack, so a scan costs time proportional to the text whatever it holds. They run on
+ * text decoded as latin1 (one byte, one character), so a match index is a byte offset; every
+ * keyword is ASCII, and the bytes of a multi-byte UTF-8 character are all ≥ 0x80, never a letter.
+ */
+
+import type { NotableLine } from '../types';
+
+export type NotableClass = NotableLine['class'];
+
+/** Which patterns apply: command output (logs, compilers, test runners), JSON, search results. */
+export type NotableKind = 'command' | 'json' | 'search';
+
+/** Rank of each class: errors before summaries before warnings. */
+export const CLASS_RANK: Record<NotableClass, number> = { error: 0, summary: 1, warning: 2 };
+
+/**
+ * Every word a scan can match, spelled out (no optional parts), so a hit's class is one lookup.
+ * `fixed`: a count beside it does not make it a summary ("not ok 3" is a failed test).
+ */
+const ERROR_WORDS = [
+  'error',
+  'errors',
+  'fatal',
+  'exception',
+  'exceptions',
+  'traceback',
+  'panic',
+  'panics',
+  'panicked',
+  'fail',
+  'fails',
+  'failed',
+  'failure',
+  'failures',
+  'failing',
+  'assert',
+  'assertion',
+  'assertionerror',
+  'segmentation fault',
+  'core dumped',
+  'abort',
+  'aborts',
+  'aborted',
+  'permission denied',
+  'access denied',
+  'cannot',
+  'unable to',
+  'undefined reference',
+  'out of memory',
+  'killed',
+  'timed out',
+  'unhandled',
+  'uncaught',
+];
+const FIXED_ERROR_WORDS = ['not ok', 'no such file'];
+const WARNING_WORDS = ['warn', 'warns', 'warning', 'warnings', 'deprecated', 'deprecation'];
+const SUMMARY_WORDS = ['total', 'totals', 'summary', 'passed', 'passing', 'succeeded', 'exit code', 'exit status', 'exited with'];
+/** Only before a colon or an equals sign ("test result: ok", "Results: 3"): elsewhere it is prose. */
+const RESULT_WORDS = 'results?(?=\\s{0,3}[:=])';
+/** Search tools' own summaries: "12 matches", "No matches found". */
+const SEARCH_WORDS = ['matches', 'no matches', 'hits', 'file searched', 'files searched'];
+
+interface WordClass {
+  class: NotableClass;
+  fixed: boolean;
+}
+
+const WORD_CLASS = new Map<string, WordClass>([
+  ...ERROR_WORDS.map((w): [string, WordClass] => [w, { class: 'error', fixed: false }]),
+  ...FIXED_ERROR_WORDS.map((w): [string, WordClass] => [w, { class: 'error', fixed: true }]),
+  ...WARNING_WORDS.map((w): [string, WordClass] => [w, { class: 'warning', fixed: false }]),
+  ...[...SUMMARY_WORDS, ...SEARCH_WORDS, 'result', 'results'].map((w): [string, WordClass] => [w, { class: 'summary', fixed: true }]),
+  ['err!', { class: 'error', fixed: true }],
+]);
+
+const words = (list: string[]): string => `\\b(?:${list.join('|')})\\b`;
+
+/**
+ * `TypeError:`, `NullPointerException:`: the keyword ends a longer word, where `\b` does not see
+ * it; `classifyHit` keeps such a hit only in that shape. `npm ERR!` ends in punctuation.
+ */
+const COMPOUND = '(?:error|exception)\\b|\\bERR!';
+
+/**
+ * JSON keys of summary objects (`"total":`, `"numFailedTests":`, `"error_count":`): a stem, then
+ * the rest of a key and its colon; the match starts at the stem, so the scan tries it only where a
+ * stem's first letter is. `classifyHit` finds the key's opening quote (at most 30 characters back)
+ * and keeps the key only when the stem starts a word of it (`"accountId"` is no count).
+ */
+const JSON_KEY = '(?:total|count|summary|error|fail|pass|status|result|exit|success|warn|skip)[\\w$-]{0,30}"\\s{0,8}:';
+
+const COMMAND_WORDS = [...ERROR_WORDS, ...FIXED_ERROR_WORDS, ...WARNING_WORDS, ...SUMMARY_WORDS, RESULT_WORDS];
+const COMMAND_SOURCE = `${words(COMMAND_WORDS)}|${COMPOUND}`;
+
+/**
+ * One global scan per kind, built once; every user resets `lastIndex`. JSON gets its key pattern
+ * first (a key is checked before the words inside it) plus the command words for string values.
+ */
+export const SCANS: Readonly<Record<NotableKind, RegExp>> = {
+  command: new RegExp(COMMAND_SOURCE, 'gi'),
+  json: new RegExp(`${JSON_KEY}|${COMMAND_SOURCE}`, 'gi'),
+  search: new RegExp(`${words([...COMMAND_WORDS, ...SEARCH_WORDS])}|${COMPOUND}`, 'gi'),
+};
+
+/** The longest text one scan hit can span; a chunked scan re-reads this much across a boundary. */
+export const MAX_HIT_BYTES = 80;
+
+const isDigit = (code: number): boolean => code >= 0x30 && code <= 0x39;
+const isSpace = (code: number): boolean => code === 0x20 || code === 0x09;
+const isLetter = (code: number): boolean => (code | 0x20) >= 0x61 && (code | 0x20) <= 0x7a;
+const isUpper = (code: number): boolean => code >= 0x41 && code <= 0x5a;
+
+/**
+ * The class of one hit of the scan at `index` in `text` (`word` is what matched), reading a few
+ * characters of context: a count beside an error word ("0 errors", "failed: 3", "3 failed") or a
+ * negation ("no errors") makes a summary. Returns undefined for a hit that is not notable after all.
+ */
+export function classifyHit(text: string, index: number, word: string, kind: NotableKind): NotableClass | undefined {
+  if (word.charCodeAt(word.length - 1) === 0x3a) return classifyJsonKey(text, index, word);
+  const known = WORD_CLASS.get(word.toLowerCase());
+  if (!known) return undefined;
+  if (index > 0 && isLetter(text.charCodeAt(index - 1)) && !compoundName(text, index, word)) return undefined;
+  if (known.fixed) return known.class;
+  if (known.class === 'warning') return countNear(text, index, word.length) ? 'summary' : 'warning';
+  if (known.class === 'summary') return 'summary';
+  if (countNear(text, index, word.length) || negated(text, index)) return 'summary';
+  if (kind === 'search' && looksLikeSearchHit(text, index)) return undefined;
+  return 'error';
+}
+
+/** `TypeError:` — a capitalised keyword ending a name, followed by a colon or the line's end. */
+function compoundName(text: string, index: number, word: string): boolean {
+  if (!isUpper(text.charCodeAt(index))) return false;
+  let after = index + word.length;
+  while (after < text.length && isSpace(text.charCodeAt(after))) after++;
+  const next = text.charCodeAt(after);
+  return after >= text.length || next === 0x3a || next === 0x0a || next === 0x0d;
+}
+
+/** "3 failed", "errors: 0", "failures=2": an error word that counts is a summary. */
+function countNear(text: string, index: number, length: number): boolean {
+  let before = index - 1;
+  while (before >= 0 && isSpace(text.charCodeAt(before))) before--;
+  if (before >= 0 && isDigit(text.charCodeAt(before))) return true;
+  let after = index + length;
+  while (after < text.length && isSpace(text.charCodeAt(after))) after++;
+  const sep = text.charCodeAt(after);
+  if (sep !== 0x3a && sep !== 0x3d) return false; // ':' or '='
+  after++;
+  while (after < text.length && isSpace(text.charCodeAt(after))) after++;
+  return isDigit(text.charCodeAt(after));
+}
+
+/** "no errors", "without failures", "zero warnings". */
+function negated(text: string, index: number): boolean {
+  return /(?:^|[^a-z])(?:no|without|zero)\s{1,3}$/i.test(text.slice(Math.max(0, index - 12), index));
+}
+
+/**
+ * A search tool's result line (`path:12:text`, `path-12-text`) quotes the searched files: words in
+ * it are what was searched for, not the tool's own errors.
+ */
+function looksLikeSearchHit(text: string, index: number): boolean {
+  const start = text.lastIndexOf('\n', index) + 1;
+  return /^[^\s:]{1,300}[:-]\d{1,9}[:-]/.test(text.slice(start, Math.min(text.length, start + 320)));
+}
+
+/**
+ * A JSON key hit (`stem…":` at `index`): kept when the key's opening quote is at most 30 characters
+ * back and the stem starts a word of the key (`"total"`, `"error_count"`, `"numFailedTests"`, not
+ * `"accountId"`). `"errors": 0` and `"error": null` are summaries; `"error": "boom"` is an error;
+ * `"warnings": [...]` a warning.
+ */
+function classifyJsonKey(text: string, index: number, match: string): NotableClass | undefined {
+  let open = index - 1;
+  while (open >= 0 && index - open <= 31 && isKeyChar(text.charCodeAt(open))) open--;
+  if (open < 0 || text.charCodeAt(open) !== 0x22 || index - open > 31) return undefined;
+  const before = text.charCodeAt(index - 1);
+  if (open !== index - 1 && isLetter(before) && !isUpper(text.charCodeAt(index))) return undefined;
+  const key = text.slice(open + 1, index + match.lastIndexOf('"')).toLowerCase();
+  const empty = emptyValue(text, index + match.length);
+  if (key.includes('warn')) return empty ? 'summary' : 'warning';
+  if (/error|fail/.test(key) && !/count|total|num/.test(key) && !empty) return 'error';
+  return 'summary';
+}
+
+/** `[\w$-]`: what the key pattern allows in a key. */
+function isKeyChar(code: number): boolean {
+  return isLetter(code) || isDigit(code) || code === 0x5f || code === 0x24 || code === 0x2d;
+}
+
+/** Whether the JSON value at `at` is 0, null, false, an empty string, array or object. */
+function emptyValue(text: string, at: number): boolean {
+  return /^\s{0,8}(?:0(?![\d.])|null\b|false\b|""|\[\s{0,8}\]|\{\s{0,8}\})/.test(text.slice(at, at + 24));
+}

@@ -1,0 +1,243 @@
+/**
+ * Finding notable lines in a byte stream, chunk by chunk, in bounded memory: the capture feeds it
+ * the bytes it drops, the preview the part it omits. It counts lines as it goes, so every entry has
+ * its line number and the byte offset where its text starts (a line start, or in a long line the
+ * start of a window around the hit, on a character boundary).
+ */
+import type { NotableDigest } from '../types';
+import { boundaryAtOrAfter, boundaryAtOrBefore, countNewlines, decodeUtf8 } from '../utf8';
+import { DigestBuilder } from './digest';
+import { CLASS_RANK, MAX_HIT_BYTES, SCANS, classifyHit, type NotableClass, type NotableKind } from './patterns';
+
+/** Bytes of a line kept as an entry's text (and used to tell repeats apart). */
+export const TEXT_BYTES = 160;
+/** In a long line, how much of the window shown around a hit comes before it. */
+const WINDOW_BEFORE = 40;
+
+/**
+ * Whether a chunk of command output (with the bytes carried before it) can hold a keyword at all:
+ * every command word has an `a`, an `e` or an `o` in one case or the other (error, fail, warn,
+ * total, not ok, …). A few memchr scans settle binary and padding (a stream of zeros) without
+ * decoding a byte. (Not every JSON or search word does: `count`, `hits`; those kinds always scan.)
+ */
+function mayHoldCommandWord(chunk: Buffer, carry: Buffer): boolean {
+  for (const byte of VOWELS) if (chunk.includes(byte) || carry.includes(byte)) return true;
+  return false;
+}
+const VOWELS = [0x65, 0x61, 0x6f, 0x45, 0x41, 0x4f];
+
+export interface ScanStart {
+  /** Stream offset of the first byte written (default 0). */
+  offset?: number;
+  /** Line number of that byte's line (default 1). */
+  line?: number;
+  /** Where that line starts, when before `offset` (the first write continues it). */
+  lineStart?: number;
+  /** The first bytes of that line, up to `offset` (at most TEXT_BYTES are used). */
+  lineHead?: Uint8Array;
+}
+
+interface Pending {
+  class: NotableClass;
+}
+
+export class NotableScanner {
+  private readonly digest: DigestBuilder;
+  private readonly regex: RegExp;
+  private readonly from: number;
+  private readonly fromLine: number;
+  private offset: number;
+  private line: number;
+  private lineStart: number;
+  /** The current line's first bytes, when it started in an earlier chunk (at most TEXT_BYTES). */
+  private lineHead: Buffer = Buffer.alloc(0);
+  /** The best hit so far within the current line's first TEXT_BYTES, reported when the line ends. */
+  private pending: Pending | undefined;
+  /** The last bytes of the previous chunk, so a keyword split between chunks is found. */
+  private carry: Buffer = Buffer.alloc(0);
+
+  /**
+   * `stable`: the bytes written stay valid and unchanged until `finish`, so entries may point into
+   * them instead of copying (a whole buffer scanned at once; not a ring or a pipe's chunks).
+   */
+  constructor(
+    private readonly kind: NotableKind,
+    start: ScanStart = {},
+    stable = false,
+  ) {
+    this.digest = new DigestBuilder(stable);
+    this.regex = new RegExp(SCANS[kind]);
+    this.offset = this.from = start.offset ?? 0;
+    this.line = this.fromLine = start.line ?? 1;
+    this.lineStart = start.lineStart ?? this.offset;
+    if (start.lineHead && this.lineStart < this.offset) {
+      const head = Buffer.from(start.lineHead.subarray(0, TEXT_BYTES));
+      this.lineHead = head;
+      this.carry = head.subarray(Math.max(0, head.length - MAX_HIT_BYTES));
+    }
+  }
+
+  /** Bytes scanned so far end here. */
+  get position(): number {
+    return this.offset;
+  }
+
+  write(bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
+    const chunk = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const base = this.offset;
+    let pos = 0;
+    if (this.kind !== 'command' || mayHoldCommandWord(chunk, this.carry)) pos = this.scan(chunk, base);
+    this.advance(chunk, base, pos, chunk.length);
+    this.keepLineHead(chunk, base);
+    this.offset = base + chunk.length;
+  }
+
+  finish(): NotableDigest {
+    if (this.pending) this.report(this.pending.class, this.line, this.lineStart, this.lineHead, 0, this.lineHead.length);
+    this.pending = undefined;
+    return this.digest.finish({ from: this.from, to: this.offset, fromLine: this.fromLine, toLine: this.line }, lineText);
+  }
+
+  /** Runs the pattern over the chunk (and the carried bytes before it); returns where lines are counted to. */
+  private scan(chunk: Buffer, base: number): number {
+    const carry = this.carry.toString('latin1');
+    const text = carry + chunk.toString('latin1');
+    const regex = this.regex;
+    let pos = 0;
+    regex.lastIndex = 0;
+    for (let m = regex.exec(text); m; m = regex.exec(text)) {
+      const at = m.index - carry.length; // chunk position; negative inside the carried bytes
+      if (at + m[0].length <= 0) continue; // wholly in the previous chunk: already seen
+      if (at > pos) {
+        this.advance(chunk, base, pos, at);
+        pos = at;
+      }
+      const cls = classifyHit(text, m.index, m[0], this.kind);
+      if (!cls) continue;
+      const hit = base + at;
+      if (hit - this.lineStart < TEXT_BYTES) {
+        if (!this.pending || CLASS_RANK[cls] < CLASS_RANK[this.pending.class]) this.pending = { class: cls };
+        if (cls === 'error') {
+          // The line is as notable as it gets: skip its other hits.
+          const end = chunk.indexOf(0x0a, Math.max(0, at));
+          regex.lastIndex = end < 0 ? text.length : end + carry.length;
+        }
+      } else {
+        this.reportWindow(cls, chunk, base, at);
+      }
+    }
+    return pos;
+  }
+
+  /** Counts the lines of chunk[from, to): each line break ends the current line and reports it. */
+  private advance(chunk: Buffer, base: number, from: number, to: number): void {
+    if (from >= to) return;
+    let at = from;
+    if (this.pending) {
+      const end = chunk.indexOf(0x0a, at);
+      if (end < 0 || end >= to) return;
+      this.endLine(chunk, base, end);
+      at = end + 1;
+    }
+    const breaks = countNewlines(chunk, at, to);
+    if (breaks === 0) return;
+    this.line += breaks;
+    this.lineStart = base + chunk.lastIndexOf(0x0a, to - 1) + 1;
+    this.lineHead = Buffer.alloc(0);
+  }
+
+  /** The current line ends at chunk[end] (a line break): reports its pending hit. */
+  private endLine(chunk: Buffer, base: number, end: number): void {
+    const pending = this.pending!;
+    this.pending = undefined;
+    if (this.lineStart >= base) {
+      const start = this.lineStart - base;
+      this.report(pending.class, this.line, this.lineStart, chunk, start, Math.min(end, start + TEXT_BYTES));
+    } else {
+      const more = Math.min(end, TEXT_BYTES - this.lineHead.length);
+      const head = more > 0 ? Buffer.concat([this.lineHead, chunk.subarray(0, more)]) : this.lineHead;
+      this.report(pending.class, this.line, this.lineStart, head, 0, head.length);
+    }
+    this.line++;
+    this.lineStart = base + end + 1;
+    this.lineHead = Buffer.alloc(0);
+  }
+
+  /** At a chunk's end, keeps what a later chunk needs: the unfinished line's start, and a carry. */
+  private keepLineHead(chunk: Buffer, base: number): void {
+    this.carry =
+      chunk.length >= MAX_HIT_BYTES
+        ? Buffer.from(chunk.subarray(chunk.length - MAX_HIT_BYTES))
+        : Buffer.concat([this.carry.subarray(Math.max(0, this.carry.length + chunk.length - MAX_HIT_BYTES)), chunk]);
+    if (this.lineStart >= base) {
+      const start = this.lineStart - base;
+      this.lineHead = Buffer.from(chunk.subarray(start, Math.min(chunk.length, start + TEXT_BYTES)));
+    } else if (this.lineHead.length < TEXT_BYTES) {
+      this.lineHead = Buffer.concat([this.lineHead, chunk.subarray(0, TEXT_BYTES - this.lineHead.length)]);
+    }
+  }
+
+  /** Reports a line whose text is source[start, end). */
+  private report(cls: NotableClass, line: number, offset: number, source: Buffer, start: number, end: number): void {
+    this.digest.add({ class: cls, line, offset, source, start, end, keyFrom: start, keyTo: end });
+  }
+
+  /**
+   * A hit past the first TEXT_BYTES of its line: a window around it, from a character boundary
+   * (the window may reach back into the carried bytes, but not past the chunk's end). `at` is the
+   * hit's chunk position, negative when it starts in the carried bytes.
+   */
+  private reportWindow(cls: NotableClass, chunk: Buffer, base: number, at: number): void {
+    const carried = at < 0 || (at < WINDOW_BEFORE && this.lineStart < base) ? this.carry : undefined;
+    const window = carried ? Buffer.concat([carried, chunk.subarray(0, Math.max(0, Math.min(chunk.length, at + TEXT_BYTES)))]) : chunk;
+    const shift = carried ? carried.length : 0; // window position = chunk position + shift
+    const lineStart = Math.max(0, this.lineStart - base + shift);
+    const hit = at + shift;
+    const start = boundaryAtOrAfter(window, Math.max(lineStart, hit - WINDOW_BEFORE));
+    let end = window.indexOf(0x0a, hit);
+    if (end < 0 || end > start + TEXT_BYTES) end = boundaryAtOrBefore(window, Math.min(window.length, start + TEXT_BYTES));
+    this.digest.add({
+      class: cls,
+      line: this.line,
+      offset: base + start - shift,
+      source: window,
+      start,
+      end,
+      // Repeats of one key in a long line (a JSON array of records) are one entry: the text from
+      // the hit on identifies it, not the neighbours before it.
+      keyFrom: hit,
+      keyTo: Math.max(hit, Math.min(end, hit + WINDOW_BEFORE)),
+    });
+  }
+}
+
+/** An entry's text: decoded, a cut character at the end dropped, no carriage return or tab runs. */
+function lineText(bytes: Buffer): string {
+  const end = boundaryAtOrBefore(bytes, bytes.length);
+  return decodeUtf8(bytes.subarray(0, end))
+    .replace(/\r$/, '')
+    .replace(/[\t\r]+/g, ' ')
+    .replace(/\uFFFD$/, '');
+}
+
+/** Scans one whole buffer (or its range `[from, to)`): the preview's use. */
+export function scanNotable(
+  bytes: Uint8Array,
+  kind: NotableKind,
+  range: { from?: number; to?: number; line?: number } = {},
+): NotableDigest {
+  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const from = range.from ?? 0;
+  const to = range.to ?? buffer.length;
+  const lineStart = from === 0 ? 0 : buffer.lastIndexOf(0x0a, from - 1) + 1;
+  const start = {
+    offset: from,
+    line: range.line ?? countNewlines(buffer, 0, from) + 1,
+    lineStart,
+    lineHead: buffer.subarray(lineStart, Math.min(from, lineStart + TEXT_BYTES)),
+  };
+  const scanner = new NotableScanner(kind, start, true);
+  scanner.write(buffer.subarray(from, to));
+  return scanner.finish();
+}
