@@ -332,7 +332,7 @@ async function benchRead(store, outputId, bytes) {
 
 async function benchSearch(store, outputId, bytes) {
   const maxMatches = 50;
-  // The same regex the store compiles for a literal, case-insensitive search (src/core/search.ts).
+  // The field as a literal, case-insensitive JavaScript RegExp (the baseline; the store runs src/core/search/).
   const escaped = RARE_FIELD.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const baseline = (buffer, limit) => {
     const regex = new RegExp(escaped, 'gmi');

@@ -18,6 +18,7 @@ export { runCommand, type RunCommandOptions, type CommandResult, type StreamRepo
 export { HeadTailBuffer, capBytes, type CappedBytes } from './capture/headTailBuffer';
 export { previewHeadTail, hasImportantTail, MIN_PREVIEW_BUDGET, type Preview, type PreviewOptions, type PreviewKind } from './preview';
 export { isUnitBoundary, boundaryAtOrBefore, boundaryAtOrAfter, decodeUtf8 } from './utf8';
+export { compileSearch, searchBytes, type CompiledSearch } from './search';
 export type * from './types';
 export * from './files';
 export * as history from './history';
