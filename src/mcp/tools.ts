@@ -86,7 +86,7 @@ export class AgentTools {
       case READ_TOOL_OUTPUT_TOOL:
         return readToolOutputText(store, input as ReadToolOutputInput, settings.pageBytes);
       case SEARCH_TOOL_OUTPUT_TOOL:
-        return searchToolOutputText(store, input as SearchToolOutputInput);
+        return searchToolOutputText(store, input as SearchToolOutputInput, signal);
       case READ_FILE_PAGE_TOOL:
         return readFilePageText(input as ReadFilePageInput, {
           folders: [workspace],

@@ -1,5 +1,5 @@
 import { READ_TOOL_OUTPUT_TOOL } from '../toolNames';
-import type { RecallStore } from '../types';
+import type { RecallStore, SearchOptions } from '../types';
 
 export interface SearchToolOutputInput {
   outputId: string;
@@ -12,10 +12,13 @@ export interface SearchToolOutputInput {
 /**
  * `search_tool_output`'s result text: a summary line, one match per line (JSON Lines: readable, and
  * long results split cleanly between parts), then how to read around a match or what no match means.
+ * `signal`: the tool call's cancellation (the client went away), which stops the search.
  */
-export async function searchToolOutputText(store: RecallStore, input: SearchToolOutputInput): Promise<string> {
+export async function searchToolOutputText(store: RecallStore, input: SearchToolOutputInput, signal?: AbortSignal): Promise<string> {
   const { outputId, pattern, regex, caseSensitive, maxMatches } = input;
-  const found = await store.search(outputId, pattern, { regex, caseSensitive, maxMatches });
+  // The worker store stops a search whose signal aborts (CANCELLED); the in-process store ignores it.
+  const options: SearchOptions & { signal?: AbortSignal } = { regex, caseSensitive, maxMatches, ...(signal ? { signal } : {}) };
+  const found = await store.search(outputId, pattern, options);
   const summary = {
     outputId,
     matches: found.matches.length,
