@@ -12,7 +12,7 @@ export function registerSessionCommands(sessions: SessionManager, log: vscode.Lo
         return await run(...(args as A));
       } catch (error) {
         log.error(`${id}: ${describeError(error)}`);
-        void vscode.window.showErrorMessage(`Tool Output Recall: ${describeError(error)}`);
+        void vscode.window.showErrorMessage(vscode.l10n.t('Tool Output Recall: {0}', describeError(error)));
         return undefined;
       }
     });
@@ -20,25 +20,26 @@ export function registerSessionCommands(sessions: SessionManager, log: vscode.Lo
   return [
     command('newSession', async () => {
       const store = await sessions.newSession();
-      void vscode.window.showInformationMessage(`Tool Output Recall: new session ${store.sessionId}.`);
+      void vscode.window.showInformationMessage(vscode.l10n.t('Tool Output Recall: new session {0}.', store.sessionId));
       return store.sessionId;
     }),
     command('forkSession', async () => {
       const store = await sessions.forkSession();
       void vscode.window.showInformationMessage(
-        `Tool Output Recall: forked into session ${store.sessionId}; it shares no outputs with the previous one.`,
+        vscode.l10n.t('Tool Output Recall: forked into session {0}; it shares no outputs with the previous one.', store.sessionId),
       );
       return store.sessionId;
     }),
     command('deleteSession', async (options?: { confirm?: boolean }) => {
       const current = sessions.sessionId ?? (await sessions.store()).sessionId;
       if (options?.confirm !== false) {
+        const remove = vscode.l10n.t('Delete');
         const answer = await vscode.window.showWarningMessage(
-          `Delete session ${current}? Its retained outputs are removed and their IDs stop resolving.`,
+          vscode.l10n.t('Delete session {0}? Its retained outputs are removed and their IDs stop resolving.', current),
           { modal: true },
-          'Delete',
+          remove,
         );
-        if (answer !== 'Delete') return undefined;
+        if (answer !== remove) return undefined;
       }
       const store = await sessions.deleteSession();
       return store.sessionId;
@@ -48,13 +49,13 @@ export function registerSessionCommands(sessions: SessionManager, log: vscode.Lo
       if (!target) {
         const items = (await sessions.sessions()).map((s) => ({
           label: s.sessionId,
-          description: `${formatBytes(s.bytes)} · ${new Date(s.modifiedAt).toLocaleString()}`,
-          detail: s.current ? 'current session' : s.locked ? 'open in another window' : undefined,
+          description: `${formatBytes(s.bytes)} · ${new Date(s.modifiedAt).toLocaleString(vscode.env.language)}`,
+          detail: s.current ? vscode.l10n.t('current session') : s.locked ? vscode.l10n.t('open in another window') : undefined,
           sessionId: s.sessionId,
         }));
         const picked = await vscode.window.showQuickPick(items, {
-          title: 'Switch Tool Output Recall Session',
-          placeHolder: 'Pick a session of this workspace',
+          title: vscode.l10n.t('Switch Tool Output Recall Session'),
+          placeHolder: vscode.l10n.t('Pick a session of this workspace'),
         });
         target = picked?.sessionId;
       }
@@ -66,10 +67,12 @@ export function registerSessionCommands(sessions: SessionManager, log: vscode.Lo
         typeof outputId === 'string'
           ? outputId
           : await vscode.window.showInputBox({
-              title: 'Open Output by ID',
-              prompt: 'An outputId from a tool result, e.g. out_0123456789abcdef01234567',
+              title: vscode.l10n.t('Open Output by ID'),
+              prompt: vscode.l10n.t('An outputId from a tool result, e.g. {0}', 'out_0123456789abcdef01234567'),
               validateInput: (value) =>
-                /^\s*out_[0-9a-f]{24}\s*$/.test(value) ? undefined : 'An outputId looks like out_ followed by 24 hex digits.',
+                /^\s*out_[0-9a-f]{24}\s*$/.test(value)
+                  ? undefined
+                  : vscode.l10n.t('An outputId looks like out_ followed by 24 hex digits.'),
             });
       if (!id) return undefined;
       return vscode.commands.executeCommand('toolOutputRecall.openOutput', id.trim());

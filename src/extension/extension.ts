@@ -61,9 +61,11 @@ export function activate(context: vscode.ExtensionContext): ToolOutputRecallApi 
   } catch (error) {
     // Shown, not swallowed: a broken activation otherwise looks like tools that silently vanish.
     log.error(`activation failed: ${describeError(error)}`);
-    void vscode.window.showErrorMessage(`Tool Output Recall failed to activate: ${describeError(error)}`, 'Show Log').then((choice) => {
-      if (choice) log.show();
-    });
+    void vscode.window
+      .showErrorMessage(vscode.l10n.t('Tool Output Recall failed to activate: {0}', describeError(error)), vscode.l10n.t('Show Log'))
+      .then((choice) => {
+        if (choice) log.show();
+      });
     return undefined;
   }
 }

@@ -19,12 +19,12 @@ export class SessionStatusBar implements vscode.Disposable {
   private readonly subscription: vscode.Disposable;
 
   constructor(private readonly sessions: SessionManager) {
-    this.item.name = 'Tool Output Recall Session';
+    this.item.name = vscode.l10n.t('Tool Output Recall Session');
     this.item.command = 'toolOutputRecall.switchSession';
     // Also fires when checkpoints start or stop failing (see CheckpointWatch).
     this.subscription = sessions.onDidChange(() => void this.update());
-    this.item.text = '$(history) Recall';
-    this.item.tooltip = 'Tool Output Recall: no session opened yet (it opens when a tool first retains an output).';
+    this.item.text = `$(history) ${vscode.l10n.t('Recall')}`;
+    this.item.tooltip = vscode.l10n.t('Tool Output Recall: no session opened yet (it opens when a tool first retains an output).');
     this.item.show();
   }
 
@@ -49,18 +49,32 @@ export function sessionStatusView(stats: SessionStats): SessionStatusView {
   const error = stats.lastCheckpointError;
   if (error) {
     tooltip.appendMarkdown(
-      `$(warning) **Saving this session is failing.** The last checkpoint, at ${new Date(error.at).toLocaleTimeString()}, failed: `,
+      `$(warning) **${vscode.l10n.t('Saving this session is failing.')}** ` +
+        vscode.l10n.t('The last checkpoint, at {0}, failed:', new Date(error.at).toLocaleTimeString(vscode.env.language)) +
+        ' ',
     );
     tooltip.appendText(error.message);
     tooltip.appendMarkdown(
-      `\n\nJournal: ${formatBytes(stats.journalBytes)} of its ${formatBytes(stats.journalLimitBytes)} limit. ` +
-        'Retained outputs are safe in the journal and stay readable. New outputs will be refused once the journal passes its limit ' +
-        '(the model then gets only their preview), until a checkpoint succeeds: free disk space or fix the session folder.\n\n',
+      '\n\n' +
+        vscode.l10n.t(
+          'Journal: {used} of its {limit} limit. Retained outputs are safe in the journal and stay readable. New outputs will be refused once the journal passes its limit (the model then gets only their preview), until a checkpoint succeeds: free disk space or fix the session folder.',
+          { used: formatBytes(stats.journalBytes), limit: formatBytes(stats.journalLimitBytes) },
+        ) +
+        '\n\n',
     );
   }
+  const counts = {
+    session: `\`${stats.sessionId}\``,
+    outputs: stats.outputs,
+    retained: formatBytes(stats.retainedBytes),
+    quota: formatBytes(stats.quotaBytes),
+    evicted: stats.evicted,
+  };
   tooltip.appendMarkdown(
-    `Session \`${stats.sessionId}\`: ${stats.outputs} retained output(s), ${formatBytes(stats.retainedBytes)} of ${formatBytes(stats.quotaBytes)}` +
-      `${stats.evicted ? `, ${stats.evicted} evicted` : ''}.\n\nClick to switch sessions.`,
+    (stats.evicted
+      ? vscode.l10n.t('Session {session}: {outputs} retained output(s), {retained} of {quota}, {evicted} evicted.', counts)
+      : vscode.l10n.t('Session {session}: {outputs} retained output(s), {retained} of {quota}.', counts)) +
+      `\n\n${vscode.l10n.t('Click to switch sessions.')}`,
   );
   const size = formatBytes(stats.retainedBytes);
   return error

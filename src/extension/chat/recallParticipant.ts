@@ -49,11 +49,13 @@ export class RecallParticipant {
       const guarded = await guardRequest(messages, { contextWindowTokens: model.maxInputTokens, estimator, retain, copies: this.copies });
       for (const replaced of guarded.replaced) retained.push(...replaced.outputIds);
       if (guarded.replaced.length > 0) {
-        stream.progress(`Kept ${guarded.replaced.length} older tool result(s) in the session to stay under 75% of the context window.`);
+        stream.progress(
+          vscode.l10n.t('Kept {0} older tool result(s) in the session to stay under 75% of the context window.', guarded.replaced.length),
+        );
       }
       const response = await model.sendRequest(
         toChatMessages(guarded.messages),
-        { tools, justification: '@recall runs tools to answer.' },
+        { tools, justification: vscode.l10n.t('@recall runs tools to answer.') },
         token,
       );
       const assistant: Message = { role: 'assistant', parts: [] };
@@ -74,7 +76,7 @@ export class RecallParticipant {
 
       const results: Message = { role: 'tool', parts: [] };
       for (const call of calls) {
-        stream.progress(`Calling ${call.name}…`);
+        stream.progress(vscode.l10n.t('Calling {0}…', call.name));
         const parts = await this.invoke(call.name, call.input, request.toolInvocationToken, token);
         const fitted = await fitToolResult(parts, {
           contextWindowTokens: model.maxInputTokens,
@@ -87,6 +89,7 @@ export class RecallParticipant {
       }
       messages.push(results);
     }
+    // English on purpose: this note is replayed to the model with the chat history (historyMessages).
     stream.markdown(`\n\n_Stopped after ${MAX_ROUNDS} rounds of tool calls._`);
     return { metadata: { rounds: MAX_ROUNDS, retained } };
   };
@@ -111,7 +114,7 @@ export class RecallParticipant {
 /** Tool results are text for the model; the person gets buttons to see what was kept. */
 function offerInspector(stream: vscode.ChatResponseStream, outputIds: string[]): void {
   for (const outputId of [...new Set(outputIds)].slice(-3)) {
-    stream.button({ command: 'toolOutputRecall.openOutput', arguments: [outputId], title: `Inspect ${outputId}` });
+    stream.button({ command: 'toolOutputRecall.openOutput', arguments: [outputId], title: vscode.l10n.t('Inspect {0}', outputId) });
   }
 }
 

@@ -165,7 +165,13 @@ export class SessionManager implements vscode.Disposable {
     if (aside) {
       this.log.error(`session file would not open (${aside.reason}); kept it as ${aside.path} and started empty`);
       void vscode.window.showWarningMessage(
-        `Tool Output Recall: the session file could not be opened (${aside.reason}). It was kept as ${aside.path}; the session starts empty.`,
+        vscode.l10n.t(
+          'Tool Output Recall: the session file could not be opened ({reason}). It was kept as {path}; the session starts empty.',
+          {
+            reason: aside.reason,
+            path: aside.path,
+          },
+        ),
       );
     }
     for (const torn of store.openReport.journalTruncated ?? []) {

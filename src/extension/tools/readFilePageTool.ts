@@ -17,8 +17,11 @@ export class ReadFilePageTool implements vscode.LanguageModelTool<ReadFilePageIn
 
   prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<ReadFilePageInput>): vscode.PreparedToolInvocation {
     const { line, byteOffset } = options.input;
-    const where = byteOffset !== undefined ? `byte ${byteOffset}` : `line ${line ?? 1}`;
-    return { invocationMessage: `Reading ${options.input.path} from ${where}` };
+    const invocationMessage =
+      byteOffset !== undefined
+        ? vscode.l10n.t('Reading {path} from byte {offset}', { path: options.input.path, offset: byteOffset })
+        : vscode.l10n.t('Reading {path} from line {line}', { path: options.input.path, line: line ?? 1 });
+    return { invocationMessage };
   }
 
   async invoke(options: vscode.LanguageModelToolInvocationOptions<ReadFilePageInput>): Promise<vscode.LanguageModelToolResult> {

@@ -1,4 +1,4 @@
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import type { RecallStore } from '../../core/types';
 import { readToolOutputText, type ReadToolOutputInput } from '../../core/tools/readToolOutput';
 import { textResult, toolError } from './toolResult';
@@ -16,7 +16,12 @@ export class ReadToolOutputTool implements vscode.LanguageModelTool<ReadToolOutp
   ) {}
 
   prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<ReadToolOutputInput>): vscode.PreparedToolInvocation {
-    return { invocationMessage: `Reading retained output ${options.input.outputId} from byte ${options.input.offset ?? 0}` };
+    return {
+      invocationMessage: vscode.l10n.t('Reading retained output {outputId} from byte {offset}', {
+        outputId: options.input.outputId,
+        offset: options.input.offset ?? 0,
+      }),
+    };
   }
 
   async invoke(options: vscode.LanguageModelToolInvocationOptions<ReadToolOutputInput>): Promise<vscode.LanguageModelToolResult> {

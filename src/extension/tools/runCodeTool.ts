@@ -42,12 +42,14 @@ export class RunCodeTool implements vscode.LanguageModelTool<RunCodeInput> {
     const seconds = options.input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
     const firstLine = code.trim().split('\n')[0] ?? '';
     return confirmRun(
-      `Running program \`${firstLine.length > 60 ? `${firstLine.slice(0, 57)}…` : firstLine}\``,
-      'Run code',
-      'Run this JavaScript program? It runs isolated (no files, network or processes) and can only act through the tools it calls, which ask for their own confirmation as usual.',
-      code.length > 20_000 ? `${code.slice(0, 20_000)}\n// … ${code.length - 20_000} more characters` : code,
+      vscode.l10n.t('Running program {0}', `\`${firstLine.length > 60 ? `${firstLine.slice(0, 57)}…` : firstLine}\``),
+      vscode.l10n.t('Run code'),
+      vscode.l10n.t(
+        'Run this JavaScript program? It runs isolated (no files, network or processes) and can only act through the tools it calls, which ask for their own confirmation as usual.',
+      ),
+      code.length > 20_000 ? `${code.slice(0, 20_000)}\n// ${vscode.l10n.t('… {0} more characters', code.length - 20_000)}` : code,
       'javascript',
-      `Time limit: ${seconds} s.`,
+      vscode.l10n.t('Time limit: {0} s.', seconds),
     );
   }
 

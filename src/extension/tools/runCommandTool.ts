@@ -25,12 +25,12 @@ export class RunCommandTool implements vscode.LanguageModelTool<RunCommandInput>
   prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<RunCommandInput>): vscode.PreparedToolInvocation {
     const { command } = options.input;
     return confirmRun(
-      `Running \`${command.length > 80 ? `${command.slice(0, 77)}…` : command}\``,
-      'Run command',
-      'Run this command in a shell?',
+      vscode.l10n.t('Running {0}', `\`${command.length > 80 ? `${command.slice(0, 77)}…` : command}\``),
+      vscode.l10n.t('Run command'),
+      vscode.l10n.t('Run this command in a shell?'),
       command,
       'sh',
-      `in \`${resolveCwd(workspaceBase(), options.input.cwd)}\``,
+      vscode.l10n.t('in {0}', `\`${resolveCwd(workspaceBase(), options.input.cwd)}\``),
     );
   }
 

@@ -1,4 +1,4 @@
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import type { RecallStore } from '../../core/types';
 import { textResult, toolError } from './toolResult';
 import { SEARCH_TOOL_OUTPUT_TOOL } from '../../core/toolNames';
@@ -13,7 +13,12 @@ export class SearchToolOutputTool implements vscode.LanguageModelTool<SearchTool
   constructor(private readonly store: () => Promise<RecallStore>) {}
 
   prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<SearchToolOutputInput>): vscode.PreparedToolInvocation {
-    return { invocationMessage: `Searching retained output ${options.input.outputId} for ${JSON.stringify(options.input.pattern)}` };
+    return {
+      invocationMessage: vscode.l10n.t('Searching retained output {outputId} for {pattern}', {
+        outputId: options.input.outputId,
+        pattern: JSON.stringify(options.input.pattern),
+      }),
+    };
   }
 
   async invoke(options: vscode.LanguageModelToolInvocationOptions<SearchToolOutputInput>): Promise<vscode.LanguageModelToolResult> {
