@@ -175,6 +175,25 @@ export type NotificationMessage<Map> = {
 export type WebviewToHost = RequestMessage | NotificationMessage<WebviewNotifications>;
 export type HostToWebview = ResponseMessage | NotificationMessage<HostNotifications>;
 
+// ---------------------------------------------------------------------------------------------
+// Localization. The page never fetches anything, so the host hands it the extension's l10n bundle
+// (vscode.l10n.bundle: English message → translation; absent in English) inside the page itself,
+// as JSON in the `data-bundle` attribute of the element with this id. The page reads it before it
+// builds anything and gives it to @vscode/l10n (`l10n.config({ contents })`).
+
+export const L10N_BUNDLE_ELEMENT_ID = 'l10n-bundle';
+
+/** A bundle as @vscode/l10n takes it: message → translation (a translator's comment form also occurs). */
+export type L10nBundle = Record<string, string | { message: string; comment: string[] }>;
+
+/** Cheap structural check of a bundle read back from the page (anything else is ignored). */
+export function isL10nBundle(value: unknown): value is L10nBundle {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  return Object.values(value).every(
+    (v) => typeof v === 'string' || (typeof v === 'object' && v !== null && typeof (v as { message?: unknown }).message === 'string'),
+  );
+}
+
 /** What the webview persists with setState (and what the panel serializer is handed back). */
 export interface PersistedState {
   outputId: string;

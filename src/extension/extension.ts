@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import * as path from 'node:path';
+import * as l10n from '@vscode/l10n';
 import { describeError } from '../core/errors';
 import { openWorkerStore } from '../core/store/workerClient';
 import { readSettings } from './config';
@@ -22,6 +23,9 @@ import { registerInspector } from './inspector/register';
  */
 export function activate(context: vscode.ExtensionContext): ToolOutputRecallApi | undefined {
   const started = performance.now();
+  // The inspector's vscode-free modules (shared with the browser tests) translate with @vscode/l10n:
+  // give it the bundle VS Code loaded for the display language (none in English).
+  if (vscode.l10n.bundle) l10n.config({ contents: vscode.l10n.bundle });
   const log = vscode.window.createOutputChannel('Tool Output Recall', { log: true });
   context.subscriptions.push(log);
   try {

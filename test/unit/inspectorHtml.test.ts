@@ -26,4 +26,25 @@ describe('inspector HTML shell (src/extension/inspector/html.ts)', () => {
     assert.match(inspectorHtml({ ...base, surface: 'view', placeholder: 'x' }), /<html lang="en" data-surface="view">/);
     assert.match(inspectorHtml(base), /<html lang="en">/);
   });
+
+  it('carries the translations inside the page (it fetches nothing): the bundle as escaped JSON, and the display language', () => {
+    const bundle = { 'Retained copy': '保留的副本', 'Quote " & <b>': '引号 " & <b>' };
+    const html = inspectorHtml({ ...base, language: 'zh-cn', bundle });
+    assert.match(html, /<html lang="zh-cn">/);
+    const attribute = /<meta id="l10n-bundle" data-bundle="([^"]*)">/.exec(html)?.[1];
+    assert.ok(attribute, 'no bundle element');
+    const decoded = attribute
+      .replace(/&quot;/g, '"')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
+    assert.deepEqual(JSON.parse(decoded), bundle);
+    assert.equal(csp(html), csp(inspectorHtml({ ...base, nonce: /'nonce-([^']+)'/.exec(csp(html))![1] })), 'the same policy');
+    assert.equal(inspectorHtml(base).includes('l10n-bundle'), false, 'English: no bundle');
+    assert.equal(
+      inspectorHtml({ ...base, bundle, placeholder: 'x' }).includes('l10n-bundle'),
+      false,
+      'a placeholder page has no script to read it',
+    );
+  });
 });

@@ -42,7 +42,7 @@ export function inspectorActions(services: InspectorServices): InspectorActions 
   return {
     async copyText(text, what) {
       await vscode.env.clipboard.writeText(text);
-      vscode.window.setStatusBarMessage(`$(copy) ${what} copied`, 3000);
+      vscode.window.setStatusBarMessage(`$(copy) ${vscode.l10n.t('{0} copied', what)}`, 3000);
     },
 
     async openInEditor(outputId, line) {
@@ -56,8 +56,14 @@ export function inspectorActions(services: InspectorServices): InspectorActions 
         selection: line ? new vscode.Range(position, position) : undefined,
       });
       if (!info.complete) {
+        const dropped = info.droppedBytes.toLocaleString('en-US');
         void vscode.window.showWarningMessage(
-          `This copy is incomplete: ${info.droppedBytes.toLocaleString('en-US')} bytes of the output were dropped${info.gapOffset !== undefined ? ` at byte ${info.gapOffset.toLocaleString('en-US')}` : ''}.`,
+          info.gapOffset !== undefined
+            ? vscode.l10n.t('This copy is incomplete: {dropped} bytes of the output were dropped at byte {gap}.', {
+                dropped,
+                gap: info.gapOffset.toLocaleString('en-US'),
+              })
+            : vscode.l10n.t('This copy is incomplete: {0} bytes of the output were dropped.', dropped),
         );
       }
     },
@@ -67,26 +73,25 @@ export function inspectorActions(services: InspectorServices): InspectorActions 
       const info = await store.info(outputId);
       const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
       const target = await vscode.window.showSaveDialog({
-        title: `Save the copy of ${outputId}`,
-        saveLabel: 'Save Copy',
+        title: vscode.l10n.t('Save the copy of {0}', outputId),
+        saveLabel: vscode.l10n.t('Save Copy'),
         defaultUri: folder ? vscode.Uri.joinPath(folder, fileNameFor(info)) : undefined,
-        filters: { 'Log files': ['log', 'txt'], 'All files': ['*'] },
+        filters: { [vscode.l10n.t('Log files')]: ['log', 'txt'], [vscode.l10n.t('All files')]: ['*'] },
       });
       if (!target) return false;
       // The exact bytes of the copy (not re-encoded text): binary output survives the round trip.
       await vscode.workspace.fs.writeFile(target, await store.readAll(outputId));
-      const incomplete = info.complete
-        ? ''
-        : ` It is incomplete: ${info.droppedBytes.toLocaleString('en-US')} bytes were dropped before it was saved.`;
-      const open = 'Open';
-      void vscode.window
-        .showInformationMessage(
-          `Saved ${info.totalBytes.toLocaleString('en-US')} bytes to ${vscode.workspace.asRelativePath(target)}.${incomplete}`,
-          open,
-        )
-        .then((choice) => {
-          if (choice === open) void vscode.window.showTextDocument(target);
-        });
+      const saved = { bytes: info.totalBytes.toLocaleString('en-US'), file: vscode.workspace.asRelativePath(target) };
+      const message = info.complete
+        ? vscode.l10n.t('Saved {bytes} bytes to {file}.', saved)
+        : vscode.l10n.t('Saved {bytes} bytes to {file}. It is incomplete: {dropped} bytes were dropped before it was saved.', {
+            ...saved,
+            dropped: info.droppedBytes.toLocaleString('en-US'),
+          });
+      const open = vscode.l10n.t('Open');
+      void vscode.window.showInformationMessage(message, open).then((choice) => {
+        if (choice === open) void vscode.window.showTextDocument(target);
+      });
       return true;
     },
   };

@@ -8,6 +8,8 @@
  * webview renders output with textContent only).
  */
 import { randomBytes } from 'node:crypto';
+import * as l10n from '@vscode/l10n';
+import { L10N_BUNDLE_ELEMENT_ID, type L10nBundle } from '../../../webview/protocol';
 
 export interface InspectorHtmlOptions {
   /** `webview.cspSource`: the origin resources are served from. */
@@ -24,6 +26,10 @@ export interface InspectorHtmlOptions {
   placeholder?: string;
   /** 'view' for a webview view: the page then shows the background of where the view is. */
   surface?: 'panel' | 'view';
+  /** The display language (vscode.env.language, e.g. `zh-cn`); `en` when absent. */
+  language?: string;
+  /** The translations the page shows (vscode.l10n.bundle); absent in English. */
+  bundle?: L10nBundle;
 }
 
 export const newNonce = (): string => randomBytes(18).toString('base64');
@@ -43,16 +49,21 @@ export function inspectorHtml(options: InspectorHtmlOptions): string {
   const body =
     options.placeholder !== undefined
       ? `<div class="app"><p class="muted">${escapeAttribute(options.placeholder)}</p></div>`
-      : `<div id="app" class="app" aria-busy="true"><p class="loading">Loading output…</p></div>
+      : `<div id="app" class="app" aria-busy="true"><p class="loading">${escapeAttribute(l10n.t('Loading output…'))}</p></div>
 <script nonce="${escapeAttribute(nonce)}" src="${escapeAttribute(options.scriptUri)}"></script>`;
+  // Data, not script: the CSP has nothing to allow, and escaping keeps the JSON inside the attribute.
+  const bundle =
+    options.bundle && options.placeholder === undefined
+      ? `\n<meta id="${L10N_BUNDLE_ELEMENT_ID}" data-bundle="${escapeAttribute(JSON.stringify(options.bundle))}">`
+      : '';
   return `<!DOCTYPE html>
-<html lang="en"${options.surface === 'view' ? ' data-surface="view"' : ''}>
+<html lang="${escapeAttribute(options.language ?? 'en')}"${options.surface === 'view' ? ' data-surface="view"' : ''}>
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${escapeAttribute(csp)}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="viewport" content="width=device-width, initial-scale=1">${bundle}
 <link rel="stylesheet" href="${escapeAttribute(options.styleUri)}">
-<title>${escapeAttribute(options.title ?? 'Tool Output Inspector')}</title>
+<title>${escapeAttribute(options.title ?? l10n.t('Tool Output Inspector'))}</title>
 </head>
 <body>
 ${body}

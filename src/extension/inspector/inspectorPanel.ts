@@ -131,6 +131,9 @@ export function inspectorDocument(
     cspSource: webview.cspSource,
     scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(bundle, 'inspector.js')).toString(),
     styleUri: webview.asWebviewUri(vscode.Uri.joinPath(bundle, 'inspector.css')).toString(),
+    // The page cannot fetch its translations: they travel inside it (see protocol.ts).
+    language: vscode.env.language,
+    bundle: vscode.l10n.bundle,
     ...page,
   });
 }
@@ -153,4 +156,4 @@ function options(extensionUri: vscode.Uri): vscode.WebviewPanelOptions & vscode.
   };
 }
 
-const titleFor = (outputId: string): string => `Output ${outputId}`;
+const titleFor = (outputId: string): string => vscode.l10n.t('Output {0}', outputId);

@@ -24,11 +24,13 @@ import { InspectorSession } from './requestHandler';
 
 export const INSPECTOR_SIDE_VIEW_ID = 'toolOutputRecall.inspectorView';
 
-/** The texts this file shows a person, in one place (for localization). */
+/** The texts this file shows a person, in one place; functions, so they are looked up once the bundle is loaded. */
 const TEXT = {
-  nothingSelected:
-    'Select an output in Retained Outputs to inspect it here: the preview the model received, its flags, and the whole copy page by page.',
-  gone: 'The output shown here is no longer in this session. Select another one in Retained Outputs.',
+  nothingSelected: () =>
+    vscode.l10n.t(
+      'Select an output in Retained Outputs to inspect it here: the preview the model received, its flags, and the whole copy page by page.',
+    ),
+  gone: () => vscode.l10n.t('The output shown here is no longer in this session. Select another one in Retained Outputs.'),
 };
 
 /** What the view shows, as the extension side knows it (the `_toolOutputRecall.inspectorViewState` command). */
@@ -56,7 +58,7 @@ export class InspectorView implements vscode.WebviewViewProvider, vscode.Disposa
   private view: vscode.WebviewView | undefined;
   private viewDisposables: vscode.Disposable[] = [];
   private outputId: string | undefined;
-  private placeholder: string | undefined = TEXT.nothingSelected;
+  private placeholder: string | undefined = TEXT.nothingSelected();
   /** By output, the current output last. */
   private readonly sessions = new Map<string, InspectorSession>();
   private readyCount = 0;
@@ -155,7 +157,7 @@ export class InspectorView implements vscode.WebviewViewProvider, vscode.Disposa
       // Any other failure (the store unavailable…) is the page's to explain.
       if (!isRecallError(error, 'NOT_FOUND') || this.outputId !== outputId) return true;
       this.outputId = undefined;
-      this.placeholder = TEXT.gone;
+      this.placeholder = TEXT.gone();
       this.render();
       return false;
     }

@@ -3,6 +3,7 @@
  * (free-form JSON, so every field is checked) and the preview the model received, with its
  * omission marker located exactly. vscode-free: the browser tests run it in plain Node.
  */
+import * as l10n from '@vscode/l10n';
 import { previewHeadTail } from '../../core/preview';
 import { decodeUtf8 } from '../../core/utf8';
 import type { OutputInfo } from '../../core/types';
@@ -73,11 +74,16 @@ export function previewView({ info, bytes, budgetBytes }: PreviewInputs): Previe
   if (info.tool !== RUN_COMMAND_TOOL) {
     return {
       source: 'unavailable',
-      note: `The preview of this ${info.tool ?? 'tool'} result was not recorded, and only ${RUN_COMMAND_TOOL} previews can be rebuilt from the copy.`,
+      note: info.tool
+        ? l10n.t('The preview of this {tool} result was not recorded, and only {runCommand} previews can be rebuilt from the copy.', {
+            tool: info.tool,
+            runCommand: RUN_COMMAND_TOOL,
+          })
+        : l10n.t('The preview of this tool result was not recorded, and only {0} previews can be rebuilt from the copy.', RUN_COMMAND_TOOL),
     };
   }
   if (!bytes) {
-    return { source: 'unavailable', note: 'The preview was not recorded, and the copy it would be rebuilt from is gone.' };
+    return { source: 'unavailable', note: l10n.t('The preview was not recorded, and the copy it would be rebuilt from is gone.') };
   }
   const budget = isNumber(extra.previewBytes) ? extra.previewBytes : budgetBytes;
   try {
@@ -85,7 +91,12 @@ export function previewView({ info, bytes, budgetBytes }: PreviewInputs): Previe
     const view: PreviewView = {
       text: preview.text,
       source: 'recomputed',
-      note: `Rebuilt from the copy with a ${budget}-byte budget${isNumber(extra.previewBytes) ? '' : ' (the current previewBytes setting)'}: the exact text the model got was not recorded.`,
+      note: isNumber(extra.previewBytes)
+        ? l10n.t('Rebuilt from the copy with a {0}-byte budget: the exact text the model got was not recorded.', budget)
+        : l10n.t(
+            'Rebuilt from the copy with a {0}-byte budget (the current previewBytes setting): the exact text the model got was not recorded.',
+            budget,
+          ),
     };
     if (preview.omitted) {
       // The head is the copy's first `from` bytes, then one newline unless it ended with one.
@@ -97,6 +108,6 @@ export function previewView({ info, bytes, budgetBytes }: PreviewInputs): Previe
     }
     return view;
   } catch (error) {
-    return { source: 'unavailable', note: `The preview could not be rebuilt: ${(error as Error).message}` };
+    return { source: 'unavailable', note: l10n.t('The preview could not be rebuilt: {0}', (error as Error).message) };
   }
 }

@@ -50,12 +50,13 @@ export class OutputsTree implements vscode.TreeDataProvider<OutputInfo>, vscode.
         this.view.message = undefined;
         const live = outputs.filter((o) => !o.evicted);
         const size = live.reduce((sum, o) => sum + o.totalBytes, 0);
-        this.view.description = outputs.length === 0 ? undefined : `${live.length} retained · ${formatSize(size)}`;
+        this.view.description =
+          outputs.length === 0 ? undefined : vscode.l10n.t('{count} retained · {size}', { count: live.length, size: formatSize(size) });
       }
       return outputs;
     } catch (error) {
       this.services.log.warn(`outputs view: ${describeError(error)}`);
-      if (this.view) this.view.message = `Retained outputs cannot be listed: ${describeError(error)}`;
+      if (this.view) this.view.message = vscode.l10n.t('Retained outputs cannot be listed: {0}', describeError(error));
       return [];
     }
   }
@@ -69,9 +70,9 @@ export class OutputsTree implements vscode.TreeDataProvider<OutputInfo>, vscode.
     item.resourceUri = vscode.Uri.from({ scheme: DECORATION_SCHEME, path: `/${info.outputId}` });
     item.iconPath = iconOf(info, facts.failed);
     item.tooltip = tooltipOf(info, facts.status);
-    item.command = { command: 'toolOutputRecall.openOutput', title: 'Open Output in Inspector', arguments: [info.outputId] };
-    const state = info.evicted ? ', evicted' : !info.complete ? ', incomplete copy' : '';
-    item.accessibilityInformation = { label: `${labelOf(info)}, ${item.description}${state}` };
+    item.command = { command: 'toolOutputRecall.openOutput', title: vscode.l10n.t('Open Output in Inspector'), arguments: [info.outputId] };
+    const state = info.evicted ? vscode.l10n.t('evicted') : !info.complete ? vscode.l10n.t('incomplete copy') : undefined;
+    item.accessibilityInformation = { label: [labelOf(info), item.description, state].filter(Boolean).join(', ') };
     return item;
   }
 
@@ -80,11 +81,15 @@ export class OutputsTree implements vscode.TreeDataProvider<OutputInfo>, vscode.
     const info = this.known.get(uri.path.slice(1));
     if (!info) return undefined;
     if (info.evicted)
-      return new vscode.FileDecoration('EV', "Evicted: the copy's content is gone", new vscode.ThemeColor('disabledForeground'));
+      return new vscode.FileDecoration(
+        'EV',
+        vscode.l10n.t("Evicted: the copy's content is gone"),
+        new vscode.ThemeColor('disabledForeground'),
+      );
     if (!info.complete)
       return new vscode.FileDecoration(
         '!',
-        `Incomplete copy: ${info.droppedBytes} bytes were dropped`,
+        vscode.l10n.t('Incomplete copy: {0} bytes were dropped', info.droppedBytes),
         new vscode.ThemeColor('list.warningForeground'),
       );
     return undefined;
@@ -104,10 +109,10 @@ function labelOf(info: OutputInfo): string {
 
 function factsOf(info: OutputInfo): { status?: string; failed: boolean } {
   const extra = info.extra ?? {};
-  if (extra.timedOut === true) return { status: 'timed out', failed: true };
-  if (extra.cancelled === true) return { status: 'cancelled', failed: true };
+  if (extra.timedOut === true) return { status: vscode.l10n.t('timed out'), failed: true };
+  if (extra.cancelled === true) return { status: vscode.l10n.t('cancelled'), failed: true };
   if (typeof extra.signal === 'string') return { status: extra.signal, failed: true };
-  if (typeof extra.exitCode === 'number') return { status: `exit ${extra.exitCode}`, failed: extra.exitCode !== 0 };
+  if (typeof extra.exitCode === 'number') return { status: vscode.l10n.t('exit {0}', extra.exitCode), failed: extra.exitCode !== 0 };
   return { failed: false };
 }
 
@@ -122,15 +127,22 @@ function tooltipOf(info: OutputInfo, status: string | undefined): vscode.Markdow
   // appendText / appendCodeblock escape everything: a command line cannot inject markdown or links.
   const md = new vscode.MarkdownString();
   md.appendCodeblock((info.title ?? info.tool ?? info.outputId).slice(0, 2000), info.tool === RUN_COMMAND_TOOL ? 'shellscript' : 'text');
+  const dropped = info.droppedBytes.toLocaleString('en-US');
   const lines = [
-    `${info.tool ?? 'unknown tool'} · ${new Date(info.createdAt).toLocaleString()}`,
+    `${info.tool ?? vscode.l10n.t('unknown tool')} · ${new Date(info.createdAt).toLocaleString(vscode.env.language)}`,
     `${info.outputId}`,
-    `${formatSize(info.totalBytes)} (${info.totalBytes.toLocaleString('en-US')} bytes)${status ? ` · ${status}` : ''}`,
+    vscode.l10n.t('{size} ({bytes} bytes)', { size: formatSize(info.totalBytes), bytes: info.totalBytes.toLocaleString('en-US') }) +
+      (status ? ` · ${status}` : ''),
     info.evicted
-      ? 'Evicted: the copy was removed to keep the session within its quota; its content is gone.'
+      ? vscode.l10n.t('Evicted: the copy was removed to keep the session within its quota; its content is gone.')
       : info.complete
-        ? 'Complete copy: every byte the tool produced.'
-        : `Incomplete copy: ${info.droppedBytes.toLocaleString('en-US')} bytes were dropped${info.gapOffset !== undefined ? ` at byte ${info.gapOffset.toLocaleString('en-US')}` : ''}.`,
+        ? vscode.l10n.t('Complete copy: every byte the tool produced.')
+        : info.gapOffset !== undefined
+          ? vscode.l10n.t('Incomplete copy: {dropped} bytes were dropped at byte {gap}.', {
+              dropped,
+              gap: info.gapOffset.toLocaleString('en-US'),
+            })
+          : vscode.l10n.t('Incomplete copy: {0} bytes were dropped.', dropped),
   ];
   md.appendText(lines.join('\n'));
   return md;
@@ -147,6 +159,6 @@ function formatTime(epochMs: number): string {
   const today = new Date();
   const sameDay = date.toDateString() === today.toDateString();
   return sameDay
-    ? date.toLocaleTimeString()
-    : date.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+    ? date.toLocaleTimeString(vscode.env.language)
+    : date.toLocaleString(vscode.env.language, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 }

@@ -60,7 +60,10 @@ export function registerInspector(context: vscode.ExtensionContext, services: In
     const fallback = tree.selected()?.outputId ?? InspectorPanel.active();
     if (fallback) return fallback;
     throw new Error(
-      'No output given: pass an outputId such as "out_0123456789abcdef01234567", or choose one in the Retained Outputs view.',
+      vscode.l10n.t(
+        'No output given: pass an outputId such as "{0}", or choose one in the Retained Outputs view.',
+        'out_0123456789abcdef01234567',
+      ),
     );
   };
 
@@ -101,7 +104,7 @@ export function registerInspector(context: vscode.ExtensionContext, services: In
     await sideView.changed();
   });
   command('toolOutputRecall.copyOutputId', async (arg) => {
-    await panels.actions.copyText(target(arg), 'Output ID');
+    await panels.actions.copyText(target(arg), vscode.l10n.t('Output ID'));
   });
   command('toolOutputRecall.saveOutputAs', async (arg) => panels.actions.saveAs(target(arg)));
   command('toolOutputRecall.openOutputInEditor', async (arg, line) =>
@@ -113,18 +116,22 @@ export function registerInspector(context: vscode.ExtensionContext, services: In
     const store = await services.store();
     const info = await store.info(outputId);
     const name = (info.title ?? info.tool ?? outputId).split('\n')[0].slice(0, 80);
+    const remove = vscode.l10n.t('Delete');
     const choice =
       (options as { confirm?: boolean } | undefined)?.confirm === false
-        ? 'Delete'
+        ? remove
         : await vscode.window.showWarningMessage(
-            `Delete the retained copy of "${name}"?`,
+            vscode.l10n.t('Delete the retained copy of "{0}"?', name),
             {
               modal: true,
-              detail: `${outputId} will stop resolving: ${READ_TOOL_OUTPUT_TOOL} and ${SEARCH_TOOL_OUTPUT_TOOL} will answer NOT_FOUND for it. This cannot be undone.`,
+              detail: vscode.l10n.t(
+                '{outputId} will stop resolving: {read} and {search} will answer NOT_FOUND for it. This cannot be undone.',
+                { outputId, read: READ_TOOL_OUTPUT_TOOL, search: SEARCH_TOOL_OUTPUT_TOOL },
+              ),
             },
-            'Delete',
+            remove,
           );
-    if (choice !== 'Delete') return false;
+    if (choice !== remove) return false;
     await store.remove(outputId);
     InspectorPanel.close(outputId);
     services.fireChanged();
@@ -155,7 +162,10 @@ export function registerInspector(context: vscode.ExtensionContext, services: In
         const outputId = query.get('outputId');
         if (uri.path !== '/openOutput' || !outputId) {
           void vscode.window.showErrorMessage(
-            `Tool Output Recall cannot open the link ${uri.toString(true)}: expected /openOutput?outputId=out_…`,
+            vscode.l10n.t('Tool Output Recall cannot open the link {link}: expected {expected}', {
+              link: uri.toString(true),
+              expected: '/openOutput?outputId=out_…',
+            }),
           );
           return;
         }

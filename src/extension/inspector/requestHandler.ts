@@ -4,6 +4,7 @@
  * WebviewPanel; the browser tests plug the very same class into a test page, so they exercise the
  * real handler against the real engine.
  */
+import * as l10n from '@vscode/l10n';
 import { RecallError, describeError, isRecallError } from '../../core/errors';
 import type { OutputInfo, ReadResult, RecallStore } from '../../core/types';
 import { RUN_COMMAND_TOOL } from '../../core/toolNames';
@@ -247,16 +248,16 @@ export class InspectorSession {
     const { actions } = this.host;
     switch (action) {
       case 'copyOutputId':
-        await actions.copyText(this.outputId, 'Output ID');
-        return { done: true, message: 'Output ID copied.' };
+        await actions.copyText(this.outputId, l10n.t('Output ID'));
+        return { done: true, message: l10n.t('Output ID copied.') };
       case 'copyPage': {
         if (!isOffset(offset) || !isOffset(end) || end < offset)
           throw new RecallError('INVALID_ARGUMENT', "copyPage needs the page's offset and end.");
         // Re-read rather than trust text sent back by the page: the clipboard gets the copy's bytes.
         const store = await this.host.store();
         const text = end === offset ? '' : (await store.read(this.outputId, offset, Math.min(MAX_PAGE_BYTES, end - offset))).text;
-        await actions.copyText(text, 'Page');
-        return { done: true, message: `Copied bytes ${offset}–${end}.` };
+        await actions.copyText(text, l10n.t('Page'));
+        return { done: true, message: l10n.t('Copied bytes {0}–{1}.', offset, end) };
       }
       case 'openInEditor':
         await actions.openInEditor(this.outputId, typeof line === 'number' && line >= 1 ? Math.floor(line) : undefined);
