@@ -4,6 +4,7 @@
  *   `<id>.sqlite.journal`         the current journal (records since the last rotation)
  *   `<id>.sqlite.journal.<n>`     rotated journals a checkpoint has not yet made redundant
  *   `<id>.sqlite.lock`            the owner's lock (sessionLock.ts)
+ *   `<id>.sqlite.agent.json`      who keeps a session an MCP server writes (sessionAgent.ts)
  *   `.<id>.sqlite.<pid>.<r>.tmp`  a checkpoint's temporary file (atomicWrite.ts)
  *   `<file>.corrupt-…`, `<file>.torn-…`  files moved aside, kept for the user, never read again
  */
@@ -17,6 +18,8 @@ const SUFFIX = '.sqlite';
 export const sessionFile = (dir: string, sessionId: string): string => path.join(dir, `${sessionId}${SUFFIX}`);
 
 export const journalFile = (file: string): string => `${file}.journal`;
+
+export const agentFile = (file: string): string => `${file}.agent.json`;
 
 export interface SessionFileInfo {
   sessionId: string;
@@ -54,9 +57,12 @@ export async function listSessions(dir: string): Promise<SessionFileInfo[]> {
 
 /** The rotated journal files of `file`, oldest first, with their rotation numbers. */
 export async function rotatedJournals(file: string): Promise<{ n: number; path: string }[]> {
+  return rotatedIn(file, await fs.readdir(path.dirname(file)).catch(() => [] as string[]));
+}
+
+function rotatedIn(file: string, names: string[]): { n: number; path: string }[] {
   const dir = path.dirname(file);
   const prefix = `${path.basename(file)}.journal.`;
-  const names = await fs.readdir(dir).catch(() => [] as string[]);
   return names
     .filter((name) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)))
     .map((name) => ({ n: Number(name.slice(prefix.length)), path: path.join(dir, name) }))
@@ -65,14 +71,18 @@ export async function rotatedJournals(file: string): Promise<{ n: number; path: 
 
 /** The journals of `file` that exist, in replay order: rotated ones by number, then the current one. */
 export async function journalFiles(file: string): Promise<string[]> {
-  const files = (await rotatedJournals(file)).map((rotated) => rotated.path);
-  if (await exists(journalFile(file))) files.push(journalFile(file));
+  // From one listing: a rotation (a rename) between two looks could hide the journal from both,
+  // which a reader of another process's live session would take for "no journal".
+  const names = await fs.readdir(path.dirname(file)).catch(() => [] as string[]);
+  const files = rotatedIn(file, names).map((rotated) => rotated.path);
+  if (names.includes(path.basename(journalFile(file)))) files.push(journalFile(file));
   return files;
 }
 
-/** Every file that makes up a session: the database, then its journals (those that exist). */
+/** Every file that makes up a session: the database, then its journals and its agent record (those that exist). */
 export async function sessionFiles(file: string): Promise<string[]> {
-  return [file, ...(await journalFiles(file))];
+  const agent = agentFile(file);
+  return [file, ...(await journalFiles(file)), ...((await exists(agent)) ? [agent] : [])];
 }
 
 /** Deletes a session's database and all its journals (kept-aside files are left for the user). */

@@ -1,0 +1,388 @@
+/**
+ * Another process's session (an MCP server's, while it runs or after it ended), read without its
+ * lock and without writing a byte: every file is opened read-only, nothing is renamed, removed or
+ * created, and the database lives only in this process's memory.
+ *
+ * The owner keeps writing meanwhile, so a view is taken in a way that can never be torn:
+ *   1. read the session file whole (checkpoints replace it by an atomic rename, so the descriptor
+ *      holds one complete version, old or new);
+ *   2. read its journals, rotated ones then the current one, keeping the records whose CRCs check
+ *      out (a record being appended is cut off where it is incomplete);
+ *   3. look again: if the session file was replaced or a journal rotated or removed meanwhile (a
+ *      checkpoint ran), the records read may not continue the file read, so start over.
+ * A view is the file's version plus journal records appended after it in order: a state the owner
+ * was in. Replay follows the owner's rule (a record the file already holds is skipped).
+ */
+import { promises as fs, type BigIntStats } from 'node:fs';
+import type { Database } from 'sql.js';
+import { RecallError, describeError } from '../errors';
+import { DEFAULT_LIMITS, JOURNAL_LIMIT_QUOTAS } from '../limits';
+import { PAGE_CONTEXT, pageFromWindow, validatePageRequest } from '../pager';
+import { compileSearch, searchBytes } from '../search';
+import type { OutputInfo, ReadResult, RecallStore, RetainResult, SearchOptions, SearchResult, StoreStats } from '../types';
+import { ChunkReader } from './chunkReader';
+import { parseJournal, type JournalEntry } from './journal';
+import { insertOutputRow, lastSeq, lookupRow, outputStats, toInfo, type OutputRow } from './outputRows';
+import { SCHEMA_VERSION, addMissingColumns, queryRows } from './schema';
+import { journalFiles } from './sessionFiles';
+import { loadSqlJs } from './sqljs';
+
+/** Starts over this many times while the owner keeps checkpointing under the reader, then gives up. */
+const MAX_ATTEMPTS = 50;
+
+export interface ReadOnlySessionOptions {
+  /** The owner's quota, for messages and stats (it is not recorded in the file); default 64 MiB. */
+  quotaBytes?: number;
+}
+
+/** One version of one file: its path, which file it is (device and inode), and its size and times. */
+interface Mark {
+  path: string;
+  identity: string;
+  version: string;
+}
+const markOf = (path: string, st: BigIntStats): Mark => ({
+  path,
+  identity: `${st.dev}:${st.ino}`,
+  version: `${st.size}:${st.mtimeNs}:${st.ctimeNs}`,
+});
+
+/** The session file's mark, then its journals' in replay order. */
+type Signature = Mark[];
+
+const signatureText = (signature: Signature): string => signature.map((m) => `${m.path}=${m.identity}:${m.version}`).join('|');
+
+interface RawView {
+  /** How many reads it took (more than 1: a checkpoint ran under the reader). */
+  attempts: number;
+  /** The session file, open: see readView. */
+  handle: fs.FileHandle;
+  bytes: Buffer;
+  entries: JournalEntry[];
+  journalBytes: number;
+  signature: Signature;
+}
+
+/** The marks of the session file and its journals as they are now; undefined when the session file is gone. */
+async function currentSignature(file: string): Promise<Signature | undefined> {
+  const db = await fs.stat(file, { bigint: true }).catch(() => undefined);
+  if (!db) return undefined;
+  const marks = [markOf(file, db)];
+  for (const journal of await journalFiles(file)) {
+    const st = await fs.stat(journal, { bigint: true }).catch(() => undefined);
+    marks.push(st ? markOf(journal, st) : { path: journal, identity: 'gone', version: '' });
+  }
+  return marks;
+}
+
+/** Opens a file read-only, or undefined when it is gone. */
+async function openIfThere(file: string): Promise<fs.FileHandle | undefined> {
+  try {
+    return await fs.open(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** A file's content and the mark of the version read (through one descriptor). */
+async function readOpen(handle: fs.FileHandle, file: string): Promise<{ bytes: Buffer; mark: Mark }> {
+  const st = await handle.stat({ bigint: true });
+  return { bytes: await handle.readFile(), mark: markOf(file, st) };
+}
+
+/**
+ * Steps 1-3 above: the file and its journal records, as one state of the owner. The session file
+ * stays open (the view keeps the descriptor): while it is open its inode cannot be freed and given
+ * to a newer version, so "the path still names the inode read" is exact even when two checkpoints
+ * write files of one size within one tick of the file system's clock (seen here: 4 ms ticks).
+ */
+async function readView(file: string): Promise<RawView> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const handle = await openIfThere(file);
+    if (!handle) {
+      throw new RecallError(
+        'NOT_FOUND',
+        `The session file ${file} is gone (the session was deleted or pruned); its outputs can no longer be read.`,
+      );
+    }
+    let kept = false;
+    try {
+      const db = await readOpen(handle, file);
+      const entries: JournalEntry[] = [];
+      const marks: Signature = [db.mark];
+      let journalBytes = 0;
+      let whole = true;
+      for (const journal of await journalFiles(file)) {
+        const journalHandle = await openIfThere(journal);
+        // Removed between the listing and the read: a checkpoint finished; its records are in a newer file.
+        if (!journalHandle) {
+          whole = false;
+          break;
+        }
+        const read = await readOpen(journalHandle, journal).finally(() => journalHandle.close());
+        // A torn tail is the record being appended (or a damaged one): the records before it stand.
+        entries.push(...parseJournal(read.bytes).entries);
+        journalBytes += read.bytes.length;
+        marks.push(read.mark);
+      }
+      if (!whole) continue;
+      const now = await currentSignature(file);
+      if (now && continuesFrom(now, marks)) {
+        kept = true;
+        return { attempts: attempt + 1, handle, bytes: db.bytes, entries, journalBytes, signature: marks };
+      }
+    } finally {
+      if (!kept) await handle.close();
+    }
+  }
+  throw new RecallError(
+    'STORE_UNAVAILABLE',
+    `The session file ${file} changed under every one of ${MAX_ATTEMPTS} reads (its owner keeps checkpointing); try again in a moment.`,
+  );
+}
+
+/**
+ * Whether the files now are the files that were read, in the same versions, except that the last
+ * journal may have grown since: appends to the current journal continue the state that was read.
+ * Anything else (the session file replaced, a journal rotated or removed) means a checkpoint ran.
+ */
+function continuesFrom(now: Signature, read: Signature): boolean {
+  if (now.length !== read.length) return false;
+  return now.every(
+    (mark, index) =>
+      mark.path === read[index].path &&
+      mark.identity === read[index].identity &&
+      (mark.version === read[index].version || (index > 0 && index === now.length - 1)),
+  );
+}
+
+export async function openReadOnlySession(file: string, options: ReadOnlySessionOptions = {}): Promise<ReadOnlySession> {
+  const session = new ReadOnlySession(file, options.quotaBytes ?? DEFAULT_LIMITS.sessionQuotaBytes);
+  await session.refresh();
+  return session;
+}
+
+/** A loaded view: the database in memory, and the content of records no checkpoint has stored yet. */
+interface View {
+  /** Journal records applied over the file (those it did not hold yet). */
+  journalRecords: number;
+  /** The session file this view was read from, held open (see readView). */
+  handle: fs.FileHandle;
+  db: Database;
+  pending: Map<string, Buffer>;
+  journalBytes: number;
+  signature: Signature;
+  sessionId: string;
+  createdAt: number | undefined;
+}
+
+export class ReadOnlySession implements RecallStore {
+  readonly copyBytes = DEFAULT_LIMITS.copyBytes;
+  readonly journalLimitBytes: number;
+  private view: View | undefined;
+  private closed = false;
+  private readonly chunks = new ChunkReader(() => this.current().db);
+  private refreshing: Promise<boolean> | undefined;
+  /** How the current view was read: the reads it took, and the journal records applied over the file. */
+  lastRead = { attempts: 0, journalRecords: 0 };
+
+  /** @internal use openReadOnlySession */
+  constructor(
+    readonly file: string,
+    readonly quotaBytes: number,
+  ) {
+    this.journalLimitBytes = JOURNAL_LIMIT_QUOTAS * quotaBytes;
+  }
+
+  get sessionId(): string {
+    return this.current().sessionId;
+  }
+
+  /** When the owner created the session (epoch ms), as its file records it. */
+  get createdAt(): number | undefined {
+    return this.current().createdAt;
+  }
+
+  /** Whether the files on disk differ from the view (cheap: stats only). */
+  async stale(): Promise<boolean> {
+    if (!this.view) return true;
+    const now = await currentSignature(this.file);
+    return now === undefined || signatureText(now) !== signatureText(this.view.signature);
+  }
+
+  /**
+   * Reads the session again when its files changed; resolves whether the view changed. Calls that
+   * overlap share one read. NOT_FOUND once the session file is gone (the view read before stays).
+   */
+  refresh(): Promise<boolean> {
+    this.refreshing ??= this.reload().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  private async reload(): Promise<boolean> {
+    this.ensureOpen();
+    if (this.view && !(await this.stale())) return false;
+    const raw = await readView(this.file);
+    if (this.view && signatureText(this.view.signature) === signatureText(raw.signature)) {
+      await raw.handle.close();
+      return false;
+    }
+    const view = await buildView(this.file, raw).catch(async (error: unknown) => {
+      await raw.handle.close();
+      throw error;
+    });
+    if (this.closed) {
+      await dropView(view);
+      return false;
+    }
+    const old = this.view;
+    this.view = view;
+    this.lastRead = { attempts: raw.attempts, journalRecords: view.journalRecords };
+    this.chunks.clear();
+    if (old) await dropView(old);
+    return true;
+  }
+
+  async read(outputId: string, offset = 0, maxBytes: number = DEFAULT_LIMITS.pageBytes): Promise<ReadResult> {
+    const row = this.lookup(outputId);
+    const pageBytes = validatePageRequest(outputId, offset, maxBytes, row.total_bytes);
+    const request = { outputId, offset, maxBytes: pageBytes, totalBytes: row.total_bytes, complete: row.complete === 1 };
+    if (offset === row.total_bytes) return pageFromWindow(request, new Uint8Array(0), offset);
+    const windowStart = Math.max(0, offset - PAGE_CONTEXT);
+    const windowEnd = Math.min(row.total_bytes, offset + pageBytes + PAGE_CONTEXT);
+    return pageFromWindow(request, this.bytes(row, windowStart, windowEnd, true), windowStart);
+  }
+
+  async search(outputId: string, pattern: string, options: SearchOptions = {}): Promise<SearchResult> {
+    const row = this.lookup(outputId);
+    const compiled = compileSearch(outputId, pattern, options);
+    const found = searchBytes(this.bytes(row, 0, row.total_bytes, false), compiled);
+    return { ...found, totalBytes: row.total_bytes, complete: row.complete === 1 };
+  }
+
+  async readAll(outputId: string): Promise<Buffer> {
+    const row = this.lookup(outputId);
+    return this.bytes(row, 0, row.total_bytes, false);
+  }
+
+  async info(outputId: string): Promise<OutputInfo> {
+    return toInfo(this.lookup(outputId, true));
+  }
+
+  /** Every copy in the view, newest first (evicted ones included, flagged). */
+  async list(): Promise<OutputInfo[]> {
+    return queryRows<OutputRow>(this.current().db, 'SELECT * FROM outputs ORDER BY seq DESC').map(toInfo);
+  }
+
+  /** Whether the view holds this output (evicted or not). */
+  has(outputId: string): boolean {
+    return queryRows(this.current().db, 'SELECT 1 FROM outputs WHERE id = ?', [outputId]).length > 0;
+  }
+
+  async stats(): Promise<StoreStats> {
+    const view = this.current();
+    return { ...outputStats(view.db), journalBytes: view.journalBytes, journalLimitBytes: this.journalLimitBytes };
+  }
+
+  retain(): Promise<RetainResult> {
+    return Promise.reject(this.refusal('retain outputs in'));
+  }
+
+  remove(): Promise<void> {
+    return Promise.reject(this.refusal('remove outputs from'));
+  }
+
+  delete(): Promise<void> {
+    return Promise.reject(this.refusal('delete'));
+  }
+
+  /** Frees the view; nothing on disk is touched. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.refreshing?.catch(() => undefined);
+    const view = this.view;
+    this.view = undefined;
+    if (view) await dropView(view);
+    this.chunks.clear();
+  }
+
+  private refusal(what: string): RecallError {
+    return new RecallError(
+      'REFUSED',
+      `Session ${this.view?.sessionId ?? this.file} belongs to another process (an MCP server's, for an agent outside VS Code) and is shown read-only: VS Code does not ${what} it. Its owner (or the user, once it has ended) manages it.`,
+    );
+  }
+
+  private bytes(row: OutputRow, from: number, to: number, cache: boolean): Buffer {
+    if (to <= from) return Buffer.alloc(0);
+    const pending = this.current().pending.get(row.id);
+    if (pending) return pending.subarray(from, to);
+    return this.chunks.bytes(row, from, to, cache);
+  }
+
+  private lookup(outputId: string, allowEvicted = false): OutputRow {
+    return lookupRow(this.current().db, outputId, this.quotaBytes, allowEvicted);
+  }
+
+  private current(): View {
+    this.ensureOpen();
+    if (!this.view) throw new RecallError('STORE_UNAVAILABLE', `The session ${this.file} has not been read yet.`);
+    return this.view;
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new RecallError('STORE_CLOSED', `The read-only view of ${this.file} is closed.`);
+  }
+}
+
+/** The view in memory: the file's database with the journal records it does not hold yet applied. */
+async function buildView(file: string, raw: RawView): Promise<View> {
+  const SQL = await loadSqlJs();
+  let db: Database | undefined;
+  try {
+    db = new SQL.Database(raw.bytes);
+    const values = new Map(queryRows<{ key: string; value: string }>(db, 'SELECT key, value FROM session').map((r) => [r.key, r.value]));
+    if (Number(values.get('schema_version')) !== SCHEMA_VERSION) {
+      throw new Error(`schema version ${values.get('schema_version') ?? 'missing'}, expected ${SCHEMA_VERSION}`);
+    }
+    // Only this in-memory copy gains the columns a newer layout has (the file is never written).
+    addMissingColumns(db);
+    const pending = new Map<string, Buffer>();
+    const applied = lastSeq(db);
+    let journalRecords = 0;
+    for (const { header, content } of raw.entries) {
+      if (header.op === 'remove') {
+        if (queryRows(db, 'SELECT 1 FROM outputs WHERE id = ?', [header.outputId]).length > 0) journalRecords++;
+        db.run('DELETE FROM chunks WHERE output_id = ?', [header.outputId]);
+        db.run('DELETE FROM outputs WHERE id = ?', [header.outputId]);
+        pending.delete(header.outputId);
+        continue;
+      }
+      if (header.seq <= applied) continue;
+      if (queryRows(db, 'SELECT 1 FROM outputs WHERE id = ?', [header.outputId]).length > 0) continue;
+      insertOutputRow(db, header);
+      pending.set(header.outputId, content);
+      journalRecords++;
+    }
+    const createdAt = Number(values.get('created_at'));
+    return {
+      journalRecords,
+      handle: raw.handle,
+      db,
+      pending,
+      journalBytes: raw.journalBytes,
+      signature: raw.signature,
+      sessionId: values.get('session_id') ?? file,
+      createdAt: Number.isFinite(createdAt) && createdAt > 0 ? createdAt : undefined,
+    };
+  } catch (error) {
+    db?.close();
+    throw new RecallError('STORE_UNAVAILABLE', `The session file ${file} cannot be read (${describeError(error)}).`);
+  }
+}
+
+async function dropView(view: View): Promise<void> {
+  view.db.close();
+  await view.handle.close().catch(() => undefined);
+}
