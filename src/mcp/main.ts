@@ -6,6 +6,7 @@
  */
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { describeError } from '../core/errors';
+import { SessionAgentNote } from '../core/store/sessionAgent';
 import { openAgentSession } from './agentSession';
 import { serveHttp, type HttpServer } from './http';
 import { PROGRAM, stderrLog } from './log';
@@ -29,7 +30,10 @@ async function main(): Promise<void> {
     log,
     shutdown: shutdown.signal,
   });
-  const factory = serverFactory(tools);
+  // Names the session's agent for the VS Code inspector (sessionAgent.ts); never stops the server.
+  const agent = new SessionAgentNote(session.store.file, (error) => log.warn(`recording the session's agent: ${describeError(error)}`));
+  void agent.started();
+  const factory = serverFactory(tools, (client) => void agent.client(client));
 
   let http: HttpServer | undefined;
   let stdio: { close(): Promise<void> } | undefined;
@@ -42,6 +46,7 @@ async function main(): Promise<void> {
       shutdown.abort();
       await http?.close().catch((error) => log.warn(`closing http: ${describeError(error)}`));
       await stdio?.close().catch(() => undefined);
+      await agent.idle();
       await session.close();
       process.exit(0);
     })();

@@ -5,7 +5,7 @@
  * is an `isError` result with the engine's message. Results are text blocks of at most 8,000 bytes
  * and never `structuredContent` (Claude Code and Codex show only that when it is present).
  */
-import { ProtocolError, ProtocolErrorCode, Server, type McpServerFactory } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, Server, type Implementation, type McpServerFactory } from '@modelcontextprotocol/server';
 import { PACKAGE_VERSION } from '../core/tools/manifest';
 import { READ_TOOL_OUTPUT_TOOL, RUN_COMMAND_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../core/toolNames';
 import { splitIntoParts, unknownToolText } from '../core/tools/parts';
@@ -22,12 +22,17 @@ const INSTRUCTIONS =
  * A fresh `Server` per serving unit (the SDK asks for one per stdio connection and per stateless
  * HTTP request); they all share the process's one session through `tools`.
  */
-export function serverFactory(tools: AgentTools): McpServerFactory {
+export function serverFactory(tools: AgentTools, onClient?: (client: Implementation) => void): McpServerFactory {
   return () => {
     const server = new Server(
       { name: SERVER_NAME, title: 'Tool Output Recall', version: PACKAGE_VERSION },
       { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
     );
+    // Who connected (Claude Code, Codex, Cursor…), for the session's agent record (sessionAgent.ts).
+    server.oninitialized = () => {
+      const client = server.getClientVersion();
+      if (client) onClient?.(client);
+    };
     server.setRequestHandler('tools/list', () => ({ tools: tools.list() }));
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name, arguments: input } = request.params;

@@ -1,0 +1,96 @@
+/**
+ * Who keeps a session that an MCP server writes: `<id>.sqlite.agent.json` beside the session file,
+ * with when the server started it and the MCP clients (their `clientInfo`: Claude Code, Codex,
+ * Cursor…) that connected. The extension reads it to name the session in the Retained Outputs
+ * tree; it is one of the session's files (sessionFiles.ts), so it goes when the session does.
+ */
+import { promises as fs } from 'node:fs';
+import { atomicWriteFile } from './atomicWrite';
+import { agentFile } from './sessionFiles';
+
+export interface AgentClient {
+  name: string;
+  version?: string;
+  title?: string;
+}
+
+export interface SessionAgentRecord {
+  /** When a server first opened the session (epoch ms). */
+  startedAt: number;
+  /** The clients that connected, first first, each name once. */
+  clients: AgentClient[];
+}
+
+/** At most this many clients are kept (an HTTP server can be reached by many). */
+const MAX_CLIENTS = 8;
+const MAX_FIELD = 200;
+
+/** The record of `sessionFile`, or undefined when there is none or it is unreadable. */
+export async function readSessionAgent(sessionFile: string): Promise<SessionAgentRecord | undefined> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await fs.readFile(agentFile(sessionFile), 'utf8'));
+  } catch {
+    return undefined;
+  }
+  const record = parsed as Partial<SessionAgentRecord>;
+  if (typeof record !== 'object' || record === null || typeof record.startedAt !== 'number' || !Array.isArray(record.clients)) {
+    return undefined;
+  }
+  const clients = record.clients.filter((c): c is AgentClient => typeof c === 'object' && c !== null && typeof c.name === 'string');
+  return { startedAt: record.startedAt, clients: clients.map(cleanClient) };
+}
+
+const clip = (value: unknown): string | undefined => (typeof value === 'string' && value ? value.slice(0, MAX_FIELD) : undefined);
+
+function cleanClient(client: AgentClient): AgentClient {
+  const version = clip(client.version);
+  const title = clip(client.title);
+  return { name: clip(client.name) ?? 'unknown', ...(version ? { version } : {}), ...(title ? { title } : {}) };
+}
+
+/**
+ * Keeps the record of the session a server writes: `started()` when it opens (a resumed session
+ * keeps its first start), `client()` for each client that initializes. Writes are atomic and one at
+ * a time; a failure goes to `onError` and never stops the server.
+ */
+export class SessionAgentNote {
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly sessionFile: string,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  started(at: number = Date.now()): Promise<void> {
+    return this.update((record) => record ?? { startedAt: at, clients: [] });
+  }
+
+  client(client: AgentClient): Promise<void> {
+    const clean = cleanClient(client);
+    return this.update((record) => {
+      const base = record ?? { startedAt: Date.now(), clients: [] };
+      if (base.clients.some((c) => c.name === clean.name) || base.clients.length >= MAX_CLIENTS) return base;
+      return { ...base, clients: [...base.clients, clean] };
+    });
+  }
+
+  /** Resolves once every write asked for so far is done. */
+  idle(): Promise<void> {
+    return this.chain;
+  }
+
+  private update(change: (record: SessionAgentRecord | undefined) => SessionAgentRecord): Promise<void> {
+    this.chain = this.chain.then(async () => {
+      try {
+        const before = await readSessionAgent(this.sessionFile);
+        const after = change(before);
+        if (before && JSON.stringify(before) === JSON.stringify(after)) return;
+        await atomicWriteFile(agentFile(this.sessionFile), Buffer.from(`${JSON.stringify(after)}\n`));
+      } catch (error) {
+        this.onError(error);
+      }
+    });
+    return this.chain;
+  }
+}
