@@ -1,0 +1,230 @@
+// The merges behind "Connect Other Agents…": one server added to Claude Code's / Cursor's JSON and to
+// Codex's TOML, everything else kept as written, malformed files reported and never rewritten; the
+// entries each agent gets; and the diff the command shows before writing.
+import assert from 'node:assert/strict';
+import { parse as parseToml } from 'smol-toml';
+import { CONFIG_KEY, agentDisplayName, agentTarget, codexHome } from '../../src/core/agents/agents';
+import { mergeJsonServer } from '../../src/core/agents/jsonConfig';
+import { unifiedDiff } from '../../src/core/agents/lineDiff';
+import type { ConfigMerge } from '../../src/core/agents/merge';
+import { mergeTomlServer } from '../../src/core/agents/tomlConfig';
+
+/** smol-toml's tables have no prototype: compare plain copies. */
+const parse = (text: string): Record<string, Record<string, unknown>> => JSON.parse(JSON.stringify(parseToml(text)));
+const ENTRY = { command: 'node', args: ['/home/u/.state/mcp/tool-output-recall-mcp.js', '--workspace', '/home/u/proj'] };
+const CODEX_ENTRY = { ...ENTRY, tool_timeout_sec: 600 };
+
+function ok(merge: ConfigMerge): Extract<ConfigMerge, { ok: true }> {
+  assert.ok(merge.ok, `expected a merge, got: ${merge.ok ? '' : merge.problem}`);
+  return merge;
+}
+function problem(merge: ConfigMerge): string {
+  assert.ok(!merge.ok, `expected a refusal, got ${merge.ok ? merge.text : ''}`);
+  return merge.problem;
+}
+
+describe('agent configs: JSON (.mcp.json, .cursor/mcp.json)', () => {
+  it('creates the file when there is none (or it is empty)', () => {
+    for (const existing of [undefined, '', '  \n']) {
+      const merge = ok(mergeJsonServer(existing, CONFIG_KEY, ENTRY));
+      assert.equal(merge.change, 'create');
+      assert.deepEqual(JSON.parse(merge.text), { mcpServers: { [CONFIG_KEY]: ENTRY } });
+      assert.ok(merge.text.endsWith('}\n'));
+    }
+  });
+
+  it('adds beside other servers and keys, keeping them, their order and the indentation', () => {
+    const existing = `{\n    "mcpServers": {\n        "github": { "command": "gh-mcp", "env": { "TOKEN": "x" } }\n    },\n    "other": [1, 2]\n}\n`;
+    const merge = ok(mergeJsonServer(existing, CONFIG_KEY, ENTRY));
+    assert.equal(merge.change, 'add');
+    assert.deepEqual(merge.others, ['github']);
+    const parsed = JSON.parse(merge.text);
+    assert.deepEqual(parsed, { mcpServers: { github: { command: 'gh-mcp', env: { TOKEN: 'x' } }, [CONFIG_KEY]: ENTRY }, other: [1, 2] });
+    assert.deepEqual(Object.keys(parsed.mcpServers), ['github', CONFIG_KEY]);
+    assert.match(merge.text, /^ {4}"mcpServers"/m, 'four-space indentation kept');
+    assert.ok(merge.text.endsWith('\n'));
+  });
+
+  it('adds mcpServers to an object without it', () => {
+    const merge = ok(mergeJsonServer('{ "$schema": "x" }', CONFIG_KEY, ENTRY));
+    assert.deepEqual(JSON.parse(merge.text), { $schema: 'x', mcpServers: { [CONFIG_KEY]: ENTRY } });
+    assert.ok(!merge.text.endsWith('\n'), 'no newline added to a file that had none');
+  });
+
+  it('replaces its own outdated entry in place, and leaves an identical one unchanged', () => {
+    const existing = JSON.stringify({
+      mcpServers: { a: { command: 'a' }, [CONFIG_KEY]: { command: 'node', args: ['/old.js'] }, z: { url: 'u' } },
+    });
+    const merge = ok(mergeJsonServer(existing, CONFIG_KEY, ENTRY));
+    assert.equal(merge.change, 'replace');
+    assert.deepEqual(Object.keys(JSON.parse(merge.text).mcpServers), ['a', CONFIG_KEY, 'z']);
+    assert.deepEqual(merge.others, ['a', 'z']);
+    const again = ok(mergeJsonServer(merge.text, CONFIG_KEY, ENTRY));
+    assert.equal(again.change, 'unchanged');
+    assert.equal(again.text, merge.text);
+  });
+
+  it('reports a malformed file with the reason, and never offers a text for it', () => {
+    assert.match(problem(mergeJsonServer('{ "mcpServers": { // comment\n } }', CONFIG_KEY, ENTRY)), /^it is not valid JSON \(.+\)$/);
+    assert.match(problem(mergeJsonServer('{ "mcpServers": {', CONFIG_KEY, ENTRY)), /not valid JSON/);
+    assert.equal(problem(mergeJsonServer('[1, 2]', CONFIG_KEY, ENTRY)), 'it is JSON, but not an object ({ "mcpServers": { … } })');
+    assert.equal(problem(mergeJsonServer('{"mcpServers": []}', CONFIG_KEY, ENTRY)), '"mcpServers" in it is not an object');
+    assert.equal(problem(mergeJsonServer('{"mcpServers": "x"}', CONFIG_KEY, ENTRY)), '"mcpServers" in it is not an object');
+  });
+});
+
+describe('agent configs: TOML (~/.codex/config.toml)', () => {
+  const existing = [
+    '# my Codex settings',
+    'model = "o4-mini"',
+    '',
+    '[mcp_servers.github]',
+    'command = "gh-mcp" # keep this comment',
+    'args = ["--read-only"]',
+    '',
+    '[mcp_servers.github.env]',
+    'TOKEN = "x"',
+    '',
+    '[profiles.fast]',
+    'model = "o4-mini"',
+    '',
+  ].join('\n');
+
+  it('creates the file with the table when there is none', () => {
+    const merge = ok(mergeTomlServer(undefined, CONFIG_KEY, CODEX_ENTRY));
+    assert.equal(merge.change, 'create');
+    assert.deepEqual(parse(merge.text), { mcp_servers: { [CONFIG_KEY]: CODEX_ENTRY } });
+    assert.match(merge.text, /^\[mcp_servers\.tool-output-recall\]\ncommand = "node"\n/);
+  });
+
+  it('appends the table, leaving every line before it as written (comments included)', () => {
+    const merge = ok(mergeTomlServer(existing, CONFIG_KEY, CODEX_ENTRY));
+    assert.equal(merge.change, 'add');
+    assert.deepEqual(merge.others, ['github']);
+    assert.ok(merge.text.startsWith(existing), 'the old text is a prefix of the new');
+    const doc = parse(merge.text);
+    assert.deepEqual(doc.mcp_servers[CONFIG_KEY], CODEX_ENTRY);
+    assert.deepEqual(doc.mcp_servers.github, { command: 'gh-mcp', args: ['--read-only'], env: { TOKEN: 'x' } });
+  });
+
+  it('replaces its own section (and sub-tables) in place, and leaves an identical one unchanged', () => {
+    const withOld = existing.replace(
+      '[profiles.fast]',
+      `[mcp_servers."${CONFIG_KEY}"]\ncommand = "node"\nargs = ["/old.js"]\n\n[mcp_servers.${CONFIG_KEY}.env]\nA = "1"\n\n[profiles.fast]`,
+    );
+    const merge = ok(mergeTomlServer(withOld, CONFIG_KEY, CODEX_ENTRY));
+    assert.equal(merge.change, 'replace');
+    assert.ok(!merge.text.includes('/old.js') && !merge.text.includes('A = "1"'));
+    assert.ok(merge.text.includes('command = "gh-mcp" # keep this comment'));
+    assert.ok(merge.text.indexOf(`[mcp_servers.${CONFIG_KEY}]`) < merge.text.indexOf('[profiles.fast]'), 'in the old place');
+    const doc = parse(merge.text);
+    assert.deepEqual(doc.mcp_servers[CONFIG_KEY], CODEX_ENTRY);
+    assert.deepEqual(doc.profiles, { fast: { model: 'o4-mini' } });
+    const again = ok(mergeTomlServer(merge.text, CONFIG_KEY, CODEX_ENTRY));
+    assert.equal(again.change, 'unchanged');
+    assert.equal(again.text, merge.text);
+  });
+
+  it('keeps CRLF line ends', () => {
+    const merge = ok(mergeTomlServer(existing.replace(/\n/g, '\r\n'), CONFIG_KEY, CODEX_ENTRY));
+    assert.ok(!/[^\r]\n/.test(merge.text), 'every line ends with CRLF');
+  });
+
+  it('reports a malformed file with its line, and forms it does not edit, never offering a text', () => {
+    assert.match(
+      problem(mergeTomlServer('model = "x"\n[mcp_servers\n', CONFIG_KEY, CODEX_ENTRY)),
+      /^it is not valid TOML at line 2, column \d+ \(.+\)$/,
+    );
+    assert.equal(problem(mergeTomlServer('mcp_servers = 3\n', CONFIG_KEY, CODEX_ENTRY)), '"mcp_servers" in it is not a table');
+    assert.match(
+      problem(mergeTomlServer(`mcp_servers.${CONFIG_KEY}.command = "old"\n`, CONFIG_KEY, CODEX_ENTRY)),
+      /in a form this command does not edit \(dotted keys or an inline table\)/,
+    );
+    assert.match(
+      problem(mergeTomlServer(`mcp_servers = { "${CONFIG_KEY}" = { command = "old" } }\n`, CONFIG_KEY, CODEX_ENTRY)),
+      /does not edit/,
+    );
+  });
+
+  it('refuses an edit that would change anything else (a multi-line array whose lines start with "[")', () => {
+    const tricky = `[mcp_servers.${CONFIG_KEY}]\ncommand = "old"\nargs = [\n["x"],\n]\n\n[other]\nkeep = true\n`;
+    // The line `["x"],` looks like a header, so a section-wise edit would break the array: refused.
+    assert.match(
+      problem(mergeTomlServer(tricky, CONFIG_KEY, CODEX_ENTRY)),
+      /would change more than the "mcp_servers.tool-output-recall" table/,
+    );
+  });
+});
+
+describe('agent configs: entries and names', () => {
+  const launch = { node: 'node', launcher: '/u/.local/state/mcp/tool-output-recall-mcp.js', workspace: '/srv/proj' };
+
+  it('gives each agent its file and entry', () => {
+    const env = { HOME: '/home/u' };
+    assert.deepEqual(agentTarget('claude-code', launch, env), {
+      id: 'claude-code',
+      name: 'Claude Code',
+      file: '/srv/proj/.mcp.json',
+      format: 'json',
+      scope: 'workspace',
+      entry: { command: 'node', args: [launch.launcher, '--workspace', '/srv/proj'] },
+    });
+    assert.deepEqual(agentTarget('cursor', launch, env).entry, {
+      command: 'node',
+      args: [launch.launcher, '--workspace', '${workspaceFolder}'],
+    });
+    assert.equal(agentTarget('cursor', launch, env).file, '/srv/proj/.cursor/mcp.json');
+    assert.deepEqual(agentTarget('codex', launch, env), {
+      id: 'codex',
+      name: 'Codex',
+      file: '/home/u/.codex/config.toml',
+      format: 'toml',
+      scope: 'user',
+      entry: { command: 'node', args: [launch.launcher, '--workspace', '/srv/proj'], tool_timeout_sec: 600 },
+    });
+    assert.equal(codexHome({ HOME: '/home/u', CODEX_HOME: '/etc/codex' }), '/etc/codex');
+    assert.equal(codexHome({ HOME: '/home/u', CODEX_HOME: 'relative' }), '/home/u/.codex');
+  });
+
+  it('names clients as people know them', () => {
+    assert.equal(agentDisplayName({ name: 'claude-code' }), 'Claude Code');
+    assert.equal(agentDisplayName({ name: 'codex-mcp-client' }), 'Codex');
+    assert.equal(agentDisplayName({ name: 'cursor-vscode' }), 'Cursor');
+    assert.equal(agentDisplayName({ name: 'my-agent', title: 'My Agent' }), 'My Agent');
+    assert.equal(agentDisplayName({ name: 'my-agent' }), 'my-agent');
+  });
+});
+
+describe('agent configs: the diff shown before writing', () => {
+  it('is empty for equal texts, and a unified diff with context otherwise', () => {
+    assert.equal(unifiedDiff('a\nb\n', 'a\nb\n', 'x', 'x'), '');
+    const before = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
+    const after = before.replace('line 6\n', 'line six\n') + 'line 21\n';
+    assert.equal(
+      unifiedDiff(before, after, 'a/f', 'b/f'),
+      [
+        '--- a/f',
+        '+++ b/f',
+        '@@ -3,7 +3,7 @@',
+        ' line 3',
+        ' line 4',
+        ' line 5',
+        '-line 6',
+        '+line six',
+        ' line 7',
+        ' line 8',
+        ' line 9',
+        '@@ -18,3 +18,4 @@',
+        ' line 18',
+        ' line 19',
+        ' line 20',
+        '+line 21',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('shows a new file as all added', () => {
+    assert.equal(unifiedDiff('', 'x\ny\n', '/dev/null', 'b/f'), '--- /dev/null\n+++ b/f\n@@ -0,0 +1,2 @@\n+x\n+y\n');
+  });
+});
