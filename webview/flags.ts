@@ -2,6 +2,7 @@
  * The flags people need to trust a copy, each with a plain-words explanation. Values use the
  * engine's own words (`complete=false`) so they can be compared with a tool result at a glance.
  */
+import * as l10n from '@vscode/l10n';
 import { h } from './dom';
 import { bytes, bytesExact, num } from './format';
 import type { DescribeResult, PageResult, StreamFacts } from './protocol';
@@ -21,7 +22,7 @@ export interface Flag {
 }
 
 /** The plain-words sentence for the one combination people misread. */
-export const END_OF_SAVED = 'You reached the end of what was saved, and what was saved is not all.';
+export const endOfSaved = (): string => l10n.t('You reached the end of what was saved, and what was saved is not all.');
 
 export function computeFlags(d: DescribeResult, page: PageResult | undefined): Flag[] {
   const { info, command, unreadable } = d;
@@ -30,35 +31,38 @@ export function computeFlags(d: DescribeResult, page: PageResult | undefined): F
   if (info.evicted) {
     flags.push({
       key: 'saved',
-      label: 'copy',
-      value: 'evicted',
+      label: l10n.t('copy'),
+      value: l10n.t('evicted'),
       raw: 'evicted',
       tone: 'error',
-      tip: `The copy was saved, then evicted to keep the session within its storage quota: its content is gone and read_tool_output answers EVICTED. ${unreadable?.message ?? ''}`.trim(),
+      tip: `${l10n.t('The copy was saved, then evicted to keep the session within its storage quota: its content is gone and read_tool_output answers EVICTED.')} ${unreadable?.message ?? ''}`.trim(),
     });
   } else if (unreadable) {
     flags.push({
       key: 'saved',
-      label: 'copy',
-      value: 'unreadable',
+      label: l10n.t('copy'),
+      value: l10n.t('unreadable'),
       raw: 'unreadable',
       tone: 'error',
-      tip: `The copy cannot be read back: ${unreadable.message}`,
+      tip: l10n.t('The copy cannot be read back: {0}', unreadable.message),
     });
   } else {
     flags.push({
       key: 'saved',
-      label: 'copy',
-      value: 'saved',
+      label: l10n.t('copy'),
+      value: l10n.t('saved'),
       raw: 'saved',
       tone: 'ok',
-      tip: `The copy is saved in this session and read_tool_output can page it with outputId ${info.outputId}.`,
+      tip: l10n.t('The copy is saved in this session and read_tool_output can page it with outputId {0}.', info.outputId),
     });
   }
 
   const gap =
     info.gapOffset !== undefined
-      ? ` The gap sits at byte ${num(info.gapOffset)} of the copy: the bytes before and after that offset were not next to each other in the real output.`
+      ? ` ${l10n.t(
+          'The gap sits at byte {0} of the copy: the bytes before and after that offset were not next to each other in the real output.',
+          num(info.gapOffset),
+        )}`
       : '';
   flags.push(
     info.complete
@@ -68,7 +72,7 @@ export function computeFlags(d: DescribeResult, page: PageResult | undefined): F
           value: 'true',
           raw: 'true',
           tone: 'ok',
-          tip: 'complete=true: the copy holds every byte the tool produced. Nothing was dropped.',
+          tip: l10n.t('complete=true: the copy holds every byte the tool produced. Nothing was dropped.'),
         }
       : {
           key: 'complete',
@@ -76,7 +80,11 @@ export function computeFlags(d: DescribeResult, page: PageResult | undefined): F
           value: 'false',
           raw: 'false',
           tone: 'warn',
-          tip: `complete=false: the copy is not the whole output. ${info.droppedBytes > 0 ? `${bytesExact(info.droppedBytes)} were dropped before it was saved.` : 'The tool reported that bytes were missing before it was saved.'}${gap} Every page, the last one included, reports complete=false.`,
+          tip: `${l10n.t('complete=false: the copy is not the whole output.')} ${
+            info.droppedBytes > 0
+              ? l10n.t('{0} were dropped before it was saved.', bytesExact(info.droppedBytes))
+              : l10n.t('The tool reported that bytes were missing before it was saved.')
+          }${gap} ${l10n.t('Every page, the last one included, reports complete=false.')}`,
         },
   );
 
@@ -91,15 +99,15 @@ export function computeFlags(d: DescribeResult, page: PageResult | undefined): F
             raw: 'false',
             tone: page.complete ? 'ok' : 'warn',
             tip: page.complete
-              ? 'hasMore=false on this page: it reaches the end of the copy, and the copy is the whole output.'
-              : `hasMore=false with complete=false: ${END_OF_SAVED.charAt(0).toLowerCase()}${END_OF_SAVED.slice(1)}`,
+              ? l10n.t('hasMore=false on this page: it reaches the end of the copy, and the copy is the whole output.')
+              : l10n.t('hasMore=false with complete=false: you reached the end of what was saved, and what was saved is not all.'),
           }
         : {
             key: 'hasMore',
             label: 'hasMore',
             value: 'true',
             raw: 'true',
-            tip: `hasMore=true on this page: more saved bytes follow; the next page starts at byte ${num(page.nextOffset)}.`,
+            tip: l10n.t('hasMore=true on this page: more saved bytes follow; the next page starts at byte {0}.', num(page.nextOffset)),
           },
     );
   } else {
@@ -109,7 +117,7 @@ export function computeFlags(d: DescribeResult, page: PageResult | undefined): F
       value: '—',
       raw: 'none',
       tone: 'muted',
-      tip: 'hasMore describes one page; no page of the copy is showing.',
+      tip: l10n.t('hasMore describes one page; no page of the copy is showing.'),
     });
   }
 
@@ -117,101 +125,121 @@ export function computeFlags(d: DescribeResult, page: PageResult | undefined): F
     info.droppedBytes > 0
       ? {
           key: 'dropped',
-          label: 'dropped',
-          value: info.gapOffset !== undefined ? `${bytes(info.droppedBytes)} at byte ${num(info.gapOffset)}` : bytes(info.droppedBytes),
+          label: l10n.t('dropped'),
+          value:
+            info.gapOffset !== undefined
+              ? l10n.t('{size} at byte {offset}', { size: bytes(info.droppedBytes), offset: num(info.gapOffset) })
+              : bytes(info.droppedBytes),
           raw: String(info.droppedBytes),
           tone: 'warn',
-          tip: `${bytesExact(info.droppedBytes)} of the output are not in the copy: capture kept the head and the tail and dropped the middle.${gap || ' Where they were dropped is not recorded.'}`,
+          tip: `${l10n.t('{0} of the output are not in the copy: capture kept the head and the tail and dropped the middle.', bytesExact(info.droppedBytes))}${gap || ` ${l10n.t('Where they were dropped is not recorded.')}`}`,
         }
       : {
           key: 'dropped',
-          label: 'dropped',
-          value: 'none',
+          label: l10n.t('dropped'),
+          value: l10n.t('none'),
           raw: '0',
           tone: 'ok',
-          tip: 'No bytes were dropped: the copy is byte-for-byte what the tool produced.',
+          tip: l10n.t('No bytes were dropped: the copy is byte-for-byte what the tool produced.'),
         },
   );
 
-  if (command.stdout) flags.push(streamFlag('stdout', 'standard output', command.stdout));
-  if (command.stderr) flags.push(streamFlag('stderr', 'standard error', command.stderr));
+  if (command.stdout) flags.push(streamFlag('stdout', l10n.t('standard output'), command.stdout));
+  if (command.stderr) flags.push(streamFlag('stderr', l10n.t('standard error'), command.stderr));
 
   if (command.signal) {
     flags.push({
       key: 'exit',
-      label: 'exit',
-      value: `signal ${command.signal}`,
+      label: l10n.t('exit'),
+      value: l10n.t('signal {0}', command.signal),
       raw: command.signal,
       tone: 'error',
-      tip: `The command was ended by the signal ${command.signal}, so it has no exit status.`,
+      tip: l10n.t('The command was ended by the signal {0}, so it has no exit status.', command.signal),
     });
   } else if (typeof command.exitCode === 'number') {
     const ok = command.exitCode === 0;
     flags.push({
       key: 'exit',
-      label: 'exit',
+      label: l10n.t('exit'),
       value: String(command.exitCode),
       raw: String(command.exitCode),
       tone: ok ? 'ok' : 'error',
       tip: ok
-        ? 'The command exited with status 0: it reported success.'
-        : `The command exited with status ${command.exitCode}: a non-zero status usually means it failed.`,
+        ? l10n.t('The command exited with status 0: it reported success.')
+        : l10n.t('The command exited with status {0}: a non-zero status usually means it failed.', command.exitCode),
     });
   } else if (command.exitCode === null) {
     flags.push({
       key: 'exit',
-      label: 'exit',
-      value: 'none',
+      label: l10n.t('exit'),
+      value: l10n.t('none'),
       raw: 'none',
       tone: 'muted',
-      tip: 'The command did not report an exit status.',
+      tip: l10n.t('The command did not report an exit status.'),
     });
   }
   if (command.timedOut !== undefined) {
     flags.push({
       key: 'timedOut',
-      label: 'timed out',
-      value: command.timedOut ? 'yes' : 'no',
+      label: l10n.t('timed out'),
+      value: command.timedOut ? l10n.t('yes') : l10n.t('no'),
       raw: String(command.timedOut),
       tone: command.timedOut ? 'error' : 'ok',
       tip: command.timedOut
-        ? 'The command ran past its timeout and was stopped, with everything it started. Its output ends where it was stopped.'
-        : 'The command finished before its timeout.',
+        ? l10n.t('The command ran past its timeout and was stopped, with everything it started. Its output ends where it was stopped.')
+        : l10n.t('The command finished before its timeout.'),
     });
   }
   if (command.cancelled !== undefined) {
     flags.push({
       key: 'cancelled',
-      label: 'cancelled',
-      value: command.cancelled ? 'yes' : 'no',
+      label: l10n.t('cancelled'),
+      value: command.cancelled ? l10n.t('yes') : l10n.t('no'),
       raw: String(command.cancelled),
       tone: command.cancelled ? 'warn' : 'ok',
       tip: command.cancelled
-        ? 'The run was cancelled (by the user or the agent) and the command was stopped. Its output ends where it was stopped.'
-        : 'The run was not cancelled.',
+        ? l10n.t('The run was cancelled (by the user or the agent) and the command was stopped. Its output ends where it was stopped.')
+        : l10n.t('The run was not cancelled.'),
     });
   }
 
   const preview = d.preview;
   flags.push({
     key: 'preview',
-    label: 'preview',
-    value: preview.source,
+    label: l10n.t('preview'),
+    value: previewSourceName(preview.source),
     raw: preview.source,
     tone: preview.source === 'recorded' ? 'ok' : 'muted',
     tip:
       preview.source === 'recorded'
-        ? 'The preview shown is the exact text the model received, recorded when the tool ran.'
-        : (preview.note ?? 'The preview the model received is not available.'),
+        ? l10n.t('The preview shown is the exact text the model received, recorded when the tool ran.')
+        : (preview.note ?? l10n.t('The preview the model received is not available.')),
   });
   return flags;
 }
 
+/** The preview's source in words (the flag's data-value keeps the protocol's word). */
+function previewSourceName(source: DescribeResult['preview']['source']): string {
+  const names: Record<string, string> = {
+    recorded: l10n.t('recorded'),
+    recomputed: l10n.t('recomputed'),
+    unavailable: l10n.t('unavailable'),
+  };
+  return names[source] ?? source;
+}
+
 function streamFlag(key: 'stdout' | 'stderr', name: string, s: StreamFacts): Flag {
-  const value = s.complete ? `${bytes(s.totalBytes)} (all)` : `${bytes(s.capturedBytes)} of ${bytes(s.totalBytes)}`;
+  const value = s.complete
+    ? l10n.t('{0} (all)', bytes(s.totalBytes))
+    : l10n.t('{captured} of {total}', { captured: bytes(s.capturedBytes), total: bytes(s.totalBytes) });
   const tip = s.complete
-    ? `The command wrote ${bytesExact(s.totalBytes)} to ${name}; capture kept all of them.`
-    : `The command wrote ${bytesExact(s.totalBytes)} to ${name}; capture kept ${bytesExact(s.capturedBytes)} (its head and tail) and dropped ${bytesExact(s.droppedBytes)} in between.`;
+    ? l10n.t('The command wrote {total} to {stream}; capture kept all of them.', { total: bytesExact(s.totalBytes), stream: name })
+    : l10n.t('The command wrote {total} to {stream}; capture kept {captured} (its head and tail) and dropped {dropped} in between.', {
+        total: bytesExact(s.totalBytes),
+        stream: name,
+        captured: bytesExact(s.capturedBytes),
+        dropped: bytesExact(s.droppedBytes),
+      });
   return { key, label: key, value, raw: `${s.capturedBytes}/${s.totalBytes}`, tone: s.complete ? undefined : 'warn', tip };
 }
 

@@ -1,4 +1,6 @@
-/** Number, size and time formatting for the inspector (en-US grouping, binary units). */
+/** Number, size and time formatting for the inspector (en-US grouping, binary units; dates in the page's language). */
+import * as l10n from '@vscode/l10n';
+
 const grouping = new Intl.NumberFormat('en-US');
 
 export const num = (value: number): string => grouping.format(value);
@@ -16,11 +18,11 @@ export function bytes(value: number): string {
 }
 
 /** "1.5 MiB (1,572,864 bytes)": the exact figure matters when checking offsets. */
-export const bytesExact = (value: number): string => (value < 1024 ? `${num(value)} bytes` : `${bytes(value)} (${num(value)} bytes)`);
+export const bytesExact = (value: number): string =>
+  value < 1024 ? l10n.t('{0} bytes', num(value)) : l10n.t('{size} ({bytes} bytes)', { size: bytes(value), bytes: num(value) });
 
 export function time(epochMs: number): string {
   const date = new Date(epochMs);
-  return date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+  // The host sets <html lang> to VS Code's display language; a browser test page has its own.
+  return date.toLocaleString(document.documentElement.lang || undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 }
-
-export const plural = (count: number, word: string): string => `${num(count)} ${word}${count === 1 ? '' : 's'}`;

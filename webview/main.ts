@@ -8,10 +8,13 @@
  * bundle stays ~55 KB with no runtime dependency, and the native look comes from the same
  * --vscode-* variables VS Code's own widgets use.
  */
+// First: loads the page's translations before any module below builds a text.
+import './translations';
 import './inspector.css';
+import * as l10n from '@vscode/l10n';
 import { button, h, scrollWithin, toggle } from './dom';
 import { bytes, num, time } from './format';
-import { computeFlags, END_OF_SAVED, renderFlags } from './flags';
+import { computeFlags, endOfSaved, renderFlags } from './flags';
 import { HostConnection, HostError, type VsCodeApi } from './ipc';
 import { Pager } from './pager';
 import { MAX_PAGE_BYTES, type DescribeResult, type HostAction, type PageResult, type PersistedState, type SearchMatch } from './protocol';
@@ -29,13 +32,13 @@ class Inspector {
 
   private readonly title = h('h1', { className: 'title' });
   private readonly meta = h('div', { className: 'meta' });
-  private readonly flags = h('div', { className: 'flags', attrs: { role: 'list', 'aria-label': 'Flags of this output' } });
+  private readonly flags = h('div', { className: 'flags', attrs: { role: 'list', 'aria-label': l10n.t('Flags of this output') } });
   private readonly banners = h('div', { className: 'banners' });
-  private readonly session = h('section', { className: 'session', attrs: { 'aria-label': 'Session' } });
+  private readonly session = h('section', { className: 'session', attrs: { 'aria-label': l10n.t('Session') } });
   private readonly previewInfo = h('div', { className: 'pane-note' });
   private readonly previewText = h('div', {
     className: 'preview-text',
-    attrs: { tabindex: 0, role: 'region', 'aria-label': 'Preview the model received' },
+    attrs: { tabindex: 0, role: 'region', 'aria-label': l10n.t('Preview the model received') },
   });
   private readonly notice = h('div', { className: 'notice', attrs: { role: 'status', 'aria-live': 'polite' } });
   private readonly wrapToggle: HTMLButtonElement;
@@ -58,30 +61,39 @@ class Inspector {
       },
       onPick: (match) => this.jumpToMatch(match),
     });
-    this.wrapToggle = toggle('Wrap long lines', 'Wrap', this.state?.wrap ?? true, (wrap) => {
+    this.wrapToggle = toggle(l10n.t('Wrap long lines'), l10n.t('Wrap'), this.state?.wrap ?? true, (wrap) => {
       this.pager.setView({ wrap });
       this.previewText.classList.toggle('nowrap', !wrap);
       this.persist({ wrap });
     });
     const rawToggle = toggle(
-      'Show control characters',
-      'Raw',
+      l10n.t('Show control characters'),
+      l10n.t('Raw'),
       false,
       (raw) => {
         this.raw = raw;
         this.pager.setView({ raw });
         this.renderPreview();
       },
-      'Show escape sequences and control characters as they are, instead of as colours',
+      l10n.t('Show escape sequences and control characters as they are, instead of as colours'),
     );
     this.actions = {
-      copyPage: button('Copy page', () => void this.act('copyPage'), { secondary: true, title: 'Copy the text of this page' }),
-      copyOutputId: button('Copy ID', () => void this.act('copyOutputId'), { secondary: true, title: 'Copy the output ID' }),
-      openInEditor: button('Open in editor', () => void this.act('openInEditor'), {
+      copyPage: button(l10n.t('Copy page'), () => void this.act('copyPage'), {
         secondary: true,
-        title: 'Open the whole copy in an editor tab',
+        title: l10n.t('Copy the text of this page'),
       }),
-      saveAs: button('Save as…', () => void this.act('saveAs'), { secondary: true, title: 'Save the whole copy as a file' }),
+      copyOutputId: button(l10n.t('Copy ID'), () => void this.act('copyOutputId'), {
+        secondary: true,
+        title: l10n.t('Copy the output ID'),
+      }),
+      openInEditor: button(l10n.t('Open in editor'), () => void this.act('openInEditor'), {
+        secondary: true,
+        title: l10n.t('Open the whole copy in an editor tab'),
+      }),
+      saveAs: button(l10n.t('Save as…'), () => void this.act('saveAs'), {
+        secondary: true,
+        title: l10n.t('Save the whole copy as a file'),
+      }),
     };
 
     const header = h(
@@ -93,7 +105,7 @@ class Inspector {
     const previewPane = h(
       'section',
       { className: 'pane preview-pane', attrs: { 'aria-labelledby': 'preview-heading' } },
-      h('div', { className: 'pane-head' }, h('h2', { id: 'preview-heading' }, 'Preview the model received')),
+      h('div', { className: 'pane-head' }, h('h2', { id: 'preview-heading' }, l10n.t('Preview the model received'))),
       this.previewInfo,
       this.previewText,
     );
@@ -103,7 +115,7 @@ class Inspector {
       h(
         'div',
         { className: 'pane-head' },
-        h('h2', { id: 'copy-heading' }, 'Retained copy'),
+        h('h2', { id: 'copy-heading' }, l10n.t('Retained copy')),
         h('div', { className: 'pane-tools' }, this.actions.copyPage, this.wrapToggle, rawToggle),
       ),
       this.search.element,
@@ -198,14 +210,14 @@ class Inspector {
     const heading = command.command ?? info.title ?? info.tool ?? info.outputId;
     this.title.textContent = heading.split('\n')[0];
     this.title.title = heading;
-    document.title = `${info.tool ?? 'Output'}: ${heading.slice(0, 60)}`;
+    document.title = `${info.tool ?? l10n.t('Output')}: ${heading.slice(0, 60)}`;
     const facts = [
-      info.tool ?? 'tool unknown',
+      info.tool ?? l10n.t('tool unknown'),
       h('code', { className: 'output-id' }, info.outputId),
       time(info.createdAt),
-      `${bytes(info.totalBytes)} (${num(info.totalBytes)} bytes)`,
-      d.totalLines !== undefined ? `${num(d.totalLines)} lines` : undefined,
-      command.cwd ? `in ${command.cwd}` : undefined,
+      l10n.t('{size} ({bytes} bytes)', { size: bytes(info.totalBytes), bytes: num(info.totalBytes) }),
+      d.totalLines !== undefined ? (d.totalLines === 1 ? l10n.t('1 line') : l10n.t('{0} lines', num(d.totalLines))) : undefined,
+      command.cwd ? l10n.t('in {0}', command.cwd) : undefined,
     ].filter((fact) => fact !== undefined);
     this.meta.replaceChildren(
       ...facts.flatMap((fact, i) => (i === 0 ? [fact] : [h('span', { className: 'sep', attrs: { 'aria-hidden': 'true' } }, ' · '), fact])),
@@ -220,15 +232,15 @@ class Inspector {
     const preview = this.describe?.preview;
     if (!preview) return;
     const words = {
-      recorded: 'Recorded when the tool ran: exactly what the model received.',
+      recorded: l10n.t('Recorded when the tool ran: exactly what the model received.'),
       recomputed: preview.note ?? '',
       unavailable: preview.note ?? '',
     };
-    const size = preview.text !== undefined ? ` ${num(new TextEncoder().encode(preview.text).length)} bytes.` : '';
+    const size = preview.text !== undefined ? ` ${l10n.t('{0} bytes.', num(new TextEncoder().encode(preview.text).length))}` : '';
     this.previewInfo.textContent = `${words[preview.source]}${size}`;
     this.previewText.dataset.source = preview.source;
     if (preview.text === undefined) {
-      this.previewText.replaceChildren(h('p', { className: 'muted' }, 'No preview to show.'));
+      this.previewText.replaceChildren(h('p', { className: 'muted' }, l10n.t('No preview to show.')));
       return;
     }
     const omitted = preview.omitted;
@@ -240,7 +252,10 @@ class Inspector {
         ...preview.marker,
         action:
           omitted && !this.describe?.info.evicted
-            ? { label: `Show bytes ${num(omitted.from)} to ${num(omitted.to)} in the copy`, run: () => void this.pager.go(omitted.from) }
+            ? {
+                label: l10n.t('Show bytes {from} to {to} in the copy', { from: num(omitted.from), to: num(omitted.to) }),
+                run: () => void this.pager.go(omitted.from),
+              }
             : undefined,
       },
     });
@@ -258,22 +273,33 @@ class Inspector {
         h(
           'div',
           { className: 'banner error', attrs: { role: 'alert' } },
-          d.unreadable?.message ?? 'The copy was evicted; its content is gone.',
+          d.unreadable?.message ?? l10n.t('The copy was evicted; its content is gone.'),
         ),
       );
     } else if (!d.info.complete) {
-      const where = d.info.gapOffset !== undefined ? ` at byte ${num(d.info.gapOffset)}` : '';
-      const dropped =
-        d.info.droppedBytes > 0
-          ? `${bytes(d.info.droppedBytes)} (${num(d.info.droppedBytes)} bytes) of the output were dropped${where} before it was saved`
-          : 'the tool reported missing bytes';
+      const size = { size: bytes(d.info.droppedBytes), bytes: num(d.info.droppedBytes) };
+      const message =
+        d.info.droppedBytes === 0
+          ? l10n.t('This copy is incomplete (complete=false): the tool reported missing bytes.')
+          : d.info.gapOffset !== undefined
+            ? l10n.t(
+                'This copy is incomplete (complete=false): {size} ({bytes} bytes) of the output were dropped at byte {offset} before it was saved.',
+                {
+                  ...size,
+                  offset: num(d.info.gapOffset),
+                },
+              )
+            : l10n.t(
+                'This copy is incomplete (complete=false): {size} ({bytes} bytes) of the output were dropped before it was saved.',
+                size,
+              );
       banners.push(
         h(
           'div',
           { className: 'banner warn' },
-          h('span', {}, `This copy is incomplete (complete=false): ${dropped}.`),
+          h('span', {}, message),
           d.info.gapOffset !== undefined
-            ? button('Jump to the capture gap', () => void this.pager.goToCaptureGap(), { secondary: true })
+            ? button(l10n.t('Jump to the capture gap'), () => void this.pager.goToCaptureGap(), { secondary: true })
             : null,
         ),
       );
@@ -281,7 +307,7 @@ class Inspector {
     const page = this.pager.page;
     if (page && !page.hasMore && !page.complete) {
       banners.push(
-        h('div', { className: 'banner warn end-of-saved', attrs: { role: 'status' } }, `hasMore=false and complete=false: ${END_OF_SAVED}`),
+        h('div', { className: 'banner warn end-of-saved', attrs: { role: 'status' } }, `hasMore=false and complete=false: ${endOfSaved()}`),
       );
     }
     this.banners.replaceChildren(...banners);
@@ -340,8 +366,8 @@ class Inspector {
     renderFlags(this.flags, [
       {
         key: 'saved',
-        label: 'copy',
-        value: code === 'NOT_FOUND' ? 'not found' : 'unavailable',
+        label: l10n.t('copy'),
+        value: code === 'NOT_FOUND' ? l10n.t('not found') : l10n.t('unavailable'),
         raw: code === 'NOT_FOUND' ? 'not-found' : 'unavailable',
         tone: 'error',
         tip: message,

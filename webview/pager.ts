@@ -4,11 +4,12 @@
  * navigation supersedes an older one, and while the slider moves at most one request is in flight
  * (the latest position is sent when it returns), so dragging over 8 MiB never floods the host.
  */
+import * as l10n from '@vscode/l10n';
 import { button, h, scrollWithin, uid } from './dom';
-import { num, plural } from './format';
+import { num } from './format';
 import { HostError, type HostConnection } from './ipc';
 import { MAX_PAGE_BYTES, type DescribeResult, type PageResult } from './protocol';
-import { charIndexAtByte, renderText } from './textView';
+import { charIndexAtByte, lineRow, renderText } from './textView';
 
 export interface PagerEvents {
   onPage(page: PageResult | undefined): void;
@@ -34,56 +35,59 @@ export class Pager {
 
   private readonly slider = h('input', {
     className: 'slider',
-    attrs: { type: 'range', min: 0, max: 0, step: 1, 'aria-label': 'Byte offset in the copy' },
+    attrs: { type: 'range', min: 0, max: 0, step: 1, 'aria-label': l10n.t('Byte offset in the copy') },
   });
   private readonly offsetBox = h('input', {
     className: 'input offset',
-    attrs: { type: 'text', inputmode: 'numeric', spellcheck: 'false', autocomplete: 'off', 'aria-label': 'Byte offset' },
+    attrs: { type: 'text', inputmode: 'numeric', spellcheck: 'false', autocomplete: 'off', 'aria-label': l10n.t('Byte offset') },
   });
   private readonly sizeBox = h('input', {
     className: 'input size',
-    attrs: { type: 'number', min: 1, max: MAX_PAGE_BYTES, step: 1, 'aria-label': `Page size in bytes (1 to ${MAX_PAGE_BYTES})` },
+    attrs: { type: 'number', min: 1, max: MAX_PAGE_BYTES, step: 1, 'aria-label': l10n.t('Page size in bytes (1 to {0})', MAX_PAGE_BYTES) },
   });
   private readonly status = h('div', { className: 'page-status', attrs: { 'aria-live': 'polite' } });
   private readonly seen = h('div', { className: 'page-seen' });
   private readonly error = h('div', { className: 'page-error', attrs: { role: 'alert', hidden: true } });
-  readonly text = h('div', { className: 'page-text', attrs: { tabindex: 0, role: 'region', 'aria-label': 'Page of the retained copy' } });
+  readonly text = h('div', {
+    className: 'page-text',
+    attrs: { tabindex: 0, role: 'region', 'aria-label': l10n.t('Page of the retained copy') },
+  });
   private readonly buttons = {
-    start: button('Start', () => void this.go(0), {
+    start: button(l10n.t('Start'), () => void this.go(0), {
       secondary: true,
       icon: '⇤',
       attrs: { 'aria-keyshortcuts': 'Alt+Home' },
-      title: 'First page (Alt+Home)',
+      title: l10n.t('First page ({0})', 'Alt+Home'),
     }),
-    prev: button('Previous', () => void this.previous(), {
+    prev: button(l10n.t('Previous'), () => void this.previous(), {
       secondary: true,
       icon: '‹',
       attrs: { 'aria-keyshortcuts': 'Alt+PageUp' },
-      title: 'Previous page (Alt+PageUp)',
+      title: l10n.t('Previous page ({0})', 'Alt+PageUp'),
     }),
-    next: button('Next', () => void this.next(), {
+    next: button(l10n.t('Next'), () => void this.next(), {
       secondary: true,
       icon: '›',
       attrs: { 'aria-keyshortcuts': 'Alt+PageDown' },
-      title: 'Next page: read from nextOffset (Alt+PageDown)',
+      title: l10n.t('Next page: read from nextOffset ({0})', 'Alt+PageDown'),
     }),
-    end: button('End', () => void this.end(), {
+    end: button(l10n.t('End'), () => void this.end(), {
       secondary: true,
       icon: '⇥',
       attrs: { 'aria-keyshortcuts': 'Alt+End' },
-      title: 'Last page (Alt+End)',
+      title: l10n.t('Last page ({0})', 'Alt+End'),
     }),
-    omitted: button('Preview gap', () => this.describe?.preview.omitted && void this.go(this.describe.preview.omitted.from), {
+    omitted: button(l10n.t('Preview gap'), () => this.describe?.preview.omitted && void this.go(this.describe.preview.omitted.from), {
       secondary: true,
       icon: '⤓',
-      title: 'Jump to the first byte the model did not see in its preview',
+      title: l10n.t('Jump to the first byte the model did not see in its preview'),
     }),
-    gap: button('Capture gap', () => void this.goToCaptureGap(), {
+    gap: button(l10n.t('Capture gap'), () => void this.goToCaptureGap(), {
       secondary: true,
       icon: '⤓',
-      title: 'Jump to where capture dropped bytes',
+      title: l10n.t('Jump to where capture dropped bytes'),
     }),
-    go: button('Go', () => void this.goTyped(), { secondary: true, title: 'Show the page at this byte offset (Enter)' }),
+    go: button(l10n.t('Go'), () => void this.goTyped(), { secondary: true, title: l10n.t('Show the page at this byte offset (Enter)') }),
   };
 
   constructor(
@@ -98,23 +102,23 @@ export class Pager {
     const offsetGroup = h(
       'div',
       { className: 'field' },
-      h('label', { className: 'field-label', attrs: { for: this.offsetBox.id } }, 'Offset'),
+      h('label', { className: 'field-label', attrs: { for: this.offsetBox.id } }, l10n.t('Offset')),
       this.offsetBox,
       b.go,
     );
     const sizeGroup = h(
       'div',
       { className: 'field' },
-      h('label', { className: 'field-label', attrs: { for: this.sizeBox.id } }, 'Page size'),
+      h('label', { className: 'field-label', attrs: { for: this.sizeBox.id } }, l10n.t('Page size')),
       this.sizeBox,
-      h('span', { className: 'field-unit' }, 'bytes'),
+      h('span', { className: 'field-unit' }, l10n.t('bytes')),
     );
     this.element = h(
       'section',
-      { className: 'pager', attrs: { 'aria-label': 'Page through the retained copy' } },
+      { className: 'pager', attrs: { 'aria-label': l10n.t('Page through the retained copy') } },
       h(
         'div',
-        { className: 'toolbar', attrs: { role: 'toolbar', 'aria-label': 'Page navigation' } },
+        { className: 'toolbar', attrs: { role: 'toolbar', 'aria-label': l10n.t('Page navigation') } },
         b.start,
         b.prev,
         b.next,
@@ -187,7 +191,7 @@ export class Pager {
     this.buttons.gap.hidden = describe.info.gapOffset === undefined;
     if (!readable) {
       this.page = undefined;
-      this.text.replaceChildren(h('p', { className: 'unreadable' }, describe.unreadable?.message ?? 'The copy cannot be read.'));
+      this.text.replaceChildren(h('p', { className: 'unreadable' }, describe.unreadable?.message ?? l10n.t('The copy cannot be read.')));
       this.status.textContent = '';
       this.seen.textContent = '';
       this.events.onPage(undefined);
@@ -250,7 +254,12 @@ export class Pager {
   private async goTyped(): Promise<void> {
     const typed = this.offsetBox.value.trim().replace(/[,_\s]/g, '');
     if (!/^\d+$/.test(typed)) {
-      this.showError(`"${this.offsetBox.value}" is not a byte offset: type a whole number from 0 to ${num(this.total())}.`);
+      this.showError(
+        l10n.t('"{typed}" is not a byte offset: type a whole number from 0 to {max}.', {
+          typed: this.offsetBox.value,
+          max: num(this.total()),
+        }),
+      );
       return;
     }
     await this.go(Number(typed), 'exact');
@@ -284,8 +293,12 @@ export class Pager {
     ) {
       const dropped = this.describe?.info.droppedBytes ?? 0;
       const at = charIndexAtByte(page.text, gapOffset - page.offset);
-      const detail = `Capture dropped ${num(dropped)} bytes here (at byte ${num(gapOffset)}): the text on either side was not adjacent in the real output.`;
-      gap = { at: at < 0 ? 0 : at, label: ` ⟪ ${plural(dropped, 'byte')} dropped here ⟫ `, detail };
+      const detail = l10n.t(
+        'Capture dropped {dropped} bytes here (at byte {offset}): the text on either side was not adjacent in the real output.',
+        { dropped: num(dropped), offset: num(gapOffset) },
+      );
+      const label = dropped === 1 ? l10n.t('1 byte dropped here') : l10n.t('{0} bytes dropped here', num(dropped));
+      gap = { at: at < 0 ? 0 : at, label: ` ⟪ ${label} ⟫ `, detail };
     }
     renderText(this.text, page.text, { firstLine: page.firstLine, raw: this.view.raw, highlight: this.view.highlight, gap });
     const data = this.text.dataset;
@@ -294,7 +307,7 @@ export class Pager {
     data.firstLine = String(page.firstLine);
     data.lastLine = String(page.lastLine);
     if (this.focusLine !== undefined) {
-      const row = this.text.children[this.focusLine - page.firstLine] as HTMLElement | undefined;
+      const row = lineRow(this.text, this.focusLine - page.firstLine);
       row?.classList.add('focus-line');
       const target = row?.querySelector<HTMLElement>('mark.match') ?? row;
       if (target) scrollWithin(this.text, target);
@@ -310,18 +323,35 @@ export class Pager {
 
   private updateStatus(page: PageResult): void {
     const totalLines = this.describe?.totalLines;
-    const lines = page.firstLine === page.lastLine ? `line ${num(page.firstLine)}` : `lines ${num(page.firstLine)}–${num(page.lastLine)}`;
-    const range = `Bytes ${num(page.offset)} to ${num(page.nextOffset)} of ${num(page.totalBytes)}`;
+    const one = page.firstLine === page.lastLine;
+    const lineArgs = { first: num(page.firstLine), last: num(page.lastLine), total: num(totalLines ?? 0) };
+    const lines = one ? l10n.t('line {first}', lineArgs) : l10n.t('lines {first}–{last}', lineArgs);
+    const linesOfTotal =
+      totalLines === undefined
+        ? lines
+        : one
+          ? l10n.t('line {first} of {total}', lineArgs)
+          : l10n.t('lines {first}–{last} of {total}', lineArgs);
+    const range = l10n.t('Bytes {from} to {to} of {total}', {
+      from: num(page.offset),
+      to: num(page.nextOffset),
+      total: num(page.totalBytes),
+    });
     const snapped =
       page.offset !== page.requestedOffset && page.requestedOffset < page.offset + 4 && page.requestedOffset > page.offset
-        ? ` (moved back from ${num(page.requestedOffset)} to the start of a character)`
+        ? ` ${l10n.t('(moved back from {0} to the start of a character)', num(page.requestedOffset))}`
         : '';
-    this.status.textContent = `${range} · ${lines}${totalLines !== undefined ? ` of ${num(totalLines)}` : ''}${snapped}`;
-    const label = `bytes ${page.offset} to ${page.nextOffset} of ${page.totalBytes}, ${lines}`;
+    this.status.textContent = `${range} · ${linesOfTotal}${snapped}`;
+    const label = l10n.t('bytes {from} to {to} of {total}, {lines}', {
+      from: page.offset,
+      to: page.nextOffset,
+      total: page.totalBytes,
+      lines,
+    });
     this.slider.setAttribute('aria-valuetext', label);
     const omitted = this.describe?.preview.omitted;
     if (!omitted) {
-      this.seen.textContent = this.describe?.preview.source === 'unavailable' ? '' : 'The model saw this page in its preview.';
+      this.seen.textContent = this.describe?.preview.source === 'unavailable' ? '' : l10n.t('The model saw this page in its preview.');
       this.seen.dataset.seen = this.seen.textContent ? 'all' : '';
       return;
     }
@@ -331,10 +361,10 @@ export class Pager {
     this.seen.dataset.seen = seen;
     this.seen.textContent =
       seen === 'all'
-        ? 'The model saw this page in its preview.'
+        ? l10n.t('The model saw this page in its preview.')
         : seen === 'none'
-          ? "The model did not see this page: it is in the preview's omitted range."
-          : "The model saw only part of this page: the preview's omitted range starts or ends here.";
+          ? l10n.t("The model did not see this page: it is in the preview's omitted range.")
+          : l10n.t("The model saw only part of this page: the preview's omitted range starts or ends here.");
   }
 
   private updateButtons(page: PageResult): void {
@@ -358,9 +388,15 @@ export class Pager {
         h(
           'div',
           { className: 'boundaries' },
-          h('span', {}, 'Nearest character boundaries: '),
-          button(`byte ${num(before)} (before)`, () => void this.go(before), { secondary: true, attrs: { 'data-boundary': 'before' } }),
-          button(`byte ${num(after)} (after)`, () => void this.go(after), { secondary: true, attrs: { 'data-boundary': 'after' } }),
+          h('span', {}, `${l10n.t('Nearest character boundaries:')} `),
+          button(l10n.t('byte {0} (before)', num(before)), () => void this.go(before), {
+            secondary: true,
+            attrs: { 'data-boundary': 'before' },
+          }),
+          button(l10n.t('byte {0} (after)', num(after)), () => void this.go(after), {
+            secondary: true,
+            attrs: { 'data-boundary': 'after' },
+          }),
         ),
       );
     } else if (error instanceof HostError && error.code === 'OFFSET_OUT_OF_RANGE') {
@@ -369,7 +405,7 @@ export class Pager {
         h(
           'div',
           { className: 'boundaries' },
-          button('Go to the last page', () => void this.end(), { secondary: true }),
+          button(l10n.t('Go to the last page'), () => void this.end(), { secondary: true }),
         ),
       );
     } else {

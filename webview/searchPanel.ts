@@ -2,6 +2,7 @@
  * Search in the copy (text or regex, the engine's own search), results as a listbox with their
  * line and byte offset; choosing one shows the page that holds it with the match highlighted.
  */
+import * as l10n from '@vscode/l10n';
 import { h, toggle, uid } from './dom';
 import { num } from './format';
 import type { HostConnection } from './ipc';
@@ -38,14 +39,20 @@ export class SearchPanel {
   private seq = 0;
   private readonly input = h('input', {
     className: 'input search-input',
-    attrs: { type: 'search', spellcheck: 'false', autocomplete: 'off', placeholder: 'Search the copy', 'aria-label': 'Search the copy' },
+    attrs: {
+      type: 'search',
+      spellcheck: 'false',
+      autocomplete: 'off',
+      placeholder: l10n.t('Search the copy'),
+      'aria-label': l10n.t('Search the copy'),
+    },
   });
-  private readonly regex = toggle('Use regular expression', '.*', false, () => this.rerun(), 'Use Regular Expression');
-  private readonly caseSensitive = toggle('Match case', 'Aa', false, () => this.rerun(), 'Match Case');
+  private readonly regex = toggle(l10n.t('Use regular expression'), '.*', false, () => this.rerun(), l10n.t('Use Regular Expression'));
+  private readonly caseSensitive = toggle(l10n.t('Match case'), 'Aa', false, () => this.rerun(), l10n.t('Match Case'));
   private readonly summary = h('div', { className: 'search-summary', attrs: { 'aria-live': 'polite' } });
   private readonly list = h('div', {
     className: 'search-results',
-    attrs: { role: 'listbox', tabindex: 0, 'aria-label': 'Search results', hidden: true },
+    attrs: { role: 'listbox', tabindex: 0, 'aria-label': l10n.t('Search results'), hidden: true },
   });
 
   constructor(
@@ -58,7 +65,7 @@ export class SearchPanel {
       this.input,
       this.regex,
       this.caseSensitive,
-      h('button', { className: 'btn', attrs: { type: 'submit' } }, 'Search'),
+      h('button', { className: 'btn', attrs: { type: 'submit' } }, l10n.t('Search')),
     );
     form.addEventListener('submit', (event) => {
       event.preventDefault();
@@ -72,7 +79,7 @@ export class SearchPanel {
       }
     });
     this.list.addEventListener('keydown', (event) => this.onListKey(event));
-    this.element = h('section', { className: 'search', attrs: { 'aria-label': 'Search the copy' } }, form, this.summary, this.list);
+    this.element = h('section', { className: 'search', attrs: { 'aria-label': l10n.t('Search the copy') } }, form, this.summary, this.list);
   }
 
   setOutput(outputId: string, query?: SearchQuery): void {
@@ -114,7 +121,7 @@ export class SearchPanel {
       this.events.onHighlight(undefined, undefined);
       return;
     }
-    this.summary.textContent = 'Searching…';
+    this.summary.textContent = l10n.t('Searching…');
     this.summary.classList.remove('error');
     try {
       const found = await this.conn.request('search', { outputId, ...query });
@@ -134,10 +141,15 @@ export class SearchPanel {
     this.matches = matches;
     this.active = -1;
     this.list.removeAttribute('aria-activedescendant');
+    const count = num(matches.length);
     this.summary.textContent =
       matches.length === 0
-        ? 'No matches in the copy.'
-        : `${num(matches.length)}${truncated ? '+' : ''} match${matches.length === 1 ? '' : 'es'}${truncated ? ` (the first ${num(matches.length)} are listed)` : ''}. Choose one to show its page.`;
+        ? l10n.t('No matches in the copy.')
+        : truncated
+          ? l10n.t('{0}+ matches (the first {0} are listed). Choose one to show its page.', count)
+          : matches.length === 1
+            ? l10n.t('1 match. Choose one to show its page.')
+            : l10n.t('{0} matches. Choose one to show its page.', count);
     this.list.hidden = matches.length === 0;
     this.list.replaceChildren(
       ...matches.map((match, index) => {
@@ -148,7 +160,7 @@ export class SearchPanel {
             id: uid('match'),
             attrs: { role: 'option', 'aria-selected': 'false', 'data-offset': match.offset, 'data-line': match.line },
           },
-          h('span', { className: 'where' }, `line ${num(match.line)} · byte ${num(match.offset)}`),
+          h('span', { className: 'where' }, l10n.t('line {line} · byte {offset}', { line: num(match.line), offset: num(match.offset) })),
           excerpt(match.text),
         );
         option.addEventListener('click', () => {

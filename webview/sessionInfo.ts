@@ -3,8 +3,9 @@
  * warning while saving it fails. Nothing is lost while that lasts, but new outputs will be refused
  * once the journal reaches its limit, so it is said where someone reading outputs will see it.
  */
+import * as l10n from '@vscode/l10n';
 import { h } from './dom';
-import { bytes, plural, time } from './format';
+import { bytes, num, time } from './format';
 import type { SessionStats } from './protocol';
 
 export function renderSession(target: HTMLElement, session: SessionStats | undefined): void {
@@ -13,16 +14,17 @@ export function renderSession(target: HTMLElement, session: SessionStats | undef
     return;
   }
   const sep = (): HTMLElement => h('span', { className: 'sep', attrs: { 'aria-hidden': 'true' } }, ' · ');
-  const journal = `journal ${bytes(session.journalBytes)} of ${bytes(session.journalLimitBytes)}`;
+  const journal = l10n.t('journal {used} of {limit}', { used: bytes(session.journalBytes), limit: bytes(session.journalLimitBytes) });
   const facts = h(
     'div',
     { className: 'session-facts' },
-    'Session ',
+    l10n.t('Session'),
+    ' ',
     h('code', { className: 'session-id' }, session.sessionId),
     sep(),
-    plural(session.outputs, 'output'),
+    session.outputs === 1 ? l10n.t('1 output') : l10n.t('{0} outputs', num(session.outputs)),
     sep(),
-    `${bytes(session.retainedBytes)} of ${bytes(session.quotaBytes)} retained`,
+    l10n.t('{retained} of {quota} retained', { retained: bytes(session.retainedBytes), quota: bytes(session.quotaBytes) }),
     sep(),
     h('span', { className: 'session-journal' }, journal),
   );
@@ -32,13 +34,19 @@ export function renderSession(target: HTMLElement, session: SessionStats | undef
     h(
       'div',
       { className: 'banner warn checkpoint-warning', attrs: { role: 'alert' } },
-      h('strong', {}, 'Saving this session is failing.'),
-      h('span', { className: 'checkpoint-reason' }, `Last checkpoint (${time(error.at)}): ${error.message}`),
+      h('strong', {}, l10n.t('Saving this session is failing.')),
+      h(
+        'span',
+        { className: 'checkpoint-reason' },
+        l10n.t('Last checkpoint ({at}): {reason}', { at: time(error.at), reason: error.message }),
+      ),
       h(
         'span',
         {},
-        `Retained outputs are safe in the journal (${bytes(session.journalBytes)} of its ${bytes(session.journalLimitBytes)} limit) and stay readable; ` +
-          'once it passes the limit, new outputs will be refused until a checkpoint succeeds.',
+        l10n.t(
+          'Retained outputs are safe in the journal ({used} of its {limit} limit) and stay readable; once it passes the limit, new outputs will be refused until a checkpoint succeeds.',
+          { used: bytes(session.journalBytes), limit: bytes(session.journalLimitBytes) },
+        ),
       ),
     );
   target.replaceChildren(facts, warning || '');

@@ -3,6 +3,7 @@
  * the output goes through createTextNode: there is no path from output to markup. Line numbers sit
  * in an aria-hidden, unselectable gutter so a selection copies only the output.
  */
+import * as l10n from '@vscode/l10n';
 import { parseAnsi, type Segment, type Style } from './ansi';
 import { append, h } from './dom';
 
@@ -30,6 +31,20 @@ export interface Rendered {
   marks: HTMLElement[];
 }
 
+/**
+ * Lines per chunk. Chunks, not lines, carry `content-visibility: auto`: measured in nested
+ * cross-origin iframes (as VS Code's webviews are), a 4096-line page rendered with the property on
+ * every line took as long as without it, and with it on chunks of 64 lines about a tenth of that
+ * (CONTRIBUTING.md, "Painting in the real host").
+ */
+export const CHUNK_LINES = 64;
+
+/** The row of line `index` (0-based) of what renderText last put in `container`. */
+export function lineRow(container: HTMLElement, index: number): HTMLElement | undefined {
+  if (index < 0) return undefined;
+  return container.children[Math.floor(index / CHUNK_LINES)]?.children[index % CHUNK_LINES] as HTMLElement | undefined;
+}
+
 export function renderText(container: HTMLElement, text: string, options: RenderOptions): Rendered {
   const items = toItems(text, options);
   const lines = splitLines(items);
@@ -40,8 +55,17 @@ export function renderText(container: HTMLElement, text: string, options: Render
   const digits = first === undefined ? 0 : String(first + lines.length).length;
   container.style.setProperty('--gutter', first === undefined ? '0px' : `${Math.max(4, digits) + 2}ch`);
   // Plain blocks with a hanging indent, not a flex row per line: a 4096-line page lays out fast.
+  // Rows go in chunks of CHUNK_LINES, and `content-visibility: auto` is on the chunk (see the CSS).
+  let chunk: HTMLElement | undefined;
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index];
+    if (index % CHUNK_LINES === 0) {
+      chunk = document.createElement('div');
+      chunk.className = 'chunk';
+      // Its height while skipped: one line each (the remembered real height once it was shown).
+      chunk.style.setProperty('--lines', String(Math.min(CHUNK_LINES, lines.length - index)));
+      fragment.appendChild(chunk);
+    }
     const row = document.createElement('div');
     row.className = 'line';
     if (first !== undefined) {
@@ -64,7 +88,7 @@ export function renderText(container: HTMLElement, text: string, options: Render
     row.appendChild(body);
     // The empty "line" after a final newline: kept in the DOM (the text stays exact), not shown.
     if (index === lines.length - 1 && index > 0 && line.length === 0) row.classList.add('trailing');
-    fragment.appendChild(row);
+    chunk!.appendChild(row);
   }
   container.replaceChildren(fragment);
   return { lines: lines.length, marks };
@@ -141,7 +165,7 @@ function renderLine(body: HTMLElement, line: Item[], highlight: RegExp | undefin
       continue;
     }
     if (item.kind === 'marker') {
-      body.appendChild(h('mark', { className: 'omission', attrs: { 'aria-label': `Omission marker: ${item.text}` } }, item.text));
+      body.appendChild(h('mark', { className: 'omission', attrs: { 'aria-label': l10n.t('Omission marker: {0}', item.text) } }, item.text));
       if (item.action) {
         const action = item.action;
         body.appendChild(
