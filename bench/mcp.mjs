@@ -116,6 +116,8 @@ try {
   const stdioId = await retainThroughServer(stdio);
   const httpId = await retainThroughServer(httpClient);
   const { outputId: localId } = await store.retain(text, { tool: 'bench' });
+  // Let the three stores' background checkpoints of the fresh copy finish: reads are timed, not saves.
+  await new Promise((resolve) => setTimeout(resolve, 3000));
   // The paging offsets: the chain of nextOffsets from 0, wrapping at the end.
   const pageOffsets = [];
   for (let offset = 0; pageOffsets.length < WARMUP + REPS;) {
