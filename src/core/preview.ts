@@ -11,7 +11,7 @@ import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from './toolNames';
 import type { NotableDigest, NotableLine } from './types';
 import type { NotableKind } from './notable/patterns';
 import { scanNotable } from './notable/scanner';
-import { renderNotableBlock } from './notable/render';
+import { renderNotableBlock, textBytesFor } from './notable/render';
 
 /** `json` is told apart from `generic` by the first byte anyway; say it when it is known. */
 export type PreviewKind = 'command' | 'search' | 'json' | 'generic';
@@ -215,10 +215,13 @@ function notableSection(
       skip.end < end ? scanNotable(bytes, kind, { from: skip.end, to: end }) : undefined,
     );
   };
+  // Narrowing keeps the lines as long as the first rendering had them.
+  const textMax = textBytesFor(budget - 1);
   const render = (omitted: NotableDigest | undefined, room: number): NotableSection => {
     const rendered = renderNotableBlock(
       { omitted, dropped: options.dropped, droppedBytes: options.droppedBytes, gapOffset: gap, readable: options.outputId !== undefined },
       room - 1,
+      textMax,
     );
     const facts: NotableSection['facts'] = { shown: rendered.shown };
     if (omitted) facts.omitted = omitted.counts;

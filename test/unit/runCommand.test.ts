@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { runCommand, type CommandResult } from '../../src/core/capture/runCommand';
+import { gapMarker } from '../../src/core/capture/headTailBuffer';
 import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
 import { DEFAULT_LIMITS, KiB, MiB } from '../../src/core/limits';
 import { namedReadCall, readThrough, rejectsWith } from './helpers/assertions';
@@ -39,7 +40,11 @@ async function assertPreviewMatchesCopy(
   assert.ok(result.preview.startsWith(head), "the preview starts with the copy's [0, from)");
   assert.ok(result.preview.endsWith(tail), "the preview ends with the copy's [to, total)");
   const middle = result.preview.slice(head.length, result.preview.length - tail.length);
-  assert.match(middle, /^\n?\[\.\.\. \d+ bytes omitted: [^\n]*\]\n?$/, 'between head and tail there is only the marker');
+  assert.match(
+    middle,
+    /^\n?\[\.\.\. \d+ bytes omitted: [^\n]*\](\n\[notable lines in the omitted part: [^\n]*:(\n[^\n]+)*\])?\n?$/,
+    'between head and tail there is only the marker (and the notable lines it lists)',
+  );
   // What the preview omitted, read back page by page from the offset it names, up to `to`.
   let omitted = '';
   let offset = call.offset;
@@ -126,6 +131,15 @@ describe('runCommand: capture', function () {
     assert.deepEqual([last.hasMore, last.complete], [false, false]);
     assert.ok(paged.text.endsWith('stderr line 123\n'));
     assert.match(result.preview, /The retained copy is itself incomplete/);
+    // The capture scanned what it dropped and found nothing notable there; the copy keeps that digest.
+    assert.match(result.preview, /bytes dropped at capture \(output lines \d+-\d+, NOT in the copy\) the capture saw no notable lines/);
+    assert.deepEqual(info.notable?.counts, { error: 0, summary: 0, warning: 0 });
+    const keptTail = info.totalBytes - info.gapOffset! - Buffer.byteLength(gapMarker(info.droppedBytes, result.merged.totalBytes));
+    assert.deepEqual(
+      [info.notable?.from, info.notable?.to],
+      [info.gapOffset, result.merged.totalBytes - keptTail],
+      'it covers exactly the dropped bytes',
+    );
   });
 
   it('with the default 8 MiB caps, the 21 MiB output keeps stderr whole and retains an 8 MiB copy', async () => {

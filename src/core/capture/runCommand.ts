@@ -9,9 +9,10 @@ import { RecallError, describeError } from '../errors';
 import { DEFAULT_LIMITS } from '../limits';
 import { previewHeadTail } from '../preview';
 import { retainOrExplain } from '../retention';
-import type { RecallStore } from '../types';
+import type { NotableDigest, RecallStore } from '../types';
 import { HeadTailBuffer, type CappedBytes } from './headTailBuffer';
 import { killTree, signalGroup, spawnShell } from './processTree';
+import { splitFailureBudget, stderrExcerpt } from './stderrExcerpt';
 import { RUN_COMMAND_TOOL } from '../toolNames';
 
 export interface RunCommandOptions {
@@ -58,6 +59,14 @@ export interface CommandResult {
   /** 'not-needed': the preview is the whole output. */
   recovery: 'retained' | 'not-needed' | 'unavailable';
   recoveryReason?: string;
+  /**
+   * When the command failed (non-zero exit, a signal, a timeout) and the preview is not the whole
+   * output: stderr alone, head and tail, as a titled section to show beside the preview. The
+   * preview and this section share the preview budget.
+   */
+  stderrExcerpt?: string;
+  /** The notable lines the capture saw in the bytes it dropped (also retained with the copy). */
+  droppedNotable?: NotableDigest;
 }
 
 /** After the shell exits, how long to wait for pipes still held open by its background children. */
@@ -106,6 +115,7 @@ export async function runCommand(
   };
 
   const copy = captured.merged;
+  const failed = captured.timedOut || captured.signal !== null || (captured.exitCode !== null && captured.exitCode !== 0);
   if (copy.complete && copy.bytes.length <= previewBytes) {
     const whole = copy.bytes.toString('utf8');
     // Invalid bytes decode to U+FFFD (3 bytes each): binary output can outgrow the preview budget.
@@ -117,6 +127,7 @@ export async function runCommand(
     complete: copy.complete,
     droppedBytes: copy.droppedBytes,
     gapOffset: copy.gapOffset,
+    notable: copy.dropped,
     extra: {
       previewBytes,
       exitCode: captured.exitCode,
@@ -129,14 +140,22 @@ export async function runCommand(
     },
   });
   const outputId = retained?.outputId;
+  const split = failed && !captured.cancelled ? splitFailureBudget(previewBytes, stderr.totalBytes) : { merged: previewBytes, stderr: 0 };
   const preview = previewHeadTail(copy.bytes, {
-    budgetBytes: previewBytes,
+    budgetBytes: split.merged,
     kind: 'command',
     outputId,
     copyComplete: copy.complete,
     unavailableReason: recoveryReason,
+    dropped: copy.dropped,
+    droppedBytes: copy.droppedBytes,
+    gapOffset: copy.gapOffset,
   });
-  return {
+  const excerpt =
+    split.stderr > 0
+      ? stderrExcerpt(captured.stderrBytes(), split.stderr, { status: failure(captured), totalBytes: stderr.totalBytes, outputId })
+      : '';
+  const result: CommandResult = {
     ...base,
     preview: preview.text,
     previewTruncated: preview.truncated,
@@ -144,6 +163,16 @@ export async function runCommand(
     recovery: outputId ? 'retained' : 'unavailable',
     recoveryReason,
   };
+  if (excerpt) result.stderrExcerpt = excerpt;
+  if (copy.dropped) result.droppedNotable = copy.dropped;
+  return result;
+}
+
+/** How a failed command ended, in the words of the result's status line. */
+function failure(captured: Captured): string {
+  if (captured.timedOut) return 'timed out';
+  if (captured.signal) return `killed by ${captured.signal}`;
+  return `exit code ${captured.exitCode}`;
 }
 
 type StreamCount = Pick<CappedBytes, 'totalBytes' | 'droppedBytes' | 'complete'>;
@@ -152,6 +181,8 @@ interface Captured {
   /** The streams are capped like the merged copy, but only counted: the merged copy is what is kept. */
   stdout: StreamCount;
   stderr: StreamCount;
+  /** stderr's captured bytes (head, gap marker and tail when capped), built only when asked for. */
+  stderrBytes: () => Buffer;
   merged: CappedBytes;
   exitCode: number | null;
   signal: NodeJS.Signals | null;
@@ -169,10 +200,12 @@ function capture(
 ): Promise<Captured> {
   const out = new HeadTailBuffer(streamCap);
   const err = new HeadTailBuffer(streamCap);
-  const merged = new HeadTailBuffer(mergedCap);
+  // What the copy drops past its cap is scanned on its way out, so the preview can still name it.
+  const merged = new HeadTailBuffer(mergedCap, { notable: 'command' });
   const finish = (exitCode: number | null, signal: NodeJS.Signals | null, flags: { timedOut: boolean; cancelled: boolean }): Captured => ({
     stdout: out.summary(),
     stderr: err.summary(),
+    stderrBytes: () => err.finish().bytes,
     merged: merged.finish(),
     exitCode,
     signal,

@@ -117,19 +117,25 @@ const isLetter = (code: number): boolean => (code | 0x20) >= 0x61 && (code | 0x2
 const isUpper = (code: number): boolean => code >= 0x41 && code <= 0x5a;
 
 /**
- * The class of one hit of the scan at `index` in `text` (`word` is what matched), reading a few
- * characters of context: a count beside an error word ("0 errors", "failed: 3", "3 failed") or a
- * negation ("no errors") makes a summary. Returns undefined for a hit that is not notable after all.
+ * What one hit says about its line: a class, or `count` — an error or warning word with a count
+ * beside it ("0 errors", "failed: 3", "3 failed") or negated ("no errors"), which makes a summary
+ * line unless the line also has a plain error word ("ERROR job 1000 failed" is an error).
  */
-export function classifyHit(text: string, index: number, word: string, kind: NotableKind): NotableClass | undefined {
+export type HitClass = NotableClass | 'count';
+
+/**
+ * The class of one hit of the scan at `index` in `text` (`word` is what matched), from a few
+ * characters of context. Returns undefined for a hit that is not notable after all.
+ */
+export function classifyHit(text: string, index: number, word: string, kind: NotableKind): HitClass | undefined {
   if (word.charCodeAt(word.length - 1) === 0x3a) return classifyJsonKey(text, index, word);
   const known = WORD_CLASS.get(word.toLowerCase());
   if (!known) return undefined;
   if (index > 0 && isLetter(text.charCodeAt(index - 1)) && !compoundName(text, index, word)) return undefined;
   if (known.fixed) return known.class;
-  if (known.class === 'warning') return countNear(text, index, word.length) ? 'summary' : 'warning';
+  if (known.class === 'warning') return countNear(text, index, word.length) ? 'count' : 'warning';
   if (known.class === 'summary') return 'summary';
-  if (countNear(text, index, word.length) || negated(text, index)) return 'summary';
+  if (countNear(text, index, word.length) || negated(text, index)) return 'count';
   if (kind === 'search' && looksLikeSearchHit(text, index)) return undefined;
   return 'error';
 }
@@ -167,9 +173,13 @@ function negated(text: string, index: number): boolean {
  * it are what was searched for, not the tool's own errors.
  */
 function looksLikeSearchHit(text: string, index: number): boolean {
-  const start = text.lastIndexOf('\n', index) + 1;
-  return /^[^\s:]{1,300}[:-]\d{1,9}[:-]/.test(text.slice(start, Math.min(text.length, start + 320)));
+  // Only the prefix can say so, and it is short: a line start further back than that is no result line.
+  let start = index;
+  while (start > 0 && index - start < PREFIX_CHARS && text.charCodeAt(start - 1) !== 0x0a) start--;
+  if (start > 0 && text.charCodeAt(start - 1) !== 0x0a) return false;
+  return /^[^\s:]{1,300}[:-]\d{1,9}[:-]/.test(text.slice(start, Math.min(text.length, start + PREFIX_CHARS)));
 }
+const PREFIX_CHARS = 320;
 
 /**
  * A JSON key hit (`stem…":` at `index`): kept when the key's opening quote is at most 30 characters
@@ -184,9 +194,11 @@ function classifyJsonKey(text: string, index: number, match: string): NotableCla
   const before = text.charCodeAt(index - 1);
   if (open !== index - 1 && isLetter(before) && !isUpper(text.charCodeAt(index))) return undefined;
   const key = text.slice(open + 1, index + match.lastIndexOf('"')).toLowerCase();
-  const empty = emptyValue(text, index + match.length);
-  if (key.includes('warn')) return empty ? 'summary' : 'warning';
-  if (/error|fail/.test(key) && !/count|total|num/.test(key) && !empty) return 'error';
+  // A number, or nothing (0, null, false, "", [], {}), is a count or a status; anything else names
+  // the error or warning itself.
+  const plain = countOrEmpty(text, index + match.length);
+  if (key.includes('warn')) return plain ? 'summary' : 'warning';
+  if (/error|fail/.test(key) && !/count|total|num/.test(key) && !plain) return 'error';
   return 'summary';
 }
 
@@ -195,7 +207,7 @@ function isKeyChar(code: number): boolean {
   return isLetter(code) || isDigit(code) || code === 0x5f || code === 0x24 || code === 0x2d;
 }
 
-/** Whether the JSON value at `at` is 0, null, false, an empty string, array or object. */
-function emptyValue(text: string, at: number): boolean {
-  return /^\s{0,8}(?:0(?![\d.])|null\b|false\b|""|\[\s{0,8}\]|\{\s{0,8}\})/.test(text.slice(at, at + 24));
+/** Whether the JSON value at `at` is a number, null, false, or an empty string, array or object. */
+function countOrEmpty(text: string, at: number): boolean {
+  return /^\s{0,8}(?:-?\d|null\b|false\b|""|\[\s{0,8}\]|\{\s{0,8}\})/.test(text.slice(at, at + 24));
 }

@@ -28,8 +28,6 @@ export interface NotableBlock {
 /** Shortest text worth showing for a line, and the longest. */
 const MIN_TEXT = 40;
 const MAX_TEXT = 160;
-/** Below this budget the block is only its counts. */
-export const MIN_BLOCK_BYTES = 120;
 
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
@@ -44,15 +42,17 @@ function describeCounts(counts: NotableDigest['counts']): string {
 
 const total = (counts: NotableDigest['counts']): number => counts.error + counts.summary + counts.warning;
 
+/** How much of each line a block of `budgetBytes` shows. */
+export const textBytesFor = (budgetBytes: number): number => Math.max(MIN_TEXT, Math.min(MAX_TEXT, Math.floor(budgetBytes / 6)));
+
 /**
  * The block for `input` in at most `budgetBytes` UTF-8 bytes (newline included at its end), or ''
- * when there is nothing to say or no room to say it.
+ * when there is nothing to say or no room to say it; each line clipped to `textMax` bytes.
  */
-export function renderNotableBlock(input: NotableBlockInput, budgetBytes: number): NotableBlock {
+export function renderNotableBlock(input: NotableBlockInput, budgetBytes: number, textMax = textBytesFor(budgetBytes)): NotableBlock {
   const omitted = input.omitted && total(input.omitted.counts) > 0 ? input.omitted : undefined;
   const dropped = input.dropped;
-  if ((!omitted && !dropped) || budgetBytes < MIN_BLOCK_BYTES) return { text: '', shown: [] };
-  const textMax = Math.max(MIN_TEXT, Math.min(MAX_TEXT, Math.floor(budgetBytes / 6)));
+  if (!omitted && !dropped) return { text: '', shown: [] };
   const candidates = rankNotable(
     [...(omitted?.lines ?? []), ...(dropped?.lines ?? []).map((line) => ({ ...line, dropped: true }))],
     input.gapOffset ?? 0,

@@ -7,7 +7,15 @@
 import type { NotableDigest } from '../types';
 import { boundaryAtOrAfter, boundaryAtOrBefore, countNewlines, decodeUtf8 } from '../utf8';
 import { DigestBuilder } from './digest';
-import { CLASS_RANK, MAX_HIT_BYTES, SCANS, classifyHit, type NotableClass, type NotableKind } from './patterns';
+import { MAX_HIT_BYTES, SCANS, classifyHit, type HitClass, type NotableClass, type NotableKind } from './patterns';
+
+/**
+ * Which hit names a line that has several: a summary line counts failures ("test result: FAILED.
+ * 3 passed"), so a summary word wins over an error word; an error word over a counted one ("ERROR
+ * job 1000 failed"), which still makes a summary line over a warning ("0 errors, 2 warnings").
+ */
+const LINE_RANK: Record<HitClass, number> = { summary: 0, error: 1, count: 2, warning: 3 };
+const reported = (cls: HitClass): NotableClass => (cls === 'count' ? 'summary' : cls);
 
 /** Bytes of a line kept as an entry's text (and used to tell repeats apart). */
 export const TEXT_BYTES = 160;
@@ -38,7 +46,7 @@ export interface ScanStart {
 }
 
 interface Pending {
-  class: NotableClass;
+  class: HitClass;
 }
 
 export class NotableScanner {
@@ -55,6 +63,12 @@ export class NotableScanner {
   private pending: Pending | undefined;
   /** The last bytes of the previous chunk, so a keyword split between chunks is found. */
   private carry: Buffer = Buffer.alloc(0);
+  /**
+   * The first line break at or after the last position asked about in the current chunk (its
+   * length when there is none). Positions asked about only grow within a chunk, so finding every
+   * line end costs one pass however many hits a long line has.
+   */
+  private nextBreak = -1;
 
   /**
    * `stable`: the bytes written stay valid and unchanged until `finish`, so entries may point into
@@ -86,6 +100,7 @@ export class NotableScanner {
     if (bytes.length === 0) return;
     const chunk = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const base = this.offset;
+    this.nextBreak = -1;
     let pos = 0;
     if (this.kind !== 'command' || mayHoldCommandWord(chunk, this.carry)) pos = this.scan(chunk, base);
     this.advance(chunk, base, pos, chunk.length);
@@ -94,7 +109,7 @@ export class NotableScanner {
   }
 
   finish(): NotableDigest {
-    if (this.pending) this.report(this.pending.class, this.line, this.lineStart, this.lineHead, 0, this.lineHead.length);
+    if (this.pending) this.report(reported(this.pending.class), this.line, this.lineStart, this.lineHead, 0, this.lineHead.length);
     this.pending = undefined;
     return this.digest.finish({ from: this.from, to: this.offset, fromLine: this.fromLine, toLine: this.line }, lineText);
   }
@@ -117,17 +132,23 @@ export class NotableScanner {
       if (!cls) continue;
       const hit = base + at;
       if (hit - this.lineStart < TEXT_BYTES) {
-        if (!this.pending || CLASS_RANK[cls] < CLASS_RANK[this.pending.class]) this.pending = { class: cls };
-        if (cls === 'error') {
-          // The line is as notable as it gets: skip its other hits.
-          const end = chunk.indexOf(0x0a, Math.max(0, at));
-          regex.lastIndex = end < 0 ? text.length : end + carry.length;
-        }
+        if (!this.pending || LINE_RANK[cls] < LINE_RANK[this.pending.class]) this.pending = { class: cls };
+        // A summary is as much as a line can be: skip the rest of it.
+        if (cls === 'summary') regex.lastIndex = this.breakAfter(chunk, Math.max(0, at)) + carry.length;
       } else {
-        this.reportWindow(cls, chunk, base, at);
+        this.reportWindow(reported(cls), chunk, base, at);
       }
     }
     return pos;
+  }
+
+  /** Position of the first line break in `chunk` at or after `at` (its length when none). */
+  private breakAfter(chunk: Buffer, at: number): number {
+    if (this.nextBreak < at) {
+      const found = chunk.indexOf(0x0a, at);
+      this.nextBreak = found < 0 ? chunk.length : found;
+    }
+    return this.nextBreak;
   }
 
   /** Counts the lines of chunk[from, to): each line break ends the current line and reports it. */
@@ -135,8 +156,8 @@ export class NotableScanner {
     if (from >= to) return;
     let at = from;
     if (this.pending) {
-      const end = chunk.indexOf(0x0a, at);
-      if (end < 0 || end >= to) return;
+      const end = this.breakAfter(chunk, at);
+      if (end >= to) return;
       this.endLine(chunk, base, end);
       at = end + 1;
     }
@@ -153,11 +174,11 @@ export class NotableScanner {
     this.pending = undefined;
     if (this.lineStart >= base) {
       const start = this.lineStart - base;
-      this.report(pending.class, this.line, this.lineStart, chunk, start, Math.min(end, start + TEXT_BYTES));
+      this.report(reported(pending.class), this.line, this.lineStart, chunk, start, Math.min(end, start + TEXT_BYTES));
     } else {
       const more = Math.min(end, TEXT_BYTES - this.lineHead.length);
       const head = more > 0 ? Buffer.concat([this.lineHead, chunk.subarray(0, more)]) : this.lineHead;
-      this.report(pending.class, this.line, this.lineStart, head, 0, head.length);
+      this.report(reported(pending.class), this.line, this.lineStart, head, 0, head.length);
     }
     this.line++;
     this.lineStart = base + end + 1;
@@ -195,7 +216,7 @@ export class NotableScanner {
     const lineStart = Math.max(0, this.lineStart - base + shift);
     const hit = at + shift;
     const start = boundaryAtOrAfter(window, Math.max(lineStart, hit - WINDOW_BEFORE));
-    let end = window.indexOf(0x0a, hit);
+    let end = carried ? window.indexOf(0x0a, hit) : this.breakAfter(chunk, at);
     if (end < 0 || end > start + TEXT_BYTES) end = boundaryAtOrBefore(window, Math.min(window.length, start + TEXT_BYTES));
     this.digest.add({
       class: cls,
