@@ -4,7 +4,7 @@
  */
 import * as l10n from '@vscode/l10n';
 import { h } from './dom';
-import { bytes, bytesExact, num } from './format';
+import { bytes, bytesExact, num, sentences } from './format';
 import type { DescribeResult, PageResult, StreamFacts } from './protocol';
 import { hideTooltip, withTooltip } from './tooltip';
 
@@ -35,7 +35,12 @@ export function computeFlags(d: DescribeResult, page: PageResult | undefined): F
       value: l10n.t('evicted'),
       raw: 'evicted',
       tone: 'error',
-      tip: `${l10n.t('The copy was saved, then evicted to keep the session within its storage quota: its content is gone and read_tool_output answers EVICTED.')} ${unreadable?.message ?? ''}`.trim(),
+      tip: sentences(
+        l10n.t(
+          'The copy was saved, then evicted to keep the session within its storage quota: its content is gone and read_tool_output answers EVICTED.',
+        ),
+        unreadable?.message,
+      ),
     });
   } else if (unreadable) {
     flags.push({
@@ -59,11 +64,11 @@ export function computeFlags(d: DescribeResult, page: PageResult | undefined): F
 
   const gap =
     info.gapOffset !== undefined
-      ? ` ${l10n.t(
+      ? l10n.t(
           'The gap sits at byte {0} of the copy: the bytes before and after that offset were not next to each other in the real output.',
           num(info.gapOffset),
-        )}`
-      : '';
+        )
+      : undefined;
   flags.push(
     info.complete
       ? {
@@ -80,11 +85,14 @@ export function computeFlags(d: DescribeResult, page: PageResult | undefined): F
           value: 'false',
           raw: 'false',
           tone: 'warn',
-          tip: `${l10n.t('complete=false: the copy is not the whole output.')} ${
+          tip: sentences(
+            l10n.t('complete=false: the copy is not the whole output.'),
             info.droppedBytes > 0
               ? l10n.t('{0} were dropped before it was saved.', bytesExact(info.droppedBytes))
-              : l10n.t('The tool reported that bytes were missing before it was saved.')
-          }${gap} ${l10n.t('Every page, the last one included, reports complete=false.')}`,
+              : l10n.t('The tool reported that bytes were missing before it was saved.'),
+            gap,
+            l10n.t('Every page, the last one included, reports complete=false.'),
+          ),
         },
   );
 
@@ -132,7 +140,13 @@ export function computeFlags(d: DescribeResult, page: PageResult | undefined): F
               : bytes(info.droppedBytes),
           raw: String(info.droppedBytes),
           tone: 'warn',
-          tip: `${l10n.t('{0} of the output are not in the copy: capture kept the head and the tail and dropped the middle.', bytesExact(info.droppedBytes))}${gap || ` ${l10n.t('Where they were dropped is not recorded.')}`}`,
+          tip: sentences(
+            l10n.t(
+              '{0} of the output are not in the copy: capture kept the head and the tail and dropped the middle.',
+              bytesExact(info.droppedBytes),
+            ),
+            gap ?? l10n.t('Where they were dropped is not recorded.'),
+          ),
         }
       : {
           key: 'dropped',

@@ -21,6 +21,15 @@ export function bytes(value: number): string {
 export const bytesExact = (value: number): string =>
   value < 1024 ? l10n.t('{0} bytes', num(value)) : l10n.t('{size} ({bytes} bytes)', { size: bytes(value), bytes: num(value) });
 
+/**
+ * Sentences translated one by one, put together: a space after each, as English writes them, but
+ * none after a full-width stop (。！？：), as Chinese writes them. Empty parts are left out.
+ */
+export const sentences = (...parts: (string | undefined)[]): string =>
+  parts
+    .filter((part): part is string => !!part)
+    .reduce((text, part) => (text === '' ? part : /[。！？：）]$/.test(text) ? `${text}${part}` : `${text} ${part}`), '');
+
 export function time(epochMs: number): string {
   const date = new Date(epochMs);
   // The host sets <html lang> to VS Code's display language; a browser test page has its own.

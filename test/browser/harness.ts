@@ -13,6 +13,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { inspectorHtml } from '../../src/extension/inspector/html';
 import { InspectorSession, type InspectorActions } from '../../src/extension/inspector/requestHandler';
 import type { RecallStore } from '../../src/core/types';
+import type { L10nBundle } from '../../webview/protocol';
 import { BODY_CLASS, themeCss, type ThemeName } from './themes';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -109,6 +110,9 @@ export interface OpenOptions {
   offset?: number;
   theme?: ThemeName;
   viewport?: { width: number; height: number };
+  /** The display language and its bundle, handed over in the page as the extension does (html.ts). */
+  language?: string;
+  bundle?: L10nBundle;
 }
 
 let panelCount = 0;
@@ -214,6 +218,8 @@ export class PanelDouble {
       scriptUri: `${origin}/dist/inspector.js`,
       styleUri: `${origin}/dist/inspector.css`,
       nonce: this.nonce,
+      language: this.options.language,
+      bundle: this.options.bundle,
     });
     const theme = this.options.theme ?? 'dark';
     const state = JSON.stringify(this.state ?? null).replace(/</g, '\\u003c');
