@@ -5,10 +5,11 @@
  */
 import { boundaryAtOrAfter, boundaryAtOrBefore, decodeUtf8 } from './utf8';
 
-/** A line up to this many bytes is shown whole; a longer one as a window of this size. */
+/** A line up to this many bytes is shown whole. */
 export const MATCH_LINE_BYTES = 400;
-/** Of a window, how much comes before the match. */
-const WINDOW_BEFORE = 120;
+/** A longer one as a window of at most this many bytes, this many of them before the match. */
+export const MATCH_WINDOW_BYTES = 320;
+const WINDOW_BEFORE = 100;
 
 export interface MatchText {
   text: string;
@@ -28,7 +29,7 @@ export function matchText(bytes: Buffer, lineFrom: number, offset: number, base 
   if (!lineBeganBefore && end - lineFrom <= MATCH_LINE_BYTES) return { text: decodeUtf8(bytes.subarray(lineFrom, end)) };
   // The match starts at most WINDOW_BEFORE bytes in, so the window always holds its start.
   const from = Math.max(lineFrom, boundaryAtOrAfter(bytes, offset - WINDOW_BEFORE));
-  const to = Math.min(end, boundaryAtOrBefore(bytes, from + MATCH_LINE_BYTES));
+  const to = Math.min(end, boundaryAtOrBefore(bytes, from + MATCH_WINDOW_BYTES));
   const text = `${from > lineFrom || lineBeganBefore ? '…' : ''}${decodeUtf8(bytes.subarray(from, to))}${to < end ? '…' : ''}`;
   const window: MatchText['window'] = { from: base + from, to: base + to };
   if (!lineBeganBefore) window.lineBytes = end - lineFrom;

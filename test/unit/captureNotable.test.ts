@@ -3,6 +3,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { HeadTailBuffer, gapMarker } from '../../src/core/capture/headTailBuffer';
 import { runCommand } from '../../src/core/capture/runCommand';
+import { runCommandTool } from '../../src/core/tools/runCommand';
+import { searchToolOutputText } from '../../src/core/tools/searchToolOutput';
 import { splitFailureBudget, stderrExcerpt } from '../../src/core/capture/stderrExcerpt';
 import { MIN_PREVIEW_BUDGET } from '../../src/core/preview';
 import { scanNotable } from '../../src/core/notable/scanner';
@@ -114,13 +116,31 @@ describe('capture: a failing command shows stderr', () => {
       assert.equal(result.previewTruncated, true);
       // In the merged preview it is only one of the omitted part's notable lines; stderr alone shows it.
       assert.equal(result.preview.split('fatal: config').length, 2);
-      assert.match(result.preview, /\nerror line 200001 @\d+: fatal: config file/);
+      // (Where in the merged stream it lands depends on how the two pipes' chunks interleave.)
+      assert.match(result.preview, /\nerror line \d+ @\d+: \d*fatal: config file/);
       assert.match(
         result.stderrExcerpt!,
         /^--- stderr alone \(exit code 3; 43 bytes\) ---\nfatal: config file \/etc\/app.toml not found\n$/,
       );
       const total = Buffer.byteLength(result.preview) + Buffer.byteLength(result.stderrExcerpt!);
       assert.ok(total <= DEFAULT_LIMITS.previewBytes, `${total} bytes`);
+    });
+
+    it('the tool texts carry it: run_command shows stderr alone, search_tool_output what the dropped part held', async () => {
+      const command = 'seq 1 200000; echo "fatal: no space left on device" >&2; seq 1 2000000; exit 4';
+      const context = { store, baseDir: work, defaultTimeoutSeconds: 60, previewBytes: 24 * KiB, streamBytes: 8 * MiB };
+      const { text, result } = await runCommandTool({ command }, context);
+      assert.match(text, /\n--- stderr alone \(exit code 4; 31 bytes\) ---\nfatal: no space left on device$/);
+      assert.equal(result.merged.complete, false);
+      const search = await searchToolOutputText(store, { outputId: result.outputId!, pattern: 'checksum' });
+      assert.match(
+        search,
+        /No match in what was retained \(complete=false\)\. Not in the copy; the capture saw no notable line \(error, warning, summary\) in the \d+ bytes it dropped/,
+      );
+      const long = await runCommandTool({ command: `printf 'key=%0500d value=42\\n' 0; seq 1 100000` }, context);
+      const found = await searchToolOutputText(store, { outputId: long.result.outputId!, pattern: 'value=' });
+      assert.match(found, /"window":\{"from":\d+,"to":\d+,"lineBytes":513\}/);
+      assert.match(found, /A match with "window" shows only that byte range/);
     });
 
     it('no excerpt when the command succeeds, or when its whole output is in the preview', async () => {

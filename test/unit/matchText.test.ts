@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { MATCH_LINE_BYTES, matchText } from '../../src/core/matchText';
+import { MATCH_LINE_BYTES, MATCH_WINDOW_BYTES, matchText } from '../../src/core/matchText';
 
 describe('matchText: what a search match shows of its line', () => {
   it('a line up to MATCH_LINE_BYTES is shown whole, without a window (carriage return dropped)', () => {
@@ -20,7 +20,7 @@ describe('matchText: what a search match shows of its line', () => {
     const { from, to, lineBytes } = shown.window;
     assert.equal(lineBytes, line.length);
     assert.ok(from - 1000 <= at && at + 9 <= to - 1000, 'the window holds the match');
-    assert.ok(to - from <= MATCH_LINE_BYTES);
+    assert.ok(to - from <= MATCH_WINDOW_BYTES);
     assert.equal(shown.text, `…${bytes.subarray(from - 1000, to - 1000).toString()}…`);
     assert.ok(shown.text.includes('NEEDLE=42'));
   });

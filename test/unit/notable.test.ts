@@ -30,6 +30,7 @@ describe('notable lines: patterns', () => {
       'cat: /nope: No such file or directory',
       'fatal: not a git repository',
       'AssertionError: expected 2 to equal 3',
+      '1234fatal: a stderr line glued to an unfinished stdout line',
     ]) {
       assert.equal(classOf(line), 'error', line);
     }

@@ -79,7 +79,11 @@ const WORD_CLASS = new Map<string, WordClass>([
   ['err!', { class: 'error', fixed: true }],
 ]);
 
-const words = (list: string[]): string => `\\b(?:${list.join('|')})\\b`;
+/**
+ * Between word boundaries, except that a digit may come right before: stdout and stderr merged
+ * chunk by chunk glue a line's start to another's unfinished end ("1234fatal: …").
+ */
+const words = (list: string[]): string => `(?<![A-Za-z_])(?:${list.join('|')})\\b`;
 
 /**
  * `TypeError:`, `NullPointerException:`: the keyword ends a longer word, where `\b` does not see
@@ -151,9 +155,10 @@ function compoundName(text: string, index: number, word: string): boolean {
 
 /** "3 failed", "errors: 0", "failures=2": an error word that counts is a summary. */
 function countNear(text: string, index: number, length: number): boolean {
+  // "3 failed" counts; "1234failed" is two lines glued together (see `words`).
   let before = index - 1;
   while (before >= 0 && isSpace(text.charCodeAt(before))) before--;
-  if (before >= 0 && isDigit(text.charCodeAt(before))) return true;
+  if (before >= 0 && before < index - 1 && isDigit(text.charCodeAt(before))) return true;
   let after = index + length;
   while (after < text.length && isSpace(text.charCodeAt(after))) after++;
   const sep = text.charCodeAt(after);

@@ -8,14 +8,12 @@
  * plan has unbounded steps: one RE2 match may scan the rest of the window.
  */
 import { MatcherInput, type RE2JS } from 're2js';
-import { boundaryAtOrAfter, boundaryAtOrBefore, countNewlines, decodeUtf8, isUnitBoundary } from '../utf8';
+import { countNewlines, isUnitBoundary } from '../utf8';
+import { matchText } from '../matchText';
 import type { SearchMatch } from '../types';
 import type { CompiledSearch } from './compile';
 import { literalScanner } from './scanners';
 
-/** Bytes of a line shown around a match. */
-const CONTEXT_BEFORE = 80;
-const CONTEXT_AFTER = 160;
 /** Lines are checked with RE2's DFA this many bytes at a time when no literal narrows them down. */
 const BLOCK_BYTES = 64 * 1024;
 
@@ -60,12 +58,8 @@ export function* searchWindow(search: CompiledSearch, window: SearchWindow, foun
     // takes a maximal ill-formed subpart as one: a match inside one has no readable offset.
     if (offset < acceptFrom || offset >= acceptBefore || !isUnitBoundary(bytes, offset)) return offset < acceptBefore;
     const { line, lineOffset } = lines.at(offset);
-    found.add({
-      offset: window.base + offset,
-      lineOffset,
-      line,
-      text: excerpt(bytes, Math.max(0, lineOffset - window.base), offset, window.base > lineOffset),
-    });
+    const shown = matchText(bytes, Math.max(0, lineOffset - window.base), offset, window.base, window.base > lineOffset);
+    found.add({ offset: window.base + offset, lineOffset, line, ...shown });
     return !found.full;
   };
   if (search.plan === 'literal') {
@@ -146,16 +140,6 @@ class LineTracker {
     this.countedTo = offset;
     return { line: this.line, lineOffset: this.lineStart };
   }
-}
-
-/** The match's line around it, clipped to some context either side (with "…" where clipped). */
-function excerpt(bytes: Buffer, lineFrom: number, offset: number, lineBeganBefore: boolean): string {
-  let end = lineEnd(bytes, offset);
-  if (end > lineFrom && bytes[end - 1] === 0x0d) end--;
-  const from = Math.max(lineFrom, boundaryAtOrBefore(bytes, offset - CONTEXT_BEFORE));
-  const to = Math.min(end, boundaryAtOrAfter(bytes, offset + CONTEXT_AFTER));
-  const text = decodeUtf8(bytes.subarray(from, to));
-  return `${from > lineFrom || lineBeganBefore ? '…' : ''}${text}${to < end ? '…' : ''}`;
 }
 
 /** Runs a search generator to its end (on the caller's thread). */

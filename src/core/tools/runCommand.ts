@@ -90,5 +90,7 @@ function renderCommandResult(result: CommandResult): string {
     result.previewTruncated ? '--- output (head and tail; the marker shows what was omitted) ---' : '--- output ---',
     result.preview,
   );
+  // A failure's cause is usually at the start of stderr, drowned by stdout in the merged preview.
+  if (result.stderrExcerpt) lines.push(result.stderrExcerpt.replace(/\n$/, ''));
   return lines.join('\n');
 }

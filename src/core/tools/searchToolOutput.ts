@@ -1,3 +1,4 @@
+import { describeDropped, droppedMatches } from '../notable/dropped';
 import { READ_TOOL_OUTPUT_TOOL } from '../toolNames';
 import type { RecallStore, SearchOptions } from '../types';
 
@@ -28,11 +29,24 @@ export async function searchToolOutputText(store: RecallStore, input: SearchTool
   };
   const lines = found.matches.map((match) => JSON.stringify(match));
   const first = found.matches[0];
+  // On an incomplete copy, what the capture saw in the part it dropped (its notable lines) can say more.
+  const dropped =
+    found.matches.length === 0 && !found.complete
+      ? await store.info(outputId).then(
+          (info) => droppedMatches(info, pattern, { regex, caseSensitive }),
+          () => undefined,
+        )
+      : undefined;
+  const clipped = found.matches.some((match) => match.window)
+    ? ' A match with "window" shows only that byte range [from, to) of a long line: read from its window.from for more.'
+    : '';
   const advice =
     found.matches.length === 0
       ? found.complete
         ? 'No match in the whole retained output.'
-        : 'No match in what was retained, but the copy is incomplete (complete=false): the text may have been in the dropped part. Say so rather than claiming it is absent.'
-      : `Read around a match with ${READ_TOOL_OUTPUT_TOOL} {"outputId":"${outputId}","offset":${first.lineOffset}} (use a match's lineOffset or offset).${found.truncated ? ' More matches exist: refine the pattern or raise maxMatches (up to 1000).' : ''}`;
+        : dropped
+          ? `No match in what was retained (complete=false). ${describeDropped(dropped)}`
+          : 'No match in what was retained, but the copy is incomplete (complete=false): the text may have been in the dropped part. Say so rather than claiming it is absent.'
+      : `Read around a match with ${READ_TOOL_OUTPUT_TOOL} {"outputId":"${outputId}","offset":${first.lineOffset}} (use a match's lineOffset or offset).${clipped}${found.truncated ? ' More matches exist: refine the pattern or raise maxMatches (up to 1000).' : ''}`;
   return [JSON.stringify(summary), ...lines, advice].join('\n');
 }
