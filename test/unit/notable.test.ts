@@ -31,13 +31,21 @@ describe('notable lines: patterns', () => {
       'fatal: not a git repository',
       'AssertionError: expected 2 to equal 3',
       '1234fatal: a stderr line glued to an unfinished stdout line',
+      '2024-05-18 数据库连接错误: 连接被拒绝',
+      'ファイルの保存に失敗しました',
+      '요청 처리 중 오류 발생',
     ]) {
       assert.equal(classOf(line), 'error', line);
     }
   });
 
   it('tells warnings and summary lines (counts, totals, exit codes) from errors', () => {
-    for (const line of ['warning: unused variable `x`', 'WARN  [cache] slow', 'DeprecationWarning: Buffer() is deprecated']) {
+    for (const line of [
+      'warning: unused variable `x`',
+      'WARN  [cache] slow',
+      'DeprecationWarning: Buffer() is deprecated',
+      '警告: 磁盘空间不足',
+    ]) {
       assert.equal(classOf(line), 'warning', line);
     }
     for (const line of [
@@ -51,6 +59,7 @@ describe('notable lines: patterns', () => {
       'Total: 48213.07',
       'Build succeeded.',
       'Results: 12 of 12',
+      '总计: 48213.07 元',
     ]) {
       assert.equal(classOf(line), 'summary', line);
     }
@@ -64,6 +73,7 @@ describe('notable lines: patterns', () => {
       'errorHandler registered',
       'the results are in', // "results" only before ":" or "="
       'GET /api/failover-test 200',
+      '用户登录成功',
     ]) {
       assert.equal(classOf(line), undefined, line);
     }

@@ -66,6 +66,33 @@ const RESULT_WORDS = 'results?(?=\\s{0,3}[:=])';
 /** Search tools' own summaries: "12 matches", "No matches found". */
 const SEARCH_WORDS = ['matches', 'no matches', 'hits', 'file searched', 'files searched'];
 
+/**
+ * Chinese, Japanese and Korean words for error, failure, exception, warning and total. They have
+ * no word boundaries, and the scan reads latin1, so each is matched as its UTF-8 bytes.
+ */
+const CJK_WORDS: [string, NotableClass][] = [
+  ['错误', 'error'],
+  ['失败', 'error'],
+  ['异常', 'error'],
+  ['致命', 'error'],
+  ['エラー', 'error'],
+  ['失敗', 'error'],
+  ['例外', 'error'],
+  ['오류', 'error'],
+  ['실패', 'error'],
+  ['警告', 'warning'],
+  ['경고', 'warning'],
+  ['总计', 'summary'],
+  ['合计', 'summary'],
+  ['合計', 'summary'],
+];
+const asLatin1 = (word: string): string => Buffer.from(word, 'utf8').toString('latin1');
+/** The lead bytes of those words, for the scanner's cheap check that a chunk may hold a keyword. */
+export const CJK_LEAD_BYTES: readonly number[] = [...new Set(CJK_WORDS.map(([word]) => Buffer.from(word, 'utf8')[0]))];
+const CJK_SOURCE = CJK_WORDS.map(([word]) =>
+  [...asLatin1(word)].map((c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join(''),
+).join('|');
+
 interface WordClass {
   class: NotableClass;
   fixed: boolean;
@@ -77,6 +104,8 @@ const WORD_CLASS = new Map<string, WordClass>([
   ...WARNING_WORDS.map((w): [string, WordClass] => [w, { class: 'warning', fixed: false }]),
   ...[...SUMMARY_WORDS, ...SEARCH_WORDS, 'result', 'results'].map((w): [string, WordClass] => [w, { class: 'summary', fixed: true }]),
   ['err!', { class: 'error', fixed: true }],
+  // (Lower-cased as latin1, as `classifyHit` looks them up; a count beside one still makes a summary.)
+  ...CJK_WORDS.map(([word, cls]): [string, WordClass] => [asLatin1(word).toLowerCase(), { class: cls, fixed: cls === 'summary' }]),
 ]);
 
 /**
@@ -100,7 +129,7 @@ const COMPOUND = '(?:error|exception)\\b|\\bERR!';
 const JSON_KEY = '(?:total|count|summary|error|fail|pass|status|result|exit|success|warn|skip)[\\w$-]{0,30}"\\s{0,8}:';
 
 const COMMAND_WORDS = [...ERROR_WORDS, ...FIXED_ERROR_WORDS, ...WARNING_WORDS, ...SUMMARY_WORDS, RESULT_WORDS];
-const COMMAND_SOURCE = `${words(COMMAND_WORDS)}|${COMPOUND}`;
+const COMMAND_SOURCE = `${words(COMMAND_WORDS)}|${COMPOUND}|${CJK_SOURCE}`;
 
 /**
  * One global scan per kind, built once; every user resets `lastIndex`. JSON gets its key pattern
@@ -109,7 +138,7 @@ const COMMAND_SOURCE = `${words(COMMAND_WORDS)}|${COMPOUND}`;
 export const SCANS: Readonly<Record<NotableKind, RegExp>> = {
   command: new RegExp(COMMAND_SOURCE, 'gi'),
   json: new RegExp(`${JSON_KEY}|${COMMAND_SOURCE}`, 'gi'),
-  search: new RegExp(`${words([...COMMAND_WORDS, ...SEARCH_WORDS])}|${COMPOUND}`, 'gi'),
+  search: new RegExp(`${words([...COMMAND_WORDS, ...SEARCH_WORDS])}|${COMPOUND}|${CJK_SOURCE}`, 'gi'),
 };
 
 /** The longest text one scan hit can span; a chunked scan re-reads this much across a boundary. */

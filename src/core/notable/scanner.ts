@@ -7,7 +7,7 @@
 import type { NotableDigest } from '../types';
 import { boundaryAtOrAfter, boundaryAtOrBefore, countNewlines, decodeUtf8 } from '../utf8';
 import { DigestBuilder } from './digest';
-import { MAX_HIT_BYTES, SCANS, classifyHit, type HitClass, type NotableClass, type NotableKind } from './patterns';
+import { CJK_LEAD_BYTES, MAX_HIT_BYTES, SCANS, classifyHit, type HitClass, type NotableClass, type NotableKind } from './patterns';
 
 /**
  * Which hit names a line that has several: a summary line counts failures ("test result: FAILED.
@@ -32,7 +32,7 @@ function mayHoldCommandWord(chunk: Buffer, carry: Buffer): boolean {
   for (const byte of VOWELS) if (chunk.includes(byte) || carry.includes(byte)) return true;
   return false;
 }
-const VOWELS = [0x65, 0x61, 0x6f, 0x45, 0x41, 0x4f];
+const VOWELS = [0x65, 0x61, 0x6f, 0x45, 0x41, 0x4f, ...CJK_LEAD_BYTES];
 
 export interface ScanStart {
   /** Stream offset of the first byte written (default 0). */
