@@ -16,6 +16,7 @@ import { ReadFilePageTool } from './tools/readFilePageTool';
 import { RunCodeTool } from './tools/runCodeTool';
 import { RecallParticipant, registerRecallParticipant } from './chat/recallParticipant';
 import { registerInspector } from './inspector/register';
+import { registerAgents } from './agents/registerAgents';
 
 /**
  * The composition root: builds the parts and registers them. Nothing heavy happens here: sql.js
@@ -58,7 +59,20 @@ export function activate(context: vscode.ExtensionContext): ToolOutputRecallApi 
       vscode.lm.registerTool(RunCommandTool.toolName, new RunCommandTool(sideEffectDeps)),
       vscode.lm.registerTool(RunCodeTool.toolName, new RunCodeTool(sideEffectDeps)),
     );
-    registerInspector(context, { store, onDidChangeOutputs: sessions.onDidChange, log, fireChanged: () => sessions.notifyChanged() });
+    // Other agents' MCP sessions for this workspace: shown (read-only) beside this window's outputs.
+    const agents = registerAgents(context, {
+      own: store,
+      ownChanged: sessions.onDidChange,
+      quotaBytes: () => readSettings().sessionQuotaBytes,
+      log,
+    });
+    registerInspector(context, {
+      store: agents.store,
+      agents: agents.sessions,
+      onDidChangeOutputs: agents.onDidChangeOutputs,
+      log,
+      fireChanged: () => sessions.notifyChanged(),
+    });
     registerRecallParticipant(context, new RecallParticipant(sessions, readSettings, log));
     log.info(`activated in ${(performance.now() - started).toFixed(1)} ms; sessions in ${sessions.dir}`);
     return createApi(sessions);

@@ -17,7 +17,7 @@ export class CopyDocuments implements vscode.TextDocumentContentProvider {
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     const outputId = uri.path.split('/')[1] ?? '';
-    const store = await this.services.store();
+    const store = await this.services.store(outputId);
     // Errors propagate: VS Code shows the engine's message (not found, evicted) instead of a document.
     return decodeUtf8(await store.readAll(outputId));
   }
@@ -46,7 +46,7 @@ export function inspectorActions(services: InspectorServices): InspectorActions 
     },
 
     async openInEditor(outputId, line) {
-      const store = await services.store();
+      const store = await services.store(outputId);
       const info = await store.info(outputId);
       const document = await vscode.workspace.openTextDocument(copyUri(info));
       const position = new vscode.Position(Math.max(0, (line ?? 1) - 1), 0);
@@ -69,7 +69,7 @@ export function inspectorActions(services: InspectorServices): InspectorActions 
     },
 
     async saveAs(outputId) {
-      const store = await services.store();
+      const store = await services.store(outputId);
       const info = await store.info(outputId);
       const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
       const target = await vscode.window.showSaveDialog({

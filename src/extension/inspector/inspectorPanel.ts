@@ -73,7 +73,7 @@ export class InspectorPanel {
     const { services } = context;
     InspectorPanel.open.set(outputId, this);
     this.session = new InspectorSession(
-      inspectorHost(context, (message) => void panel.webview.postMessage(message)),
+      inspectorHost(context, outputId, (message) => void panel.webview.postMessage(message)),
       outputId,
       offset,
     );
@@ -90,7 +90,7 @@ export class InspectorPanel {
   /** Names the tab after the command or title, once the store says what it is. */
   private async retitle(services: InspectorServices): Promise<void> {
     try {
-      this.panel.title = shortName(await (await services.store()).info(this.outputId));
+      this.panel.title = shortName(await (await services.store(this.outputId)).info(this.outputId));
     } catch {
       // The webview shows why (not found, store unavailable); the tab keeps the ID.
     }
@@ -108,11 +108,11 @@ export function shortName(info: Pick<OutputInfo, 'outputId' | 'title' | 'tool'>)
   return name.length > 40 ? `${name.slice(0, 39)}…` : name;
 }
 
-/** What an inspector session (a panel's or the side view's) reads and does through VS Code. */
-export function inspectorHost(context: InspectorContext, post: InspectorHost['post']): InspectorHost {
+/** What an inspector session (a panel's or the side view's) of `outputId` reads and does through VS Code. */
+export function inspectorHost(context: InspectorContext, outputId: string, post: InspectorHost['post']): InspectorHost {
   const { services } = context;
   return {
-    store: () => services.store(),
+    store: () => services.store(outputId),
     post,
     previewBytes: () => vscode.workspace.getConfiguration('toolOutputRecall').get<number>('previewBytes', 24576),
     actions: context.actions,

@@ -136,7 +136,7 @@ export class InspectorView implements vscode.WebviewViewProvider, vscode.Disposa
     this.described = undefined;
     this.page = undefined;
     const session = new InspectorSession(
-      inspectorHost(this.context, (message) => this.post(outputId, message)),
+      inspectorHost(this.context, outputId, (message) => this.post(outputId, message)),
       outputId,
       offset,
     );
@@ -151,7 +151,7 @@ export class InspectorView implements vscode.WebviewViewProvider, vscode.Disposa
     const outputId = this.outputId;
     if (!outputId) return true;
     try {
-      await (await this.context.services.store()).info(outputId);
+      await (await this.context.services.store(outputId)).info(outputId);
       return true;
     } catch (error) {
       // Any other failure (the store unavailable…) is the page's to explain.
@@ -210,7 +210,7 @@ export class InspectorView implements vscode.WebviewViewProvider, vscode.Disposa
   /** Names the output in the view's title bar, once the store says what it is. */
   private async retitle(outputId: string): Promise<void> {
     try {
-      const name = shortName(await (await this.context.services.store()).info(outputId));
+      const name = shortName(await (await this.context.services.store(outputId)).info(outputId));
       if (this.view && this.outputId === outputId) this.view.description = name;
     } catch {
       // The page shows why (not found, store unavailable).

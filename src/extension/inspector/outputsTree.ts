@@ -1,28 +1,41 @@
 /**
- * The "Retained Outputs" tree: the current session's copies, newest first. Incomplete and evicted
- * copies carry a file-decoration badge (the way the SCM view marks files), besides their icon.
+ * The "Retained Outputs" tree: the current session's copies, newest first, then a group per session
+ * that an MCP server keeps for this workspace (another agent's: Claude Code, Codex, Cursor), whose
+ * copies open read-only. Incomplete and evicted copies carry a file-decoration badge (the way the
+ * SCM view marks files), besides their icon.
  */
 import * as vscode from 'vscode';
 import { describeError } from '../../core/errors';
 import type { OutputInfo } from '../../core/types';
 import type { InspectorServices } from './register';
 import { RUN_COMMAND_TOOL } from '../../core/toolNames';
+import type { AgentSessionNode, AgentSessionSummary, TreeNode } from '../agents/agentSessions';
+
+export interface TreeItemSnapshot {
+  id?: string;
+  label: string;
+  description: string;
+  contextValue?: string;
+  children?: TreeItemSnapshot[];
+}
 
 /** Tree items get a resourceUri in this scheme only so the decoration provider can badge them. */
 const DECORATION_SCHEME = 'tool-output-recall-item';
 
-export class OutputsTree implements vscode.TreeDataProvider<OutputInfo>, vscode.FileDecorationProvider, vscode.Disposable {
-  private readonly changeTree = new vscode.EventEmitter<OutputInfo | undefined>();
+export class OutputsTree implements vscode.TreeDataProvider<TreeNode>, vscode.FileDecorationProvider, vscode.Disposable {
+  private readonly changeTree = new vscode.EventEmitter<TreeNode | undefined>();
   private readonly changeDecorations = new vscode.EventEmitter<vscode.Uri[] | undefined>();
   readonly onDidChangeTreeData = this.changeTree.event;
   readonly onDidChangeFileDecorations = this.changeDecorations.event;
-  private view: vscode.TreeView<OutputInfo> | undefined;
+  private view: vscode.TreeView<TreeNode> | undefined;
   private known = new Map<string, OutputInfo>();
+  /** Other agents' outputs shown so far, by ID (for their badges). */
+  private knownAgents = new Map<string, OutputInfo>();
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly services: InspectorServices) {}
 
-  attach(view: vscode.TreeView<OutputInfo>): void {
+  attach(view: vscode.TreeView<TreeNode>): void {
     this.view = view;
   }
 
@@ -35,12 +48,15 @@ export class OutputsTree implements vscode.TreeDataProvider<OutputInfo>, vscode.
     }, 100);
   }
 
+  /** The selected output (a session group is not one). */
   selected(): OutputInfo | undefined {
-    return this.view?.selection[0];
+    const node = this.view?.selection[0];
+    return node && !isGroup(node) ? node : undefined;
   }
 
-  async getChildren(element?: OutputInfo): Promise<OutputInfo[]> {
-    if (element) return [];
+  async getChildren(element?: TreeNode): Promise<TreeNode[]> {
+    if (element) return isGroup(element) ? this.agentOutputs(element) : [];
+    const groups = await this.agentGroups();
     try {
       const store = await this.services.store();
       const outputs = await store.list();
@@ -53,20 +69,64 @@ export class OutputsTree implements vscode.TreeDataProvider<OutputInfo>, vscode.
         this.view.description =
           outputs.length === 0 ? undefined : vscode.l10n.t('{count} retained · {size}', { count: live.length, size: formatSize(size) });
       }
-      return outputs;
+      return [...outputs, ...groups];
     } catch (error) {
       this.services.log.warn(`outputs view: ${describeError(error)}`);
       if (this.view) this.view.message = vscode.l10n.t('Retained outputs cannot be listed: {0}', describeError(error));
+      return groups;
+    }
+  }
+
+  /** A group per session another agent's MCP server keeps for this workspace, after this window's outputs. */
+  private async agentGroups(): Promise<AgentSessionNode[]> {
+    try {
+      return ((await this.services.agents?.list()) ?? []).map((summary) => ({ kind: 'agentSession', summary }));
+    } catch (error) {
+      this.services.log.warn(`outputs view: other agents' sessions: ${describeError(error)}`);
       return [];
     }
   }
 
-  getTreeItem(info: OutputInfo): vscode.TreeItem {
+  private async agentOutputs(group: AgentSessionNode): Promise<TreeNode[]> {
+    try {
+      const outputs = (await this.services.agents?.outputs(group.summary.file)) ?? [];
+      for (const info of outputs) this.knownAgents.set(info.outputId, info);
+      this.changeDecorations.fire(undefined);
+      return outputs.map((info) => ({ ...info, agentSession: group.summary.file }));
+    } catch (error) {
+      this.services.log.warn(`outputs view: ${group.summary.file}: ${describeError(error)}`);
+      void vscode.window.showWarningMessage(vscode.l10n.t("This agent's session cannot be read: {0}", describeError(error)));
+      return [];
+    }
+  }
+
+  /** What the tree shows, groups expanded (the `_toolOutputRecall.outputsTreeItems` command, for tests and diagnostics). */
+  async snapshot(): Promise<TreeItemSnapshot[]> {
+    const describe = async (node: TreeNode): Promise<TreeItemSnapshot> => {
+      const item = this.getTreeItem(node);
+      const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
+      const children = isGroup(node) ? await Promise.all((await this.getChildren(node)).map(describe)) : undefined;
+      return {
+        id: item.id,
+        label,
+        description: String(item.description ?? ''),
+        contextValue: item.contextValue,
+        ...(children ? { children } : {}),
+      };
+    };
+    return Promise.all((await this.getChildren()).map(describe));
+  }
+
+  getTreeItem(node: TreeNode): vscode.TreeItem {
+    if (isGroup(node)) return agentSessionItem(node.summary);
+    const info = node;
     const facts = factsOf(info);
     const item = new vscode.TreeItem(labelOf(info), vscode.TreeItemCollapsibleState.None);
     item.id = info.outputId;
     item.description = [info.tool, formatTime(info.createdAt), formatSize(info.totalBytes), facts.status].filter(Boolean).join(' · ');
-    item.contextValue = info.evicted ? 'output-evicted' : 'output';
+    // Another agent's copies are read-only: their own context value, without Delete.
+    const kind = info.agentSession ? 'agentOutput' : 'output';
+    item.contextValue = info.evicted ? `${kind}-evicted` : kind;
     item.resourceUri = vscode.Uri.from({ scheme: DECORATION_SCHEME, path: `/${info.outputId}` });
     item.iconPath = iconOf(info, facts.failed);
     item.tooltip = tooltipOf(info, facts.status);
@@ -78,7 +138,7 @@ export class OutputsTree implements vscode.TreeDataProvider<OutputInfo>, vscode.
 
   provideFileDecoration(uri: vscode.Uri): vscode.FileDecoration | undefined {
     if (uri.scheme !== DECORATION_SCHEME) return undefined;
-    const info = this.known.get(uri.path.slice(1));
+    const info = this.known.get(uri.path.slice(1)) ?? this.knownAgents.get(uri.path.slice(1));
     if (!info) return undefined;
     if (info.evicted)
       return new vscode.FileDecoration(
@@ -101,6 +161,8 @@ export class OutputsTree implements vscode.TreeDataProvider<OutputInfo>, vscode.
     this.changeDecorations.dispose();
   }
 }
+
+const isGroup = (node: TreeNode): node is AgentSessionNode => (node as AgentSessionNode).kind === 'agentSession';
 
 function labelOf(info: OutputInfo): string {
   const text = (info.title ?? info.tool ?? info.outputId).split('\n')[0].trim() || info.outputId;
@@ -146,6 +208,43 @@ function tooltipOf(info: OutputInfo, status: string | undefined): vscode.Markdow
   ];
   md.appendText(lines.join('\n'));
   return md;
+}
+
+/** A group for another agent's session: who, when, how much, and whether its server still runs. */
+function agentSessionItem(session: AgentSessionSummary): vscode.TreeItem {
+  const who = session.agents.length ? session.agents.join(', ') : vscode.l10n.t('MCP server');
+  const item = new vscode.TreeItem(who, vscode.TreeItemCollapsibleState.Collapsed);
+  item.id = `agentSession:${session.file}`;
+  const state = session.live ? vscode.l10n.t('live') : vscode.l10n.t('ended');
+  const when =
+    session.startedAt !== undefined
+      ? vscode.l10n.t('started {0}', formatTime(session.startedAt))
+      : vscode.l10n.t('written {0}', formatTime(session.modifiedAt));
+  item.description = [when, formatSize(session.bytes), state].join(' · ');
+  item.contextValue = session.live ? 'agentSession-live' : 'agentSession-ended';
+  item.iconPath = new vscode.ThemeIcon(
+    session.live ? 'broadcast' : 'history',
+    session.live ? new vscode.ThemeColor('charts.green') : undefined,
+  );
+  const md = new vscode.MarkdownString();
+  md.appendText(
+    [
+      vscode.l10n.t("{0}'s session, kept by the Tool Output Recall MCP server for {1}", who, session.folder),
+      session.sessionId,
+      ...(session.startedAt !== undefined
+        ? [vscode.l10n.t('Started {0}', new Date(session.startedAt).toLocaleString(vscode.env.language))]
+        : []),
+      vscode.l10n.t('Last written {0}', new Date(session.modifiedAt).toLocaleString(vscode.env.language)),
+      vscode.l10n.t('{size} ({bytes} bytes)', { size: formatSize(session.bytes), bytes: session.bytes.toLocaleString('en-US') }),
+      session.live
+        ? vscode.l10n.t('Live: its server is running; new outputs appear here as it retains them.')
+        : vscode.l10n.t('Ended: no server holds it any more.'),
+      vscode.l10n.t('Read-only in VS Code: its outputs open in the inspector, but only its server changes the session.'),
+    ].join('\n'),
+  );
+  item.tooltip = md;
+  item.accessibilityInformation = { label: [who, item.description].join(', ') };
+  return item;
 }
 
 export function formatSize(bytes: number): string {

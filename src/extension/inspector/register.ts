@@ -11,11 +11,17 @@ import { COPY_SCHEME, CopyDocuments, inspectorActions } from './actions';
 import { InspectorPanel, type InspectorContext } from './inspectorPanel';
 import { INSPECTOR_SIDE_VIEW_ID, InspectorView } from './inspectorView';
 import { OutputsTree } from './outputsTree';
+import type { AgentSessions } from '../agents/agentSessions';
 import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../../core/toolNames';
 
 export interface InspectorServices {
-  /** The current session's store, opened lazily. */
-  store(): Promise<RecallStore>;
+  /**
+   * The store that holds `outputId`: another agent's session (read-only) when the output is one of
+   * theirs, else (and without an ID) the current session's store, opened lazily.
+   */
+  store(outputId?: string): Promise<RecallStore>;
+  /** The sessions MCP servers keep for this workspace (the tree's groups). */
+  agents?: Pick<AgentSessions, 'list' | 'outputs'>;
   /** Fired after a retain, a remove or a session switch. */
   onDidChangeOutputs: vscode.Event<void>;
   log: vscode.LogOutputChannel;
@@ -85,7 +91,7 @@ export function registerInspector(context: vscode.ExtensionContext, services: In
     const outputId = target(arg);
     const opts = openOptions(options);
     // Check first, so a mistyped ID gets the engine's explanation rather than an empty panel.
-    await (await services.store()).info(outputId);
+    await (await services.store(outputId)).info(outputId);
     InspectorPanel.show(panels, outputId, opts.offset, opts.viewColumn);
     return true;
   };
@@ -93,7 +99,7 @@ export function registerInspector(context: vscode.ExtensionContext, services: In
   command('toolOutputRecall.openOutput', openOutput);
   command('toolOutputRecall.showOutputInView', async (arg, options) => {
     const outputId = target(arg);
-    await (await services.store()).info(outputId);
+    await (await services.store(outputId)).info(outputId);
     sideView.show(outputId, openOptions(options).offset);
     await sideView.reveal();
     return true;
@@ -113,7 +119,7 @@ export function registerInspector(context: vscode.ExtensionContext, services: In
   // `{ confirm: false }` as a second argument skips the dialog (scripts and tests, like deleteSession).
   command('toolOutputRecall.deleteOutput', async (arg, options) => {
     const outputId = target(arg);
-    const store = await services.store();
+    const store = await services.store(outputId);
     const info = await store.info(outputId);
     const name = (info.title ?? info.tool ?? outputId).split('\n')[0].slice(0, 80);
     const remove = vscode.l10n.t('Delete');
@@ -144,11 +150,13 @@ export function registerInspector(context: vscode.ExtensionContext, services: In
     sideView,
     vscode.window.registerWebviewViewProvider(INSPECTOR_SIDE_VIEW_ID, sideView, { webviewOptions: { retainContextWhenHidden: false } }),
     view.onDidChangeSelection((event) => {
-      const selected = event.selection[0];
-      if (selected) sideView.show(selected.outputId);
+      const selected = tree.selected();
+      if (selected && event.selection[0] === selected) sideView.show(selected.outputId);
     }),
     // For diagnostics and the real-host test: what the side view shows, as the extension knows it.
     vscode.commands.registerCommand('_toolOutputRecall.inspectorViewState', () => sideView.state()),
+    // Likewise what the Retained Outputs tree shows, other agents' sessions expanded.
+    vscode.commands.registerCommand('_toolOutputRecall.outputsTreeItems', () => tree.snapshot()),
     vscode.window.registerFileDecorationProvider(tree),
     vscode.workspace.registerTextDocumentContentProvider(COPY_SCHEME, new CopyDocuments(services)),
     vscode.window.registerWebviewPanelSerializer(INSPECTOR_VIEW_TYPE, {

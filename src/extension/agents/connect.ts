@@ -1,0 +1,205 @@
+/**
+ * "Connect Other Agents…": installs the stable copy of the MCP server (install.ts) and, after
+ * showing exactly what it will write and asking, adds it to Claude Code (`.mcp.json`), Codex
+ * (`~/.codex/config.toml`) and Cursor (`.cursor/mcp.json`), merged with what is there.
+ *
+ * For scripts and tests the command takes one argument that skips every question:
+ * `{ confirm: false, agents?: AgentId[], folder?: string }` (folder: a workspace folder's path;
+ * agents: default all three). It resolves with what it did (ConnectResult), or undefined when the
+ * person cancelled.
+ */
+import { constants, promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { AGENT_IDS, CONFIG_KEY, agentTarget, type AgentId } from '../../core/agents/agents';
+import { installServer, serverBuild } from '../../core/agents/install';
+import { planFiles, writePlanned, type PlannedFile, type WriteOutcome } from '../../core/agents/plan';
+import { PACKAGE_VERSION } from '../../core/tools/manifest';
+
+export interface ConnectOptions {
+  confirm?: boolean;
+  agents?: AgentId[];
+  folder?: string;
+}
+
+export interface ConnectResult {
+  launcher: string;
+  build: string;
+  files: WriteOutcome[];
+}
+
+/** Where the stable copy lives: the extension's global storage, which outlives updates. */
+export const serverRoot = (context: vscode.ExtensionContext): string => path.join(context.globalStorageUri.fsPath, 'mcp');
+
+export async function connectAgents(
+  context: vscode.ExtensionContext,
+  log: vscode.LogOutputChannel,
+  options: ConnectOptions = {},
+): Promise<ConnectResult | undefined> {
+  const quiet = options.confirm === false;
+  const folder = options.folder ?? (await pickFolder(quiet));
+  if (!folder) return undefined;
+  const agents = options.agents ?? (quiet ? [...AGENT_IDS] : await pickAgents(folder));
+  if (!agents?.length) return undefined;
+  for (const id of agents)
+    if (!AGENT_IDS.includes(id)) throw new Error(vscode.l10n.t('Unknown agent "{0}": expected one of {1}.', id, AGENT_IDS.join(', ')));
+
+  const source = path.join(context.extensionUri.fsPath, 'dist');
+  const root = serverRoot(context);
+  const build = await serverBuild(source, root, PACKAGE_VERSION);
+  const workspace = await fs.realpath(folder);
+  const node = 'node';
+  const planned = await planFiles(agents.map((id) => agentTarget(id, { node, launcher: build.launcher, workspace })));
+  const nodeFound = await onPath(node);
+
+  if (!quiet && !(await confirm(planned, build.launcher, build.build, nodeFound))) return undefined;
+
+  const installed = await installServer(source, root, PACKAGE_VERSION);
+  log.info(
+    `mcp: server build ${installed.build} at ${installed.dir}${installed.copied ? ' (copied)' : ''}; launcher ${installed.launcher}` +
+      (installed.removed.length ? `; removed old builds ${installed.removed.join(', ')}` : ''),
+  );
+  const files = await writePlanned(planned);
+  for (const outcome of files) {
+    const what =
+      outcome.outcome === 'written' ? outcome.change : outcome.outcome === 'unchanged' ? 'unchanged' : `not written (${outcome.why})`;
+    log.info(`mcp: ${outcome.agent} ${outcome.file}: ${what}`);
+  }
+  if (!quiet) report(files);
+  return { launcher: installed.launcher, build: installed.build, files };
+}
+
+/** Refreshes an installed copy after the extension updated: the launcher then runs this version's build. */
+export async function refreshInstalledServer(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): Promise<void> {
+  const root = serverRoot(context);
+  if (!(await fs.stat(path.join(root, 'tool-output-recall-mcp.js')).catch(() => undefined))) return;
+  const source = path.join(context.extensionUri.fsPath, 'dist');
+  const installed = await installServer(source, root, PACKAGE_VERSION);
+  if (installed.relinked) log.info(`mcp: the installed server now runs build ${installed.build}`);
+}
+
+async function pickFolder(quiet: boolean): Promise<string | undefined> {
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  if (folders.length === 0) {
+    throw new Error(
+      vscode.l10n.t('Open a folder first: the server works in a workspace folder, and Claude Code and Cursor keep their servers in it.'),
+    );
+  }
+  if (folders.length === 1 || quiet) return folders[0].uri.fsPath;
+  const picked = await vscode.window.showWorkspaceFolderPick({ placeHolder: vscode.l10n.t('Connect the agents to which folder?') });
+  return picked?.uri.fsPath;
+}
+
+async function pickAgents(folder: string): Promise<AgentId[] | undefined> {
+  const items = AGENT_IDS.map((id) => {
+    const target = agentTarget(id, { node: 'node', launcher: '', workspace: folder });
+    return { id, label: target.name, description: target.file, picked: true };
+  });
+  const picked = await vscode.window.showQuickPick(items, {
+    title: vscode.l10n.t('Connect Other Agents'),
+    placeHolder: vscode.l10n.t('The agents to give the Tool Output Recall MCP server (nothing is written before you confirm)'),
+    canPickMany: true,
+  });
+  return picked?.map((item) => item.id);
+}
+
+/** The modal listing every file and entry; "Show Changes" opens the exact diffs, then asks again. */
+async function confirm(planned: readonly PlannedFile[], launcher: string, build: string, nodeFound: boolean): Promise<boolean> {
+  const write = vscode.l10n.t('Write');
+  const show = vscode.l10n.t('Show Changes');
+  const detail = describePlan(planned, launcher, build, nodeFound);
+  for (;;) {
+    const choice = await vscode.window.showInformationMessage(
+      vscode.l10n.t('Connect other agents to Tool Output Recall?'),
+      { modal: true, detail },
+      write,
+      show,
+    );
+    if (choice === write) return true;
+    if (choice !== show) return false;
+    const document = await vscode.workspace.openTextDocument({ language: 'diff', content: changesText(planned, launcher, build) });
+    await vscode.window.showTextDocument(document, { preview: true });
+  }
+}
+
+function describePlan(planned: readonly PlannedFile[], launcher: string, build: string, nodeFound: boolean): string {
+  const lines = [
+    vscode.l10n.t('Installs the server as {0} (build {1}), which keeps working after the extension updates.', launcher, build),
+  ];
+  if (!nodeFound) lines.push(vscode.l10n.t('Warning: "node" is not on this PATH; the agents need Node.js 20 or later on theirs.'));
+  for (const { target, merge } of planned) {
+    lines.push('');
+    if (!merge.ok) {
+      lines.push(
+        vscode.l10n.t('{agent}: {file} is left as it is: {problem}. Fix it, or add the entry by hand (README, "MCP server").', {
+          agent: target.name,
+          file: target.file,
+          problem: merge.problem,
+        }),
+      );
+      continue;
+    }
+    const kept = merge.others.length ? vscode.l10n.t(' (keeps {0})', merge.others.join(', ')) : '';
+    const what = {
+      create: vscode.l10n.t('creates the file'),
+      add: vscode.l10n.t('adds "{0}"', CONFIG_KEY),
+      replace: vscode.l10n.t('replaces its "{0}" entry', CONFIG_KEY),
+      unchanged: vscode.l10n.t('already has this entry; nothing to write'),
+    }[merge.change];
+    lines.push(`${target.name}: ${target.file}: ${what}${kept}`);
+    if (merge.change !== 'unchanged') lines.push(entryText(planned.find((p) => p.target === target)!));
+    if (target.scope === 'workspace' && merge.change !== 'unchanged') {
+      lines.push(vscode.l10n.t('(In the workspace: it names the launcher path of this machine, so think before committing it.)'));
+    }
+  }
+  return lines.join('\n');
+}
+
+/** The entry as it appears in the file. */
+function entryText({ target }: PlannedFile): string {
+  if (target.format === 'json') return `  "${CONFIG_KEY}": ${JSON.stringify(target.entry)}`;
+  return [`  [mcp_servers.${CONFIG_KEY}]`, ...Object.entries(target.entry).map(([k, v]) => `  ${k} = ${JSON.stringify(v)}`)].join('\n');
+}
+
+function changesText(planned: readonly PlannedFile[], launcher: string, build: string): string {
+  const parts = [`# ${vscode.l10n.t('Tool Output Recall: what Connect Other Agents will write')}`, `# ${launcher} (${build})`, ''];
+  for (const { target, merge, diff } of planned) {
+    if (!merge.ok) parts.push(`# ${target.name}: ${target.file}: ${vscode.l10n.t('left as it is: {0}', merge.problem)}`, '');
+    else if (!diff) parts.push(`# ${target.name}: ${target.file}: ${vscode.l10n.t('unchanged')}`, '');
+    else parts.push(`# ${target.name}`, diff);
+  }
+  return parts.join('\n');
+}
+
+function report(files: readonly WriteOutcome[]): void {
+  const written = files.filter((f) => f.outcome === 'written').map((f) => f.agent);
+  const problems = files.filter((f): f is Extract<WriteOutcome, { outcome: 'skipped' }> => f.outcome === 'skipped');
+  if (written.length) {
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('Connected {0}. Restart them (or reload their MCP servers) to start the server.', written.join(', ')),
+    );
+  } else if (!problems.length) {
+    void vscode.window.showInformationMessage(vscode.l10n.t('The agents already had the server; nothing was written.'));
+  }
+  for (const problem of problems) {
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t('{agent}: {file} was not written: {why}.', { agent: problem.agent, file: problem.file, why: problem.why }),
+    );
+  }
+}
+
+/** Whether `command` is an executable on this process's PATH. */
+async function onPath(command: string): Promise<boolean> {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+    for (const name of process.platform === 'win32' ? [`${command}.exe`, `${command}.cmd`] : [command]) {
+      if (
+        await fs.access(path.join(dir, name), constants.X_OK).then(
+          () => true,
+          () => false,
+        )
+      )
+        return true;
+    }
+  }
+  return false;
+}

@@ -1,0 +1,264 @@
+// Other agents in a real host: a live MCP server process (dist/mcp.js with --workspace the test
+// workspace and its default store, reached over stdio as Claude Code would) retains outputs; the
+// Retained Outputs tree shows its session (agent, live, size) and outputs; the inspector opens them
+// through the read-only view, refuses to delete them, and a new output appears while the server
+// runs; the session shows "ended" once it stops. Then "Connect Other Agents…" merges its entry into
+// the workspace's .mcp.json beside another server, installs a copy of the server that starts on its
+// own, leaves a malformed .cursor/mcp.json alone, and writes nothing when run again.
+import * as assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createInterface } from 'node:readline';
+import * as vscode from 'vscode';
+import { defaultStoreDir } from '../../src/core/agentStore';
+import type { AgentSessionSummary } from '../../src/extension/agents/agentSessions';
+import type { ConnectResult } from '../../src/extension/agents/connect';
+import type { TreeItemSnapshot } from '../../src/extension/inspector/outputsTree';
+import type { InspectorViewState } from '../../src/extension/inspector/inspectorView';
+import { EXTENSION_ID, recallApi, waitFor, workspaceDir } from './helpers/host';
+
+const pkg = require('../../package.json') as { version: string };
+
+/** A stdio MCP client, newline-delimited JSON-RPC, as small as a client can be. */
+class StdioMcp {
+  readonly child: ChildProcess;
+  private nextId = 1;
+  private readonly waiting = new Map<number, (message: { result?: unknown; error?: unknown }) => void>();
+  stderr = '';
+
+  constructor(script: string, args: string[]) {
+    // The host's own runtime as plain Node (in Electron builds this variable makes it one).
+    this.child = spawn(process.execPath, [script, ...args], {
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
+    createInterface({ input: this.child.stdout! }).on('line', (line) => {
+      const message = JSON.parse(line) as { id?: number; result?: unknown; error?: unknown };
+      if (typeof message.id === 'number') this.waiting.get(message.id)?.(message);
+    });
+  }
+
+  request(method: string, params: object): Promise<unknown> {
+    const id = this.nextId++;
+    this.child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${method} timed out; server stderr:\n${this.stderr}`)), 60_000);
+      this.waiting.set(id, (message) => {
+        clearTimeout(timer);
+        if (message.error) reject(new Error(`${method}: ${JSON.stringify(message.error)}`));
+        else resolve(message.result);
+      });
+    });
+  }
+
+  async initialize(name: string): Promise<void> {
+    await this.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name, version: '9.9.9' } });
+    this.child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  }
+
+  async call(tool: string, args: object): Promise<string> {
+    const result = (await this.request('tools/call', { name: tool, arguments: args })) as {
+      content: { text: string }[];
+      isError?: boolean;
+    };
+    const text = result.content.map((part) => part.text).join('');
+    assert.ok(!result.isError, `${tool} failed: ${text}`);
+    return text;
+  }
+
+  /** The client ends a stdio server by closing its stdin. */
+  async close(): Promise<number | null> {
+    const exited = new Promise<number | null>((resolve) => this.child.once('exit', resolve));
+    this.child.stdin!.end();
+    return exited;
+  }
+}
+
+const treeItems = (): Thenable<TreeItemSnapshot[]> =>
+  vscode.commands.executeCommand<TreeItemSnapshot[]>('_toolOutputRecall.outputsTreeItems');
+const agentSessions = (): Thenable<AgentSessionSummary[]> =>
+  vscode.commands.executeCommand<AgentSessionSummary[]>('_toolOutputRecall.agentSessions');
+const viewState = (): Thenable<InspectorViewState> =>
+  vscode.commands.executeCommand<InspectorViewState>('_toolOutputRecall.inspectorViewState');
+const outputIdIn = (text: string): string => {
+  const match = /outputId "(out_[0-9a-f]{24})"/.exec(text);
+  assert.ok(match, `no outputId in:\n${text.slice(0, 600)}`);
+  return match[1];
+};
+
+describe("other agents' sessions", function () {
+  this.timeout(120_000);
+  let server: StdioMcp;
+  let storeDir: string;
+  let first: string;
+  let group: TreeItemSnapshot | undefined;
+  const findGroup = async (): Promise<TreeItemSnapshot | undefined> =>
+    (await treeItems()).find((item) => item.contextValue?.startsWith('agentSession') && item.label === 'Claude Code');
+
+  before(async () => {
+    await recallApi();
+    const workspace = workspaceDir();
+    storeDir = defaultStoreDir(fs.realpathSync(workspace));
+    const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
+    server = new StdioMcp(path.join(ext.extensionPath, 'dist', 'mcp.js'), ['--workspace', workspace]);
+    await server.initialize('claude-code');
+    first = outputIdIn(await server.call('run_command', { command: 'seq 1 30000 | sed "s/^/agent line /"' }));
+  });
+
+  after(async () => {
+    if (server.child.exitCode === null) await server.close();
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    // The session folder of this run's workspace (unique per run) goes with the run.
+    fs.rmSync(storeDir, { recursive: true, force: true });
+  });
+
+  it("shows the live server's session as a group: agent, start time, size, live; its outputs read-only", async () => {
+    await waitFor(
+      'the session in the tree, with its output',
+      async () => {
+        group = await findGroup();
+        return !!group?.children?.some((child) => child.id === first);
+      },
+      20_000,
+      250,
+    );
+    assert.equal(group!.contextValue, 'agentSession-live');
+    assert.match(group!.description, /^started .+ · [\d.]+ (KiB|MiB|B) · live$/);
+    const child = group!.children!.find((c) => c.id === first)!;
+    assert.equal(child.contextValue, 'agentOutput');
+    assert.match(child.label, /seq 1 30000/);
+    const [session] = (await agentSessions()).filter((s) => s.agents.includes('Claude Code'));
+    assert.ok(session.live && session.file.startsWith(storeDir), JSON.stringify(session));
+  });
+
+  it('opens its output in the inspector through the read-only view, page by page', async () => {
+    assert.equal(await vscode.commands.executeCommand('toolOutputRecall.showOutputInView', first), true);
+    let state: InspectorViewState | undefined;
+    await waitFor(
+      'the side view to show the agent output',
+      async () => {
+        state = await viewState();
+        return state.described?.outputId === first && state.page !== undefined;
+      },
+      20_000,
+      100,
+    );
+    const expected = Array.from({ length: 30000 }, (_, i) => `agent line ${i + 1}\n`).join('');
+    assert.equal(state!.page!.totalBytes, Buffer.byteLength(expected));
+    assert.equal(state!.described!.complete, true);
+    assert.equal(await vscode.commands.executeCommand('toolOutputRecall.openOutput', first), true);
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: 'tool-output-recall', path: `/${first}/copy.log` }));
+    assert.equal(doc.getText(), expected, 'the whole copy, as the server retained it');
+  });
+
+  it('refuses to delete it (only its server changes the session) and takes no lock', async () => {
+    assert.equal(await vscode.commands.executeCommand('toolOutputRecall.deleteOutput', first, { confirm: false }), undefined);
+    const group = await findGroup();
+    assert.ok(
+      group?.children?.some((c) => c.id === first),
+      'still there',
+    );
+    const locks = fs.readdirSync(storeDir).filter((name) => name.endsWith('.lock'));
+    assert.equal(locks.length, 1);
+    assert.equal(JSON.parse(fs.readFileSync(path.join(storeDir, locks[0]), 'utf8')).pid, server.child.pid, "the server's lock only");
+  });
+
+  it('shows a new output while the server keeps running', async () => {
+    const second = outputIdIn(await server.call('run_command', { command: 'seq 1 20000 | sed "s/^/second /"' }));
+    await waitFor(
+      'the new output in the tree',
+      async () => {
+        const group = await findGroup();
+        return !!group?.children?.some((c) => c.id === second);
+      },
+      20_000,
+      250,
+    );
+    const children = (await findGroup())!.children!;
+    assert.deepEqual(
+      children.slice(0, 2).map((c) => c.id),
+      [second, first],
+      'newest first',
+    );
+    assert.equal(await vscode.commands.executeCommand('toolOutputRecall.showOutputInView', second), true);
+    await waitFor('the side view on the new output', async () => (await viewState()).described?.outputId === second, 20_000, 100);
+  });
+
+  it('shows the session as ended once the server stops', async () => {
+    assert.equal(await server.close(), 0, server.stderr);
+    await waitFor('the group to say ended', async () => (await findGroup())?.contextValue === 'agentSession-ended', 20_000, 250);
+    assert.match((await findGroup())!.description, / · ended$/);
+  });
+});
+
+describe('Connect Other Agents', function () {
+  this.timeout(120_000);
+  const workspace = (): string => workspaceDir();
+  const mcpJson = (): string => path.join(workspace(), '.mcp.json');
+  const cursorJson = (): string => path.join(workspace(), '.cursor', 'mcp.json');
+  const other = { command: 'other-mcp', args: ['--flag'] };
+
+  after(() => {
+    fs.rmSync(mcpJson(), { force: true });
+    fs.rmSync(path.dirname(cursorJson()), { recursive: true, force: true });
+  });
+
+  it('adds the server to .mcp.json beside another server, with a stable copy that runs on its own', async () => {
+    fs.writeFileSync(mcpJson(), `${JSON.stringify({ mcpServers: { other } }, null, 2)}\n`);
+    const result = await vscode.commands.executeCommand<ConnectResult>('toolOutputRecall.connectAgents', {
+      confirm: false,
+      agents: ['claude-code'],
+    });
+    assert.ok(result, 'the command returned its result');
+    assert.deepEqual(result.files, [{ file: mcpJson(), agent: 'Claude Code', outcome: 'written', change: 'add' }]);
+    const written = JSON.parse(fs.readFileSync(mcpJson(), 'utf8'));
+    assert.deepEqual(Object.keys(written.mcpServers), ['other', 'tool-output-recall']);
+    assert.deepEqual(written.mcpServers.other, other, 'the other server is untouched');
+    assert.deepEqual(written.mcpServers['tool-output-recall'], {
+      command: 'node',
+      args: [result.launcher, '--workspace', fs.realpathSync(workspace())],
+    });
+    // The copy lives outside the extension's folder (which an update replaces).
+    const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
+    assert.ok(!result.launcher.startsWith(ext.extensionPath), result.launcher);
+    assert.ok(result.build.startsWith(`${pkg.version}-`));
+    // The installed copy is a working server: it starts from the launcher and lists the five tools.
+    const copy = new StdioMcp(result.launcher, ['--workspace', workspace()]);
+    try {
+      await copy.initialize('connect-test');
+      const { tools } = (await copy.request('tools/list', {})) as { tools: { name: string }[] };
+      assert.deepEqual(tools.map((t) => t.name).sort(), [
+        'read_file_page',
+        'read_tool_output',
+        'run_code',
+        'run_command',
+        'search_tool_output',
+      ]);
+    } finally {
+      assert.equal(await copy.close(), 0, copy.stderr);
+      fs.rmSync(defaultStoreDir(fs.realpathSync(workspace())), { recursive: true, force: true });
+    }
+  });
+
+  it('writes nothing when run again, and leaves a malformed file as it is', async () => {
+    const before = fs.readFileSync(mcpJson(), 'utf8');
+    fs.mkdirSync(path.dirname(cursorJson()), { recursive: true });
+    fs.writeFileSync(cursorJson(), '{ "mcpServers": { broken ');
+    const result = await vscode.commands.executeCommand<ConnectResult>('toolOutputRecall.connectAgents', {
+      confirm: false,
+      agents: ['claude-code', 'cursor'],
+    });
+    assert.equal(result.files[0].outcome, 'unchanged');
+    assert.equal(fs.readFileSync(mcpJson(), 'utf8'), before);
+    const cursor = result.files[1];
+    assert.equal(cursor.outcome, 'skipped');
+    assert.match(cursor.outcome === 'skipped' ? cursor.why : '', /^it is not valid JSON/);
+    assert.equal(fs.readFileSync(cursorJson(), 'utf8'), '{ "mcpServers": { broken ', 'not overwritten');
+  });
+
+  it('refuses an unknown agent with the names it knows', async () => {
+    assert.equal(await vscode.commands.executeCommand('toolOutputRecall.connectAgents', { confirm: false, agents: ['emacs'] }), undefined);
+  });
+});
