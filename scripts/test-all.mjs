@@ -35,6 +35,13 @@ const suites = [
     when: 'scripts/host/run.mjs',
     limitMs: 40 * MINUTE, // includes installing the host and its browser on a fresh machine
   },
+  // The localization suite again with VS Code in Simplified Chinese (a stub language pack: scripts/host/locale.mjs).
+  {
+    name: 'host-zh-cn',
+    command: ['node', 'scripts/host/run.mjs', '--locale', 'zh-cn', '--grep', 'localization where it runs'],
+    when: 'scripts/host/run.mjs',
+    limitMs: 15 * MINUTE,
+  },
   { name: 'browser', command: ['node', 'test/browser/run.mjs'], when: 'test/browser/run.mjs', limitMs: 15 * MINUTE },
   // The official MCP conformance suite against dist/mcp.js --http, under the host suite's Node 24.
   { name: 'mcp-conformance', command: ['node', 'test/mcp/conformance.mjs'], when: 'test/mcp/conformance.mjs', limitMs: 40 * MINUTE },

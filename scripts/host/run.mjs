@@ -7,7 +7,9 @@
 // its console through window.codeAutomationLog and its exit code through window.codeAutomationExit.
 //
 //   node scripts/host/run.mjs [--vsix <file>] [--grep <pattern>] [--extra-extension <dir>]...
-//                             [--timeout <seconds>] [--keep] [--verbose]
+//                             [--timeout <seconds>] [--locale <id>] [--keep] [--verbose]
+//
+// --locale zh-cn runs VS Code in that display language (a stub language pack: see locale.mjs).
 //
 // Prints `N passed, N failed, N skipped` last; exits 0 only when the host ran the suites and none failed.
 import { spawn, spawnSync } from 'node:child_process';
@@ -38,6 +40,7 @@ import {
   writeUserSettings,
 } from './common.mjs';
 import { ensureHost } from './setup.mjs';
+import { checkLocale, writeStubLanguagePack } from './locale.mjs';
 
 const SCRATCH_PREFIX = 'tor-host-';
 
@@ -64,6 +67,8 @@ const HARMLESS = [
   /authentication provider 'github'|for provider: github/, // no GitHub sign-in offline
   /^Canceled: Canceled/, // the workbench cancelling requests while it stops the extension host
   /^Error: \d+ test\(s\) failed/,
+  // In another display language the workbench asks the (absent) gallery for built-in extensions' translations.
+  /No extension gallery service configured/,
 ];
 
 const { values: opts } = parseArgs({
@@ -72,12 +77,14 @@ const { values: opts } = parseArgs({
     grep: { type: 'string' },
     'extra-extension': { type: 'string', multiple: true, default: [] },
     timeout: { type: 'string', default: process.env.TOR_HOST_TIMEOUT || '600' },
+    locale: { type: 'string', default: 'en' },
     keep: { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: !!process.env.TOR_HOST_VERBOSE },
   },
 });
 const timeoutMs = Number(opts.timeout) * 1000;
 if (!(timeoutMs > 0)) throw new Error(`--timeout must be a number of seconds, got ${opts.timeout}`);
+const locale = checkLocale(opts.locale.toLowerCase());
 const mode = opts.vsix ? 'vsix' : 'dev';
 const vsix = opts.vsix && path.resolve(opts.vsix);
 const extraExtensions = opts['extra-extension'].map((d) => path.resolve(d));
@@ -134,6 +141,7 @@ function makeScratch() {
   for (const k of ['tmp', 'config', 'data', 'cache', 'home', 'extensions', 'workspace']) mkdirSync(d[k], { recursive: true });
   mkdirSync(d.runtime, { recursive: true, mode: 0o700 });
   writeUserSettings(d.userData);
+  if (locale !== 'en') writeStubLanguagePack(d.userData, locale, path.join(scratch, 'language-pack'));
   writeTestWorkspace(d.workspace);
   d.developmentPath = developmentPath(scratch);
   return d;
@@ -177,6 +185,7 @@ function childEnv(d) {
     TOR_TEST_RESULTS_FILE: d.results,
     TOR_TEST_LOG_MARKER: LOG_MARKER,
     TOR_TEST_EXTRA_EXTENSIONS: JSON.stringify(extraExtensions),
+    TOR_TEST_LOCALE: locale,
     ...(opts.grep ? { TOR_TEST_GREP: opts.grep } : {}),
   };
 }
@@ -216,6 +225,7 @@ function startServer(host, d, env) {
       d.userData,
       '--extensions-dir',
       d.extensions,
+      ...(locale !== 'en' ? ['--locale', locale] : []),
       // Essential: without it the workbench ignores the development and tests paths in the payload.
       '--vscode-option',
       'enable-smoke-test-driver',

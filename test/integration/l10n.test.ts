@@ -1,0 +1,70 @@
+// Localization where it runs. The harness runs the whole suite in English and this suite again with
+// `--locale zh-cn` (scripts/host/locale.mjs: the stub language pack that makes VS Code for the web use
+// the language); TOR_TEST_LOCALE says which run this is. In each, the extension host's language is
+// the one asked for, the manifest's strings come from package.nls(.<language>).json, and a text the
+// extension builds with vscode.l10n for a person (the side view's placeholder) is in that language.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { InspectorViewState } from '../../src/extension/inspector/inspectorView';
+import { EXTENSION_ID, recallApi, waitFor } from './helpers/host';
+
+const LANGUAGE = process.env.TOR_TEST_LOCALE ?? 'en';
+const GONE = 'The output shown here is no longer in this session. Select another one in Retained Outputs.';
+
+type Localized = string | { value: string; original: string };
+const shown = (text: Localized): string => (typeof text === 'string' ? text : text.value);
+
+describe(`localization where it runs (${LANGUAGE})`, function () {
+  this.timeout(60_000);
+  const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
+  const readJson = (file: string): Record<string, string> =>
+    JSON.parse(fs.readFileSync(path.join(ext.extensionPath, file), 'utf8')) as Record<string, string>;
+  /** The display language's text for an English message of the bundle. */
+  const inLanguage = (english: string): string => (LANGUAGE === 'en' ? english : readJson(`l10n/bundle.l10n.${LANGUAGE}.json`)[english]);
+
+  before(async () => {
+    await recallApi();
+  });
+
+  it('the extension host runs in the display language the harness asked for', () => {
+    assert.equal(vscode.env.language, LANGUAGE);
+  });
+
+  it('the command titles, the category and the views are the manifest strings of that language', () => {
+    const nls = readJson(LANGUAGE === 'en' ? 'package.nls.json' : `package.nls.${LANGUAGE}.json`);
+    const manifest = ext.packageJSON as {
+      contributes: {
+        commands: { command: string; title: Localized; category: Localized }[];
+        views: Record<string, { id: string; name: Localized }[]>;
+      };
+    };
+    const titles = Object.fromEntries(manifest.contributes.commands.map((c) => [c.command, shown(c.title)]));
+    assert.equal(titles['toolOutputRecall.openOutput'], nls['command.openOutput.title']);
+    assert.equal(titles['toolOutputRecall.switchSession'], nls['command.switchSession.title']);
+    assert.equal(shown(manifest.contributes.commands[0].category), nls.displayName);
+    const views = Object.fromEntries(manifest.contributes.views.toolOutputRecall.map((v) => [v.id, shown(v.name)]));
+    assert.equal(views['toolOutputRecall.outputs'], nls['view.outputs.name']);
+    assert.equal(views['toolOutputRecall.inspectorView'], nls['view.inspectorView.name']);
+    if (LANGUAGE !== 'en') assert.notEqual(titles['toolOutputRecall.openOutput'], 'Open Output in Inspector', 'translated, not English');
+  });
+
+  it('a text the extension writes for a person with vscode.l10n is in that language (the side view after its output is deleted)', async () => {
+    const api = await recallApi();
+    const { outputId } = await api.retain('localized\n', { tool: 'run_command', title: 'localization test' });
+    await vscode.commands.executeCommand('toolOutputRecall.showOutputInView', outputId);
+    await vscode.commands.executeCommand('toolOutputRecall.deleteOutput', outputId, { confirm: false });
+    let state: InspectorViewState | undefined;
+    await waitFor(
+      'the side view to show its placeholder',
+      async () => {
+        state = await vscode.commands.executeCommand<InspectorViewState>('_toolOutputRecall.inspectorViewState');
+        return state.placeholder !== undefined;
+      },
+      15_000,
+    );
+    assert.equal(state!.placeholder, inLanguage(GONE));
+    if (LANGUAGE !== 'en') assert.notEqual(state!.placeholder, GONE);
+  });
+});
