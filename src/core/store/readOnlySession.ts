@@ -17,10 +17,9 @@ import { promises as fs, type BigIntStats } from 'node:fs';
 import type { Database } from 'sql.js';
 import { RecallError, describeError } from '../errors';
 import { DEFAULT_LIMITS, JOURNAL_LIMIT_QUOTAS } from '../limits';
-import { PAGE_CONTEXT, pageFromWindow, validatePageRequest } from '../pager';
-import { compileSearch, searchBytes } from '../search';
 import type { OutputInfo, ReadResult, RecallStore, RetainResult, SearchOptions, SearchResult, StoreStats } from '../types';
 import { ChunkReader } from './chunkReader';
+import { readRow, searchRow } from './rowReads';
 import { parseJournal, type JournalEntry } from './journal';
 import { insertOutputRow, lastSeq, lookupRow, outputStats, toInfo, type OutputRow } from './outputRows';
 import { SCHEMA_VERSION, addMissingColumns, queryRows } from './schema';
@@ -245,20 +244,11 @@ export class ReadOnlySession implements RecallStore {
   }
 
   async read(outputId: string, offset = 0, maxBytes: number = DEFAULT_LIMITS.pageBytes): Promise<ReadResult> {
-    const row = this.lookup(outputId);
-    const pageBytes = validatePageRequest(outputId, offset, maxBytes, row.total_bytes);
-    const request = { outputId, offset, maxBytes: pageBytes, totalBytes: row.total_bytes, complete: row.complete === 1 };
-    if (offset === row.total_bytes) return pageFromWindow(request, new Uint8Array(0), offset);
-    const windowStart = Math.max(0, offset - PAGE_CONTEXT);
-    const windowEnd = Math.min(row.total_bytes, offset + pageBytes + PAGE_CONTEXT);
-    return pageFromWindow(request, this.bytes(row, windowStart, windowEnd, true), windowStart);
+    return readRow(this.lookup(outputId), outputId, offset, maxBytes, (row, from, to, cache) => this.bytes(row, from, to, cache));
   }
 
   async search(outputId: string, pattern: string, options: SearchOptions = {}): Promise<SearchResult> {
-    const row = this.lookup(outputId);
-    const compiled = compileSearch(outputId, pattern, options);
-    const found = searchBytes(this.bytes(row, 0, row.total_bytes, false), compiled);
-    return { ...found, totalBytes: row.total_bytes, complete: row.complete === 1 };
+    return searchRow(this.lookup(outputId), outputId, pattern, options, (row, from, to, cache) => this.bytes(row, from, to, cache));
   }
 
   async readAll(outputId: string): Promise<Buffer> {

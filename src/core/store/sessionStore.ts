@@ -10,8 +10,6 @@ import type { Database } from 'sql.js';
 import { RecallError, describeError } from '../errors';
 import { newOutputId, newSessionId, isSessionIdShape } from '../ids';
 import { DEFAULT_LIMITS, JOURNAL_LIMIT_QUOTAS } from '../limits';
-import { PAGE_CONTEXT, pageFromWindow, validatePageRequest } from '../pager';
-import { compileSearch, searchBytes } from '../search';
 import { capBytes } from '../capture/headTailBuffer';
 import { toBuffer } from '../preview';
 import type {
@@ -26,6 +24,7 @@ import type {
   StoreStats,
 } from '../types';
 import { ChunkReader } from './chunkReader';
+import { readRow, searchRow } from './rowReads';
 import { Checkpointer } from './checkpointer';
 import { readLeftJournals, type LeftJournals, type RetainRecord } from './journal';
 import { openDatabase } from './database';
@@ -246,20 +245,11 @@ export class SessionStore implements RecallStore {
   }
 
   async read(outputId: string, offset = 0, maxBytes: number = DEFAULT_LIMITS.pageBytes): Promise<ReadResult> {
-    const row = this.lookup(outputId);
-    const pageBytes = validatePageRequest(outputId, offset, maxBytes, row.total_bytes);
-    const request = { outputId, offset, maxBytes: pageBytes, totalBytes: row.total_bytes, complete: row.complete === 1 };
-    if (offset === row.total_bytes) return pageFromWindow(request, new Uint8Array(0), offset);
-    const windowStart = Math.max(0, offset - PAGE_CONTEXT);
-    const windowEnd = Math.min(row.total_bytes, offset + pageBytes + PAGE_CONTEXT);
-    return pageFromWindow(request, this.bytes(row, windowStart, windowEnd, true), windowStart);
+    return readRow(this.lookup(outputId), outputId, offset, maxBytes, (row, from, to, cache) => this.bytes(row, from, to, cache));
   }
 
   async search(outputId: string, pattern: string, options: SearchOptions = {}): Promise<SearchResult> {
-    const row = this.lookup(outputId);
-    const compiled = compileSearch(outputId, pattern, options);
-    const found = searchBytes(this.bytes(row, 0, row.total_bytes, false), compiled);
-    return { ...found, totalBytes: row.total_bytes, complete: row.complete === 1 };
+    return searchRow(this.lookup(outputId), outputId, pattern, options, (row, from, to, cache) => this.bytes(row, from, to, cache));
   }
 
   /** Bytes [from, to) of a copy, clamped to it, with its size and completeness (a search fetches a copy in slices). */
