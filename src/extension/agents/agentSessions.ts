@@ -65,7 +65,7 @@ export class AgentSessions implements vscode.Disposable {
   /** Fired when a session appears, ends or goes, or a loaded session's outputs change. */
   readonly onDidChange = this.changed.event;
   private summaries: AgentSessionSummary[] | undefined;
-  private summaryText = '';
+  private summaryText = '[]';
   /** Loaded views by session file, least recently used first. */
   private readonly views = new Map<string, Promise<ReadOnlySession>>();
   private timer: ReturnType<typeof setTimeout> | undefined;

@@ -94,8 +94,9 @@ export class OutputsTree implements vscode.TreeDataProvider<TreeNode>, vscode.Fi
       this.changeDecorations.fire(undefined);
       return outputs.map((info) => ({ ...info, agentSession: group.summary.file }));
     } catch (error) {
+      // In the view, not a notification: the tree asks again at every refresh.
       this.services.log.warn(`outputs view: ${group.summary.file}: ${describeError(error)}`);
-      void vscode.window.showWarningMessage(vscode.l10n.t("This agent's session cannot be read: {0}", describeError(error)));
+      if (this.view) this.view.message = vscode.l10n.t("This agent's session cannot be read: {0}", describeError(error));
       return [];
     }
   }
