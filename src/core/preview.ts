@@ -185,9 +185,12 @@ interface NotableSection {
   narrow(from: number, to: number): NotableSection;
 }
 
-/** Which patterns fit the content: JSON is told by its first byte when the caller did not say. */
+/**
+ * Which patterns fit the content: JSON is told by its first byte (a command's output too: `curl`,
+ * `kubectl -o json`), unless the caller said `search` or `json`.
+ */
 function notableKind(bytes: Buffer, kind: PreviewKind): NotableKind {
-  if (kind === 'command' || kind === 'search' || kind === 'json') return kind;
+  if (kind === 'search' || kind === 'json') return kind;
   for (let i = 0; i < bytes.length && i < 64; i++) {
     const byte = bytes[i];
     if (byte === 0x7b || byte === 0x5b) return 'json';

@@ -7,7 +7,7 @@
 import type { NotableDigest } from '../types';
 import { boundaryAtOrAfter, boundaryAtOrBefore, countNewlines, decodeUtf8 } from '../utf8';
 import { DigestBuilder } from './digest';
-import { CJK_LEAD_BYTES, MAX_HIT_BYTES, SCANS, classifyHit, type HitClass, type NotableClass, type NotableKind } from './patterns';
+import { MAX_HIT_BYTES, SCANS, type Scan, classifyHit, type HitClass, type NotableClass, type NotableKind } from './patterns';
 
 /**
  * Which hit names a line that has several: a summary line counts failures ("test result: FAILED.
@@ -22,17 +22,12 @@ export const TEXT_BYTES = 160;
 /** In a long line, how much of the window shown around a hit comes before it. */
 const WINDOW_BEFORE = 40;
 
-/**
- * Whether a chunk of command output (with the bytes carried before it) can hold a keyword at all:
- * every command word has an `a`, an `e` or an `o` in one case or the other (error, fail, warn,
- * total, not ok, …). A few memchr scans settle binary and padding (a stream of zeros) without
- * decoding a byte. (Not every JSON or search word does: `count`, `hits`; those kinds always scan.)
- */
-function mayHoldCommandWord(chunk: Buffer, carry: Buffer): boolean {
-  for (const byte of VOWELS) if (chunk.includes(byte) || carry.includes(byte)) return true;
+/** Whether the chunk (or the bytes carried before it) holds one of `gate`'s bytes: a few memchr calls. */
+function passes(gate: readonly number[] | undefined, chunk: Buffer, carry: Buffer): boolean {
+  if (!gate) return true;
+  for (const byte of gate) if (chunk.includes(byte) || carry.includes(byte)) return true;
   return false;
 }
-const VOWELS = [0x65, 0x61, 0x6f, 0x45, 0x41, 0x4f, ...CJK_LEAD_BYTES];
 
 export interface ScanStart {
   /** Stream offset of the first byte written (default 0). */
@@ -43,6 +38,11 @@ export interface ScanStart {
   lineStart?: number;
   /** The first bytes of that line, up to `offset` (at most TEXT_BYTES are used). */
   lineHead?: Uint8Array;
+  /**
+   * Hits before this offset are not reported (their bytes are written only as context: the start
+   * of the first line). The digest's range starts here.
+   */
+  ignoreBefore?: number;
 }
 
 interface Pending {
@@ -51,7 +51,7 @@ interface Pending {
 
 export class NotableScanner {
   private readonly digest: DigestBuilder;
-  private readonly regex: RegExp;
+  private readonly scans: Scan[];
   private readonly from: number;
   private readonly fromLine: number;
   private offset: number;
@@ -80,8 +80,9 @@ export class NotableScanner {
     stable = false,
   ) {
     this.digest = new DigestBuilder(stable);
-    this.regex = new RegExp(SCANS[kind]);
-    this.offset = this.from = start.offset ?? 0;
+    this.scans = SCANS[kind].map((scan) => ({ ...scan, regex: new RegExp(scan.regex) }));
+    this.offset = start.offset ?? 0;
+    this.from = start.ignoreBefore ?? this.offset;
     this.line = this.fromLine = start.line ?? 1;
     this.lineStart = start.lineStart ?? this.offset;
     if (start.lineHead && this.lineStart < this.offset) {
@@ -102,7 +103,9 @@ export class NotableScanner {
     const base = this.offset;
     this.nextBreak = -1;
     let pos = 0;
-    if (this.kind !== 'command' || mayHoldCommandWord(chunk, this.carry)) pos = this.scan(chunk, base);
+    const scans = this.scans.filter((scan) => passes(scan.gate, chunk, this.carry));
+    // Binary and padding (a stream of zeros) pass no gate: not a byte of them is decoded.
+    if (scans.length > 0) pos = this.scan(chunk, base, scans);
     this.advance(chunk, base, pos, chunk.length);
     this.keepLineHead(chunk, base);
     this.offset = base + chunk.length;
@@ -114,16 +117,27 @@ export class NotableScanner {
     return this.digest.finish({ from: this.from, to: this.offset, fromLine: this.fromLine, toLine: this.line }, lineText);
   }
 
-  /** Runs the pattern over the chunk (and the carried bytes before it); returns where lines are counted to. */
-  private scan(chunk: Buffer, base: number): number {
+  /**
+   * Runs the patterns over the chunk (and the carried bytes before it), taking their hits in order
+   * of position; returns where lines are counted to.
+   */
+  private scan(chunk: Buffer, base: number, scans: Scan[]): number {
+    const regexes = scans.map((scan) => scan.regex);
     const carry = this.carry.toString('latin1');
     const text = carry + chunk.toString('latin1');
-    const regex = this.regex;
+    const next = regexes.map((regex) => {
+      regex.lastIndex = 0;
+      return regex.exec(text);
+    });
     let pos = 0;
-    regex.lastIndex = 0;
-    for (let m = regex.exec(text); m; m = regex.exec(text)) {
+    for (;;) {
+      let which = -1;
+      for (let i = 0; i < next.length; i++) if (next[i] && (which < 0 || next[i]!.index < next[which]!.index)) which = i;
+      if (which < 0) return pos;
+      const m = next[which]!;
+      next[which] = regexes[which].exec(text);
       const at = m.index - carry.length; // chunk position; negative inside the carried bytes
-      if (at + m[0].length <= 0) continue; // wholly in the previous chunk: already seen
+      if (at + m[0].length <= 0 || base + at < this.from) continue; // seen with the previous chunk, or context only
       if (at > pos) {
         this.advance(chunk, base, pos, at);
         pos = at;
@@ -134,12 +148,20 @@ export class NotableScanner {
       if (hit - this.lineStart < TEXT_BYTES) {
         if (!this.pending || LINE_RANK[cls] < LINE_RANK[this.pending.class]) this.pending = { class: cls };
         // A summary is as much as a line can be: skip the rest of it.
-        if (cls === 'summary') regex.lastIndex = this.breakAfter(chunk, Math.max(0, at)) + carry.length;
+        if (cls === 'summary') this.skipTo(text, regexes, next, this.breakAfter(chunk, Math.max(0, at)) + carry.length);
       } else {
         this.reportWindow(reported(cls), chunk, base, at);
       }
     }
-    return pos;
+  }
+
+  /** Moves every pattern's next hit to at or after `to` in `text`. */
+  private skipTo(text: string, regexes: RegExp[], next: (RegExpExecArray | null)[], to: number): void {
+    for (let i = 0; i < regexes.length; i++) {
+      if (!next[i] || next[i]!.index >= to) continue;
+      regexes[i].lastIndex = to;
+      next[i] = regexes[i].exec(text);
+    }
   }
 
   /** Position of the first line break in `chunk` at or after `at` (its length when none). */
@@ -251,14 +273,11 @@ export function scanNotable(
   const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const from = range.from ?? 0;
   const to = range.to ?? buffer.length;
+  // From the start of `from`'s line, so that line's text and offset are its own; hits before
+  // `from` are not in the range and not reported.
   const lineStart = from === 0 ? 0 : buffer.lastIndexOf(0x0a, from - 1) + 1;
-  const start = {
-    offset: from,
-    line: range.line ?? countNewlines(buffer, 0, from) + 1,
-    lineStart,
-    lineHead: buffer.subarray(lineStart, Math.min(from, lineStart + TEXT_BYTES)),
-  };
-  const scanner = new NotableScanner(kind, start, true);
-  scanner.write(buffer.subarray(from, to));
+  const line = range.line ?? countNewlines(buffer, 0, lineStart) + 1;
+  const scanner = new NotableScanner(kind, { offset: lineStart, line, ignoreBefore: from }, true);
+  scanner.write(buffer.subarray(lineStart, to));
   return scanner.finish();
 }
