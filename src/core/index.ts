@@ -19,6 +19,11 @@ export { HeadTailBuffer, capBytes, type CappedBytes } from './capture/headTailBu
 export { previewHeadTail, hasImportantTail, MIN_PREVIEW_BUDGET, type Preview, type PreviewOptions, type PreviewKind } from './preview';
 export { isUnitBoundary, boundaryAtOrBefore, boundaryAtOrAfter, decodeUtf8 } from './utf8';
 export { compileSearch, searchBytes, type CompiledSearch } from './search';
+// The tools' result texts, as the model reads them (the evidence bench drives them).
+export { runCommandTool, type RunCommandInput, type RunCommandContext } from './tools/runCommand';
+export { searchToolOutputText, type SearchToolOutputInput } from './tools/searchToolOutput';
+export { readToolOutputText, type ReadToolOutputInput } from './tools/readToolOutput';
+export { scanNotable } from './notable/scanner';
 export type * from './types';
 export * from './files';
 export * as history from './history';

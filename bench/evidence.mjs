@@ -1,0 +1,340 @@
+// Evidence bench: `node bench/evidence.mjs` after a build (`npm run bench` runs it).
+//
+// For each generated scenario (bench/lib/evidenceScenarios.mjs) an agent that follows only our tool
+// texts answers a question: it reads run_command's result; if the evidence is not there it reads a
+// notable line the marker lists that names its search term (at the line's offset), else it searches
+// the copy for the term and reads from the first match (its window, or its line). Its calls (0 = the
+// first result) and the bytes of every result it read are counted, for the engine as it is ("after")
+// and as it was before the notable lines ("today": the same copy, the marker without its list, no
+// stderr section, search excerpts of 80 bytes before and 160 after a match, no word on what the
+// capture dropped). Beside them, cuts of the whole output at the same budget in characters, which
+// get no copy to search or read (✗ = not in the cut): OpenClaw's head+tail with important-tail
+// detection, 50/50 head/tail, tail only, head only, and "keep the last 60,000 characters".
+//
+// Then what the preview costs (issue 13 item 6): previewHeadTail over 8 MiB given bytes and given
+// a string, beside a raw pipe drain of the same bytes, in ms per MiB.
+//
+// Options: --only=evidence,cost  --reps=N (cost repetitions, default 5)  --strict (exit 1 on a missed goal)
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { promises as fs, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { SCENARIOS } from './lib/evidenceScenarios.mjs';
+import { makeLogText } from './lib/logtext.mjs';
+import { median, msSince, table } from './lib/stats.mjs';
+
+const require = createRequire(import.meta.url);
+const core = require(process.env.TOR_BENCH_CORE ?? '../dist/core.js');
+
+const argv = process.argv.slice(2);
+const option = (name, fallback) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+const only = new Set(option('only', 'evidence,cost').split(','));
+const REPS = Math.max(3, Number(option('reps', 5)));
+const strict = argv.includes('--strict');
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+const BUDGET = 24 * KiB;
+const PAGE = 4096;
+const log = (...parts) => process.stderr.write(`${parts.join(' ')}\n`);
+const kib = (bytes) => `${(bytes / KiB).toFixed(1)} KiB`;
+
+let root;
+const goals = [];
+// ---------------------------------------------------------------------------------------------
+
+async function evidence() {
+  const store = await core.openStore({ dir: path.join(root, 'store'), quotaBytes: 1024 * MiB });
+  const rows = [];
+  const outcomes = [];
+  try {
+    for (const scenario of SCENARIOS) {
+      const dir = path.join(root, scenario.name.replace(/\W+/g, '-'));
+      await fs.mkdir(dir, { recursive: true });
+      const { command, output } = scenario.build(dir);
+      const context = { store, baseDir: dir, defaultTimeoutSeconds: 120, previewBytes: BUDGET, streamBytes: 8 * MiB };
+      const { text, result } = await core.runCommandTool({ command, timeoutSeconds: scenario.timeoutSeconds }, context);
+      const copy = result.outputId ? await store.readAll(result.outputId) : undefined;
+      const after = await follow(scenario, text, afterTools(store, result.outputId));
+      const before = await follow(scenario, todayText(text, result, copy), todayTools(store, result.outputId, copy));
+      const peers = peerCuts(output).map((cut) =>
+        cut.text.length === output.length || scenario.kind === 'fact'
+          ? scenario.evidence(cut.text)
+            ? { calls: 0, bytes: Buffer.byteLength(cut.text) }
+            : undefined
+          : undefined,
+      );
+      outcomes.push({ scenario, after, before, peers });
+      rows.push([scenario.name, cell(after), cell(before), ...peers.map(cell), `${(output.length / MiB).toFixed(1)} MiB`]);
+      log(`evidence: ${scenario.name}: after ${cell(after)}, today ${cell(before)}`);
+    }
+  } finally {
+    await store.delete();
+  }
+  const header = ['scenario', 'ours (after)', 'ours (today)', 'OpenClaw', '50/50', 'tail', 'head', 'last 60k', 'output'];
+  process.stdout.write(
+    `\nEvidence: calls an agent following only the tool texts needs (0 = in the first result), and the bytes it read; ${BUDGET}-byte previews, cuts of ${BUDGET} characters (last 60k: 60,000)\n\n`,
+  );
+  process.stdout.write(`${table(header, rows)}\n`);
+  const zero = outcomes.filter((o) => o.after?.calls === 0).length;
+  const zeroToday = outcomes.filter((o) => o.before?.calls === 0).length;
+  goal(
+    `zero calls in ≥ 9 of 15 (after: ${zero} of ${outcomes.length}; today: ${zeroToday})`,
+    zero >= Math.ceil((9 / 15) * outcomes.length),
+  );
+  const worse = outcomes.filter((o) => o.peers.slice(0, 4).some((p) => p?.calls === 0) && !(o.after?.calls === 0));
+  goal(
+    `no scenario where a same-budget cut answers at 0 calls and we need more (${worse.map((o) => o.scenario.name).join(', ') || 'none'})`,
+    worse.length === 0,
+  );
+  const facts = outcomes.filter((o) => o.scenario.kind === 'fact' && o.scenario.retained);
+  const slow = facts.filter((o) => !(o.after && o.after.calls <= 1));
+  goal(
+    `at most one call for a retained one-line fact (${facts.length} facts; over: ${slow.map((o) => o.scenario.name).join(', ') || 'none'})`,
+    slow.length === 0,
+  );
+  const reached = outcomes.filter((o) => o.after).length;
+  process.stdout.write(
+    `\nafter: ${reached}/${outcomes.length} answered, ${zero} at zero calls, ${sum(outcomes, (o) => o.after?.calls)} calls in all; ` +
+      `today: ${outcomes.filter((o) => o.before).length}/${outcomes.length} answered, ${zeroToday} at zero calls, ${sum(outcomes, (o) => o.before?.calls)} calls in all.\n`,
+  );
+}
+
+const sum = (list, pick) => list.reduce((total, item) => total + (pick(item) ?? 0), 0);
+const cell = (outcome) => (outcome ? `${outcome.calls} (${kib(outcome.bytes)})` : '✗');
+
+function goal(name, pass) {
+  goals.push({ name, pass });
+  process.stdout.write(`${pass ? 'PASS' : 'FAIL'}  ${name}\n`);
+}
+
+/**
+ * The agent: the first result, then a listed notable line naming the term, then a search and reads
+ * from its first match. Returns { calls, bytes } once a text it read holds the evidence, or undefined.
+ */
+async function follow(scenario, first, tools) {
+  let calls = 0;
+  let bytes = Buffer.byteLength(first);
+  const settles = (text) => scenario.evidence(text);
+  if (settles(first)) return { calls, bytes };
+  if (!tools) return undefined;
+  const step = async (work) => {
+    const { raw, view } = await work();
+    calls++;
+    bytes += Buffer.byteLength(raw);
+    return view;
+  };
+  const listed = listedOffset(first, scenario.term);
+  if (listed !== undefined) {
+    const page = await step(() => tools.read(listed));
+    if (settles(page.text)) return { calls, bytes };
+  }
+  const found = await step(() => tools.search(scenario.term, scenario.searchOptions));
+  if (settles(found.text)) return { calls, bytes };
+  const match = found.matches[0];
+  if (!match) return undefined;
+  let offset = match.window ? match.window.from : match.lineOffset;
+  for (let pages = 0; pages < 3; pages++) {
+    const page = await step(() => tools.read(offset));
+    if (settles(page.text)) return { calls, bytes };
+    if (!page.page.hasMore) return undefined;
+    offset = page.page.nextOffset;
+  }
+  return undefined;
+}
+
+/** The offset of a notable line the marker lists whose text names `term` ("… line N @offset: …"). */
+function listedOffset(text, term) {
+  for (const line of text.split('\n')) {
+    const m = /^(?:error|summary|warning) line \d+ @(\d+)[^:]*: (.*)$/.exec(line);
+    if (m && m[2].toLowerCase().includes(term.toLowerCase())) return Number(m[1]);
+  }
+  return undefined;
+}
+
+/** Parses a search text: its JSON Lines matches, and a readable view (match texts decoded). */
+function searchView(raw) {
+  const matches = raw
+    .split('\n')
+    .slice(1)
+    .filter((line) => line.startsWith('{"offset"'))
+    .map((line) => JSON.parse(line));
+  return { matches, text: [raw, ...matches.map((m) => m.text)].join('\n') };
+}
+
+function afterTools(store, outputId) {
+  if (!outputId) return undefined;
+  return {
+    search: async (pattern, options = {}) => {
+      const raw = await core.searchToolOutputText(store, { outputId, pattern, ...options });
+      return { raw, view: searchView(raw) };
+    },
+    read: async (offset) => {
+      const raw = await core.readToolOutputText(store, { outputId, offset }, PAGE);
+      const page = JSON.parse(raw.split('\n')[0]);
+      return { raw, view: { text: page.text, page } };
+    },
+  };
+}
+
+/** run_command's text as it was: the same header, the marker without its list, no stderr section. */
+function todayText(text, result, copy) {
+  if (!result.previewTruncated || !copy) return text.replace(/\n--- stderr alone [\s\S]*$/, '');
+  const header = text.slice(0, text.indexOf('\n--- output') + 1);
+  const preview = core.previewHeadTail(copy, {
+    budgetBytes: BUDGET,
+    kind: 'command',
+    outputId: result.outputId,
+    copyComplete: result.merged.complete,
+    notable: false,
+  });
+  return `${header}--- output (head and tail; the marker shows what was omitted) ---\n${preview.text}`;
+}
+
+/** search_tool_output and read_tool_output as they were: 80/160-byte excerpts, no word on the dropped part. */
+function todayTools(store, outputId, copy) {
+  const tools = afterTools(store, outputId);
+  if (!tools) return undefined;
+  return {
+    read: tools.read,
+    search: async (pattern, options = {}) => {
+      const found = await store.search(outputId, pattern, options);
+      const matches = found.matches.map(({ window: _window, ...m }) => ({ ...m, text: oldExcerpt(copy, m.lineOffset, m.offset) }));
+      const summary = {
+        outputId,
+        matches: matches.length,
+        truncated: found.truncated,
+        totalBytes: found.totalBytes,
+        complete: found.complete,
+      };
+      const advice =
+        matches.length === 0
+          ? found.complete
+            ? 'No match in the whole retained output.'
+            : 'No match in what was retained, but the copy is incomplete (complete=false): the text may have been in the dropped part. Say so rather than claiming it is absent.'
+          : `Read around a match with read_tool_output {"outputId":"${outputId}","offset":${matches[0].lineOffset}} (use a match's lineOffset or offset).`;
+      const raw = [JSON.stringify(summary), ...matches.map((m) => JSON.stringify(m)), advice].join('\n');
+      return { raw, view: searchView(raw) };
+    },
+  };
+}
+
+/** The match excerpt before this issue: 80 bytes before the match and 160 after, within its line. */
+function oldExcerpt(bytes, lineOffset, offset) {
+  let end = bytes.indexOf(0x0a, offset);
+  if (end < 0) end = bytes.length;
+  if (end > lineOffset && bytes[end - 1] === 0x0d) end--;
+  const from = Math.max(lineOffset, core.boundaryAtOrBefore(bytes, offset - 80));
+  const to = Math.min(end, core.boundaryAtOrAfter(bytes, offset + 160));
+  return `${from > lineOffset ? '…' : ''}${core.decodeUtf8(bytes.subarray(from, to))}${to < end ? '…' : ''}`;
+}
+
+/**
+ * Other harnesses' cuts of the whole output (no capture cap), in characters: OpenClaw (head+tail
+ * when the last 2,000 characters hold an error word or close a JSON value: tail 30% up to 4,000,
+ * head the rest and at least 2,000; else head only), 50/50, tail, head; and the last 60,000.
+ */
+function peerCuts(output) {
+  const B = BUDGET;
+  const fits = output.length <= B;
+  const headTail = (head, tail) => ({
+    text: fits ? output : `${output.slice(0, head)}\n[... truncated ...]\n${output.slice(output.length - tail)}`,
+  });
+  const last = output.slice(-2000);
+  const important = /\b(?:error|exception|traceback|fatal|panic|failed)\b/i.test(last) || /[}\]]\s*$/.test(last);
+  const openclawTail = important ? Math.min(Math.floor(B * 0.3), 4000) : 0;
+  return [
+    headTail(Math.max(2000, B - openclawTail), openclawTail),
+    headTail(B / 2, B / 2),
+    { text: fits ? output : output.slice(-B) },
+    { text: fits ? output : output.slice(0, B) },
+    { text: output.length <= 60000 ? output : output.slice(-60000) },
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function cost() {
+  const samples = { quiet: quietText(8 * MiB), noisy: makeLogText(8 * MiB, 21) };
+  const rows = [];
+  for (const [name, bytes] of Object.entries(samples)) {
+    const file = path.join(root, `${name}.log`);
+    writeFileSync(file, bytes);
+    const string = bytes.toString('utf8');
+    const fromBytes = [];
+    const fromString = [];
+    const drain = [];
+    const options = { budgetBytes: BUDGET, kind: 'command', outputId: 'out_0123456789abcdef01234567' };
+    core.previewHeadTail(bytes, options);
+    for (let rep = 0; rep < REPS; rep++) {
+      let t = process.hrtime.bigint();
+      core.previewHeadTail(bytes, options);
+      fromBytes.push(msSince(t));
+      t = process.hrtime.bigint();
+      core.previewHeadTail(string, options);
+      fromString.push(msSince(t));
+      drain.push(await drainMs(file));
+    }
+    const perMiB = (ms) => `${(median(ms) / 8).toFixed(2)} ms/MiB`;
+    rows.push([
+      `${name} log, from bytes`,
+      perMiB(fromBytes),
+      perMiB(drain),
+      '≤ 1.50 ms/MiB',
+      median(fromBytes) / 8 <= 1.5 ? 'PASS' : 'FAIL',
+    ]);
+    rows.push([
+      `${name} log, from a string`,
+      perMiB(fromString),
+      perMiB(drain),
+      '≤ 3.00 ms/MiB',
+      median(fromString) / 8 <= 3 ? 'PASS' : 'FAIL',
+    ]);
+  }
+  process.stdout.write(
+    `\nPreview cost: previewHeadTail over 8 MiB (24 KiB budget, with its notable lines), median of ${REPS}, beside a raw pipe drain of the same file\n\n`,
+  );
+  process.stdout.write(`${table(['sample', 'preview', 'raw drain', 'goal', 'ok'], rows)}\n`);
+  process.stdout.write(
+    '(quiet: INFO lines, 1 warning in 400; noisy: bench/lib/logtext.mjs, a third of its lines ERROR/WARN, most of them distinct. Reported, not gated.)\n',
+  );
+}
+
+function quietText(bytes) {
+  const line = (i) =>
+    `2024-05-18T10:00:${String(i % 60).padStart(2, '0')}Z ${i % 400 === 0 ? 'WARN  [pool] slow query' : 'INFO  [http] GET /api/v1/items'} ${i} 200 in ${i % 900} ms\n`;
+  const parts = [];
+  let size = 0;
+  for (let i = 0; size < bytes; i++) {
+    const l = line(i);
+    parts.push(l);
+    size += l.length;
+  }
+  return Buffer.from(parts.join('')).subarray(0, bytes);
+}
+
+/** Time to read `file` through a child's stdout pipe and drop the bytes: the floor any capture pays. */
+function drainMs(file) {
+  return new Promise((resolve, reject) => {
+    const t = process.hrtime.bigint();
+    const child = spawn('cat', [file], { stdio: ['ignore', 'pipe', 'ignore'] });
+    child.stdout.on('data', () => {});
+    child.on('error', reject);
+    child.on('close', () => resolve(msSince(t)));
+  });
+}
+
+// Last, so every helper above is defined when it runs.
+root = await fs.mkdtemp(path.join(tmpdir(), 'tor-evidence-'));
+try {
+  if (only.has('evidence')) await evidence();
+  if (only.has('cost')) await cost();
+} finally {
+  await fs.rm(root, { recursive: true, force: true });
+}
+const missed = goals.filter((g) => !g.pass);
+process.stdout.write(
+  `\n${goals.length - missed.length}/${goals.length} evidence goals met${missed.length ? `; missed: ${missed.map((g) => g.name).join('; ')}` : ''}\n`,
+);
+process.exitCode = strict && missed.length ? 1 : 0;
