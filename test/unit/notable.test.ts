@@ -241,6 +241,14 @@ describe('notable lines: scanner and digest', () => {
     for (let i = 0; i < 16; i++) scanner.write(Buffer.alloc(65536));
     const digest = scanner.finish();
     assert.deepEqual([digest.lines.length, digest.to, digest.toLine], [0, 16 * 65536, 1]);
+    // Zeros, then a line: the zeros were the first line's start.
+    const after = new NotableScanner('command');
+    after.write(Buffer.alloc(100_000));
+    after.write(Buffer.from('\nerror: after the padding\n'));
+    assert.deepEqual(
+      after.finish().lines.map((line) => [line.line, line.offset, line.text]),
+      [[2, 100_001, 'error: after the padding']],
+    );
   });
 });
 

@@ -22,6 +22,17 @@ export const TEXT_BYTES = 160;
 /** In a long line, how much of the window shown around a hit comes before it. */
 const WINDOW_BEFORE = 40;
 
+const ZEROS = Buffer.alloc(64 * 1024);
+
+/** Whether every byte of `chunk` is 0. */
+function allZero(chunk: Buffer): boolean {
+  for (let at = 0; at < chunk.length; at += ZEROS.length) {
+    const end = Math.min(chunk.length, at + ZEROS.length);
+    if (ZEROS.compare(chunk, at, end, 0, end - at) !== 0) return false;
+  }
+  return true;
+}
+
 /** Whether the chunk (or the bytes carried before it) holds one of `gate`'s bytes: a few memchr calls. */
 function passes(gate: readonly number[] | undefined, chunk: Buffer, carry: Buffer): boolean {
   if (!gate) return true;
@@ -102,11 +113,15 @@ export class NotableScanner {
     const chunk = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const base = this.offset;
     this.nextBreak = -1;
-    let pos = 0;
-    const scans = this.scans.filter((scan) => passes(scan.gate, chunk, this.carry));
-    // Binary and padding (a stream of zeros) pass no gate: not a byte of them is decoded.
-    if (scans.length > 0) pos = this.scan(chunk, base, scans);
-    this.advance(chunk, base, pos, chunk.length);
+    // NUL padding (sparse files, /dev/zero, binary blocks) holds no line and no word: one memcmp
+    // settles it, where the gates below cost a memchr per gate byte.
+    if (!allZero(chunk)) {
+      let pos = 0;
+      const scans = this.scans.filter((scan) => passes(scan.gate, chunk, this.carry));
+      // Other binary passes no gate unless it holds a gate byte: then it is scanned like text.
+      if (scans.length > 0) pos = this.scan(chunk, base, scans);
+      this.advance(chunk, base, pos, chunk.length);
+    }
     this.keepLineHead(chunk, base);
     this.offset = base + chunk.length;
   }
