@@ -82,6 +82,11 @@ export interface SearchOptions {
   caseSensitive?: boolean;
   /** 1..1000, default 50. */
   maxMatches?: number;
+  /**
+   * Aborting it stops the search, which rejects with CANCELLED (a worker store's search; an
+   * in-process store searches on the caller's thread and cannot be interrupted).
+   */
+  signal?: AbortSignal;
 }
 
 export interface SearchMatch {

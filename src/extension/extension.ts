@@ -54,7 +54,7 @@ export function activate(context: vscode.ExtensionContext): ToolOutputRecallApi 
       new CheckpointWatch(sessions, log),
       ...registerSessionCommands(sessions, log),
       vscode.lm.registerTool(ReadToolOutputTool.toolName, new ReadToolOutputTool(store, () => readSettings().pageBytes)),
-      vscode.lm.registerTool(SearchToolOutputTool.toolName, new SearchToolOutputTool(store)),
+      vscode.lm.registerTool(SearchToolOutputTool.toolName, new SearchToolOutputTool(store, readSettings)),
       vscode.lm.registerTool(ReadFilePageTool.toolName, new ReadFilePageTool(readSettings)),
       vscode.lm.registerTool(RunCommandTool.toolName, new RunCommandTool(sideEffectDeps)),
       vscode.lm.registerTool(RunCodeTool.toolName, new RunCodeTool(sideEffectDeps)),

@@ -82,17 +82,14 @@ export class AgentTools {
     checkToolInput(declaration.inputSchema, input);
     const { store, workspace, settings, log } = this.deps;
     const signal = callSignal ? AbortSignal.any([callSignal, this.deps.shutdown]) : this.deps.shutdown;
+    const files = { folders: [workspace], allowOutsideWorkspace: settings.allowOutsideWorkspace, sensitivePatterns: settings.sensitivePatterns };
     switch (name) {
       case READ_TOOL_OUTPUT_TOOL:
         return readToolOutputText(store, input as ReadToolOutputInput, settings.pageBytes);
       case SEARCH_TOOL_OUTPUT_TOOL:
-        return searchToolOutputText(store, input as SearchToolOutputInput, signal);
+        return searchToolOutputText(store, input as SearchToolOutputInput, signal, files);
       case READ_FILE_PAGE_TOOL:
-        return readFilePageText(input as ReadFilePageInput, {
-          folders: [workspace],
-          allowOutsideWorkspace: settings.allowOutsideWorkspace,
-          sensitivePatterns: settings.sensitivePatterns,
-        });
+        return readFilePageText(input as ReadFilePageInput, files);
       case RUN_COMMAND_TOOL: {
         validateRunCommandInput(input as RunCommandInput);
         const { text, result } = await runCommandTool(input as RunCommandInput, {

@@ -9,13 +9,18 @@
  * as in one pass, wherever the reads fall. A line longer than a window is searched in pieces that
  * overlap by OVERLAP_BYTES: a match of it is found unless it is longer than that. A match of a
  * pattern that names a line break (`\n`) may span lines up to the end of the window it starts in.
- * Runs in the search worker (service.ts), in slices between which a cancel gets through.
+ * `searchFile` sends the search to the search lane; `scanFile` is what the search worker runs, in
+ * slices between which a cancel gets through.
  */
 import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
 import { RecallError } from '../errors';
-import { MatchCollector, searchWindow, type CompiledSearch } from '../search';
+import { checkSearchRequest, MatchCollector, searchWindow, type CompiledSearch } from '../search';
+import { DEFAULT_SEARCH_TIMEOUT_MS, SearchLane } from '../search/lane';
 import type { SearchOutcome } from '../search/protocol';
 import { checkStopped, runSliced, type StepControl } from '../search/sliced';
+import { defaultExecArgv, defaultWorkerPath } from '../store/workerScript';
+import type { SearchOptions } from '../types';
 import { boundaryAtOrBefore, countNewlines } from '../utf8';
 
 /** Bytes read at a time; a window holds at most twice this (an unfinished line carried over, then a read). */
@@ -23,7 +28,39 @@ export const FILE_WINDOW_BYTES = 4 * 1024 * 1024;
 /** Context carried into the next piece of a line longer than a window. */
 export const OVERLAP_BYTES = 64 * 1024;
 
-export async function searchFile(file: string, search: CompiledSearch, control: StepControl): Promise<SearchOutcome> {
+export interface FileSearchOptions extends SearchOptions {
+  /** ms the search may run (default DEFAULT_SEARCH_TIMEOUT_MS; 0: no limit). */
+  timeoutMs?: number;
+  /** The worker script and its Node options (defaults as for openWorkerStore). */
+  workerPath?: string;
+  execArgv?: string[];
+}
+
+/**
+ * Searches a file (a path the caller's read policy allowed: see resolveReadablePath) on the search
+ * lane. The matches' offsets are `read_file_page` byte offsets; `totalBytes` is the file's size.
+ */
+export async function searchFile(file: string, pattern: string, options: FileSearchOptions = {}): Promise<SearchOutcome> {
+  const { timeoutMs = DEFAULT_SEARCH_TIMEOUT_MS, signal, workerPath, execArgv, ...searchOptions } = options;
+  checkSearchRequest(file, pattern, searchOptions);
+  const script = path.resolve(workerPath ?? defaultWorkerPath());
+  const lane = SearchLane.acquire(script, execArgv ?? defaultExecArgv(script));
+  try {
+    return await lane.search({
+      pattern,
+      options: searchOptions,
+      subject: file,
+      timeoutMs,
+      signal,
+      source: async () => ({ source: { kind: 'file', path: file } }),
+    });
+  } finally {
+    lane.release();
+  }
+}
+
+/** Streams `file` through a compiled search (in the search worker). */
+export async function scanFile(file: string, search: CompiledSearch, control: StepControl): Promise<SearchOutcome> {
   const handle = await fs.open(file, 'r').catch((error: NodeJS.ErrnoException) => {
     throw new RecallError('NOT_FOUND', `${file} cannot be opened (${error.code ?? error.message}); check the path.`);
   });

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { RecallError } from '../errors';
 import { READ_FILE_PAGE_TOOL } from '../toolNames';
 import { isSensitiveFile } from './sensitivePaths';
+import { isChatSpillFile } from './spillFiles';
 
 export interface ReadPolicy {
   /** The workspace folders (file system paths); relative paths start at the first, else at the home folder. */
@@ -21,7 +22,7 @@ export interface ReadPolicy {
 
 /**
  * The real path of `requested`, or a RecallError: INVALID_ARGUMENT (not a path), NOT_FOUND, or
- * REFUSED for a file outside the workspace folders (unless allowed) or a sensitive file. Both
+ * REFUSED for a file outside the workspace folders (unless allowed, or a chat spill file) or a sensitive file. Both
  * checks use the path after resolving symlinks, so a link inside the workspace cannot reach a
  * file outside it or a credential; the sensitive check also looks at the path as given.
  */
@@ -43,7 +44,8 @@ export async function resolveReadablePath(requested: unknown, policy: ReadPolicy
   if (!policy.allowOutsideWorkspace) {
     const realFolders = await Promise.all(folders.map((folder) => fs.realpath(folder).catch(() => folder)));
     const inside = realFolders.some((folder) => real === folder || real.startsWith(folder.endsWith(path.sep) ? folder : folder + path.sep));
-    if (!inside) {
+    // Outside the workspace only the files VS Code's chat writes for oversized tool results (spillFiles.ts).
+    if (!inside && !(await isChatSpillFile(real))) {
       throw new RecallError(
         'REFUSED',
         `${requested} resolves to ${real}, outside the workspace folders; ${READ_FILE_PAGE_TOOL} does not read there. Read a file inside the workspace, or ask the user to allow it with the setting toolOutputRecall.readFilePage.allowOutsideWorkspace.`,

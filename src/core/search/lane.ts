@@ -23,6 +23,9 @@ import type { SearchOptions } from '../types';
 import type { SearchOutcome, SearchRequest, SearchSource, SearchWorkerRequest } from './protocol';
 import { cancelledError, timeoutError } from './sliced';
 
+/** Default time limit of one search, in ms from when it starts running. */
+export const DEFAULT_SEARCH_TIMEOUT_MS = 10_000;
+
 const MAX_RUNNING = 4;
 /** How long a search may overrun its limit (or its cancellation) before its worker is terminated. */
 const GRACE_MS = 2000;

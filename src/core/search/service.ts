@@ -6,7 +6,7 @@
 import { readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import type { MessagePort } from 'node:worker_threads';
-import { searchFile } from '../files/fileSearch';
+import { scanFile } from '../files/fileSearch';
 import { serializeError } from '../store/workerErrors';
 import type { WorkerReply } from '../store/workerProtocol';
 import { compileSearch, MatchCollector, searchWindow, wholeWindow, type CompiledSearch } from './index';
@@ -40,7 +40,7 @@ export function serveSearches(port: Port): void {
       timeoutMs: request.timeoutMs,
     };
     const { source } = request;
-    if (source.kind === 'file') return searchFile(source.path, search, control);
+    if (source.kind === 'file') return scanFile(source.path, search, control);
     const bytes = source.parts.length === 1 ? toBuffer(source.parts[0]) : Buffer.concat(source.parts);
     const found = new MatchCollector(search.maxMatches);
     await runSliced(searchWindow(search, wholeWindow(bytes), found), control);

@@ -28,6 +28,7 @@ import * as path from 'node:path';
 import { RecallError, describeError } from '../errors';
 import { newSessionId } from '../ids';
 import { checkSearchRequest } from '../search';
+import { DEFAULT_SEARCH_TIMEOUT_MS } from '../search/lane';
 import type { OpenReport, OutputInfo, ReadResult, RecallStore, RetainMeta, RetainResult, SearchOptions, SearchResult } from '../types';
 import type { OpenStoreOptions } from './sessionStore';
 import { encodeContent } from './workerContent';
@@ -35,8 +36,7 @@ import { WorkerHost, type CallOptions, type StoreLink } from './workerHost';
 import { defaultWorkerPath } from './workerScript';
 import type { OpenedStore, ResultOf, StoreStats, WorkerOp, WorkerOpenOptions, WorkerRequest } from './workerProtocol';
 
-/** Default time limit of one search (see `callTimeoutMs`). */
-export const DEFAULT_SEARCH_TIMEOUT_MS = 10_000;
+export { DEFAULT_SEARCH_TIMEOUT_MS };
 
 export interface WorkerStoreOptions extends OpenStoreOptions {
   /**
@@ -61,8 +61,6 @@ export interface WorkerStoreOptions extends OpenStoreOptions {
 export interface WorkerSearchOptions extends SearchOptions {
   /** Overrides the store's `callTimeoutMs` for this search (0: no limit). */
   timeoutMs?: number;
-  /** Aborting it stops the search: it rejects with CANCELLED. */
-  signal?: AbortSignal;
 }
 
 /** A copy crosses from the store worker to the search worker in slices of this size. */

@@ -1,9 +1,14 @@
+import { RecallError } from '../errors';
+import type { ReadPolicy } from '../files/readablePath';
 import { describeDropped, droppedMatches } from '../notable/dropped';
-import { READ_TOOL_OUTPUT_TOOL } from '../toolNames';
+import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
 import type { RecallStore, SearchOptions } from '../types';
+import { searchFileText } from './searchFile';
 
 export interface SearchToolOutputInput {
-  outputId: string;
+  /** A retained output; or `path`, a file (see searchFile.ts). Exactly one. */
+  outputId?: string;
+  path?: string;
   pattern: string;
   regex?: boolean;
   caseSensitive?: boolean;
@@ -15,8 +20,22 @@ export interface SearchToolOutputInput {
  * long results split cleanly between parts), then how to read around a match or what no match means.
  * `signal`: the tool call's cancellation (the client went away), which stops the search.
  */
-export async function searchToolOutputText(store: RecallStore, input: SearchToolOutputInput, signal?: AbortSignal): Promise<string> {
-  const { outputId, pattern, regex, caseSensitive, maxMatches } = input;
+export async function searchToolOutputText(
+  store: RecallStore,
+  input: SearchToolOutputInput,
+  signal?: AbortSignal,
+  /** Where a `path` may point (as for read_file_page); undefined: files are refused. */
+  files?: ReadPolicy,
+): Promise<string> {
+  if ((input.outputId === undefined) === (input.path === undefined)) {
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `${SEARCH_TOOL_OUTPUT_TOOL} takes either "outputId" (a retained output) or "path" (a file, e.g. a saved oversized tool result), ${input.outputId === undefined ? 'and got neither' : 'not both'}.`,
+    );
+  }
+  if (input.path !== undefined) return searchFileText({ ...input, path: input.path }, files, signal);
+  const { pattern, regex, caseSensitive, maxMatches } = input;
+  const outputId = input.outputId as string;
   // The worker store stops a search whose signal aborts (CANCELLED); the in-process store ignores it.
   const options: SearchOptions & { signal?: AbortSignal } = { regex, caseSensitive, maxMatches, ...(signal ? { signal } : {}) };
   const found = await store.search(outputId, pattern, options);

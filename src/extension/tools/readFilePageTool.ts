@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { ReadPolicy } from '../../core/files/readablePath';
 import { readFilePageText, type ReadFilePageInput } from '../../core/tools/readFilePage';
 import type { RecallSettings } from '../config';
 import { textResult, toolError } from './toolResult';
@@ -26,15 +27,18 @@ export class ReadFilePageTool implements vscode.LanguageModelTool<ReadFilePageIn
 
   async invoke(options: vscode.LanguageModelToolInvocationOptions<ReadFilePageInput>): Promise<vscode.LanguageModelToolResult> {
     try {
-      const settings = this.settings();
-      const text = await readFilePageText(options.input, {
-        folders: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
-        allowOutsideWorkspace: settings.allowOutsideWorkspace,
-        sensitivePatterns: settings.sensitivePatterns,
-      });
-      return textResult(text);
+      return textResult(await readFilePageText(options.input, readPolicy(this.settings())));
     } catch (error) {
       throw toolError(ReadFilePageTool.toolName, error);
     }
   }
+}
+
+/** Which files the tools read: the workspace folders on disk and the user's settings (also search_tool_output's `path`). */
+export function readPolicy(settings: RecallSettings): ReadPolicy {
+  return {
+    folders: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
+    allowOutsideWorkspace: settings.allowOutsideWorkspace,
+    sensitivePatterns: settings.sensitivePatterns,
+  };
 }
