@@ -183,6 +183,12 @@ export interface RecallStore {
   list(): Promise<OutputInfo[]>;
   stats(): Promise<StoreStats>;
   remove(outputId: string): Promise<void>;
+  /**
+   * Merges `extra` into an output's `extra` (shallow: each key replaces the one it names). Durable like
+   * `remove`: journalled before it is applied, replayed after a crash. NOT_FOUND for an unknown id,
+   * EVICTED for an evicted copy, INVALID_ARGUMENT when the JSON of `extra` is over 256 KiB or not a plain object.
+   */
+  annotate(outputId: string, extra: Record<string, unknown>): Promise<void>;
   close(): Promise<void>;
   delete(): Promise<void>;
 }

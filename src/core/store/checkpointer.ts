@@ -2,7 +2,7 @@
  * The durability protocol of one session: the journal, the copies waiting in it, and the
  * background checkpoint that moves them into the database file.
  *
- * A change (a retained copy, a removal) is appended to the journal and fsync'd before it is
+ * A change (a retained copy, a removal, an annotation) is appended to the journal and fsync'd before it is
  * applied to the in-memory database: that is when it is acknowledged. A checkpoint, in the
  * background, rotates the journal, deflates the waiting copies into chunk rows, writes the
  * database out whole and atomically, and only then deletes the rotated journals it made redundant.
@@ -52,6 +52,16 @@ export interface CheckpointFailure {
   at: number;
 }
 
+/** What a record that could not be appended means for its change, by op (removals and annotations hold no content). */
+const FAILED_RECORD: Record<JournalHeader['op'], (outputId: string) => { what: string; outcome: string }> = {
+  retain: () => ({
+    what: 'The output could not be saved',
+    outcome: 'so it was not retained and cannot be read back. Only the preview is available.',
+  }),
+  remove: (outputId) => ({ what: `The removal of "${outputId}" could not be saved`, outcome: 'so the output was not removed.' }),
+  annotate: (outputId) => ({ what: `The annotation of "${outputId}" could not be saved`, outcome: 'so the output was not annotated.' }),
+};
+
 export class Checkpointer {
   private readonly journal: JournalWriter;
   /** The next rotated journal's number (`<file>.journal.<n>`), and the sizes of those on disk. */
@@ -63,7 +73,7 @@ export class Checkpointer {
    * chunks into sql.js costs 200-400 ms, far more than the journal append.
    */
   private readonly pendingContent = new Map<string, Buffer>();
-  /** Retains, removals and journal rotations, one at a time. */
+  /** Retains, removals, annotations and journal rotations, one at a time. */
   private changes: Promise<unknown> = Promise.resolve();
   /** The latest checkpoint, and the one not yet started that new changes can join. */
   private writeChain: Promise<void> = Promise.resolve();
@@ -160,11 +170,7 @@ export class Checkpointer {
       if (this.journal.damaged) await this.rotate();
       start = await this.journal.append(buffers);
     } catch (error) {
-      const what = header.op === 'retain' ? 'The output could not be saved' : `The removal of "${header.outputId}" could not be saved`;
-      const outcome =
-        header.op === 'retain'
-          ? 'so it was not retained and cannot be read back. Only the preview is available.'
-          : 'so the output was not removed.';
+      const { what, outcome } = FAILED_RECORD[header.op](header.outputId);
       throw new RecallError(
         'STORE_UNAVAILABLE',
         `${what} to the session journal ${this.journal.path} (${describeError(error)}), ${outcome}`,

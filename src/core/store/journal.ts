@@ -7,6 +7,11 @@
  *
  * Record layout (little endian):
  *   magic "TORJ" (4) | version (1) | header length (4) | header JSON | content length (4) | content | CRC32 of header+content (4)
+ *
+ * The header's `op`: `retain` (the copy is the content), `remove` and `annotate` (no content). A new
+ * op keeps version 1: a reader that predates it rejects the record as it would a damaged one (that
+ * file's replay stops there and the file is reported and kept aside), which is all a new version
+ * would get from it too, and records of the ops it knows stay readable to it.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -36,7 +41,18 @@ export interface RemoveRecord {
   outputId: string;
 }
 
-export type JournalHeader = RetainRecord | RemoveRecord;
+/**
+ * Fields merged into an output's `extra` (shallow). No content. A reader older than this record
+ * rejects its op, as it would a damaged record: its replay of that file stops there (the file is
+ * reported and kept aside), so it never misreads one.
+ */
+export interface AnnotateRecord {
+  op: 'annotate';
+  outputId: string;
+  extra: Record<string, unknown>;
+}
+
+export type JournalHeader = RetainRecord | RemoveRecord | AnnotateRecord;
 
 export interface JournalEntry {
   header: JournalHeader;
@@ -167,6 +183,11 @@ export async function readLeftJournals(sessionFile: string): Promise<LeftJournal
   return left;
 }
 
+const OPS = new Set<string>(['retain', 'remove', 'annotate'] satisfies JournalHeader['op'][]);
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
 function parseRecord(data: Buffer, at: number): { entry: JournalEntry; next: number } | undefined {
   if (data.length - at < PREFIX_BYTES) return undefined;
   if (!data.subarray(at, at + 4).equals(MAGIC) || data.readUInt8(at + 4) !== VERSION) return undefined;
@@ -186,8 +207,9 @@ function parseRecord(data: Buffer, at: number): { entry: JournalEntry; next: num
   } catch {
     return undefined;
   }
-  if (!header || typeof header.outputId !== 'string' || (header.op !== 'retain' && header.op !== 'remove')) return undefined;
+  if (!header || typeof header.outputId !== 'string' || !OPS.has(header.op)) return undefined;
   if (header.op === 'retain' && (!Number.isInteger(header.seq) || header.totalBytes !== contentLength)) return undefined;
+  if (header.op === 'annotate' && (!isPlainObject(header.extra) || contentLength !== 0)) return undefined;
   return { entry: { header, content }, next: contentStart + contentLength + 4 };
 }
 

@@ -1,7 +1,8 @@
 /** The outputs table: its rows, the queries on them, and what callers see of a row. */
 import type { Database } from 'sql.js';
-import { RecallError } from '../errors';
+import { RecallError, describeError } from '../errors';
 import { isOutputIdShape } from '../ids';
+import { KiB } from '../limits';
 import type { NotableDigest, OutputInfo } from '../types';
 import { CHUNK_BYTES, Codec, type EncodedChunk } from './chunks';
 import type { RetainRecord } from './journal';
@@ -110,6 +111,74 @@ export function insertOutputRow(db: Database, record: RetainRecord): void {
       record.meta.notable ? JSON.stringify(record.meta.notable) : null,
     ],
   );
+}
+
+/** Largest `extra` one `annotate` takes, as JSON (UTF-8 bytes). */
+export const MAX_ANNOTATION_BYTES = 256 * KiB;
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value) as object | null;
+  // Object.prototype of this realm or another (a vm context's): a prototype with none of its own.
+  return proto === null || Object.getPrototypeOf(proto) === null;
+};
+
+/**
+ * The `extra` of an `annotate` call as it is journalled and merged: its JSON round trip (so a key
+ * whose value JSON drops, like `undefined`, changes nothing). INVALID_ARGUMENT when it is not a
+ * plain object, cannot be written as JSON, or its JSON is over MAX_ANNOTATION_BYTES.
+ */
+export function checkAnnotation(extra: unknown): Record<string, unknown> {
+  if (!isPlainObject(extra)) {
+    const got =
+      extra === null
+        ? 'null'
+        : Array.isArray(extra)
+          ? 'an array'
+          : typeof extra === 'object'
+            ? `a ${extra.constructor?.name || 'non-plain'} object`
+            : `a ${typeof extra}`;
+    throw new RecallError('INVALID_ARGUMENT', `annotate() takes a plain object of fields to merge into the output's extra; got ${got}.`);
+  }
+  let json: string;
+  try {
+    json = JSON.stringify(extra);
+  } catch (error) {
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `annotate() takes JSON-serialisable fields; this extra cannot be written as JSON (${describeError(error)}).`,
+    );
+  }
+  const bytes = Buffer.byteLength(json, 'utf8');
+  if (bytes > MAX_ANNOTATION_BYTES) {
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `The extra given to annotate() is ${bytes} bytes as JSON, over the limit of ${MAX_ANNOTATION_BYTES}; record less (a summary, or an offset into the copy).`,
+      { bytes, limitBytes: MAX_ANNOTATION_BYTES },
+    );
+  }
+  return JSON.parse(json) as Record<string, unknown>;
+}
+
+/**
+ * Merges `extra` into a row's extra (shallow: each key replaces the one it names). Idempotent, so a
+ * journal replayed twice ends the same. Says whether the row changed: 'missing' when there is no
+ * such row (removed since), 'same' when it held these fields already (a record the file holds).
+ */
+export function annotateRow(db: Database, outputId: string, extra: Record<string, unknown>): 'changed' | 'same' | 'missing' {
+  const [row] = queryRows<{ extra: string | null }>(db, 'SELECT extra FROM outputs WHERE id = ?', [outputId]);
+  if (!row) return 'missing';
+  let current: unknown;
+  try {
+    current = row.extra ? JSON.parse(row.extra) : undefined;
+  } catch {
+    current = undefined;
+  }
+  // Keys already there keep their place, so merging the same fields again gives the same text.
+  const merged = JSON.stringify({ ...(isPlainObject(current) ? current : {}), ...extra });
+  if (merged === row.extra) return 'same';
+  db.run('UPDATE outputs SET extra = ? WHERE id = ?', [merged, outputId]);
+  return 'changed';
 }
 
 /** Evicts the oldest live copies until `incoming` more bytes fit the quota; returns their IDs. */

@@ -21,7 +21,7 @@ import type { OutputInfo, ReadResult, RecallStore, RetainResult, SearchOptions, 
 import { ChunkReader } from './chunkReader';
 import { readRow, searchRow } from './rowReads';
 import { parseJournal, type JournalEntry } from './journal';
-import { insertOutputRow, lastSeq, lookupRow, outputStats, toInfo, type OutputRow } from './outputRows';
+import { annotateRow, insertOutputRow, lastSeq, lookupRow, outputStats, toInfo, type OutputRow } from './outputRows';
 import { SCHEMA_VERSION, addMissingColumns, queryRows } from './schema';
 import { journalFiles } from './sessionFiles';
 import { loadSqlJs } from './sqljs';
@@ -283,6 +283,10 @@ export class ReadOnlySession implements RecallStore {
     return Promise.reject(this.refusal('remove outputs from'));
   }
 
+  annotate(): Promise<void> {
+    return Promise.reject(this.refusal('annotate outputs in'));
+  }
+
   delete(): Promise<void> {
     return Promise.reject(this.refusal('delete'));
   }
@@ -347,6 +351,11 @@ async function buildView(file: string, raw: RawView): Promise<View> {
         db.run('DELETE FROM chunks WHERE output_id = ?', [header.outputId]);
         db.run('DELETE FROM outputs WHERE id = ?', [header.outputId]);
         pending.delete(header.outputId);
+        continue;
+      }
+      // The owner's merge, again over what the file holds (one for an output gone since is skipped).
+      if (header.op === 'annotate') {
+        if (annotateRow(db, header.outputId, header.extra) === 'changed') journalRecords++;
         continue;
       }
       if (header.seq <= applied) continue;

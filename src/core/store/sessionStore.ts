@@ -30,7 +30,17 @@ import { readLeftJournals, type LeftJournals, type RetainRecord } from './journa
 import { openDatabase } from './database';
 import { deleteSessionFiles, sessionFile } from './sessionFiles';
 import { inTransaction, queryRows } from './schema';
-import { evictFor, insertOutputRow, lastSeq, lookupRow, outputStats, toInfo, type OutputRow } from './outputRows';
+import {
+  annotateRow,
+  checkAnnotation,
+  evictFor,
+  insertOutputRow,
+  lastSeq,
+  lookupRow,
+  outputStats,
+  toInfo,
+  type OutputRow,
+} from './outputRows';
 
 export interface OpenStoreOptions {
   /** Folder that holds the session files. Created if missing. */
@@ -155,8 +165,9 @@ export class SessionStore implements RecallStore {
 
   /**
    * @internal (openStore) Applies the journals a previous run left over the database, oldest
-   * first: retains the database does not hold yet, and removals. A damaged or torn tail ended that
-   * file's replay; the file was kept aside and is reported. Returns whether there were journals.
+   * first: retains the database does not hold yet, removals and annotations (merged again: the same
+   * result; one for an output gone since is skipped). A damaged or torn tail ended that file's
+   * replay; the file was kept aside and is reported. Returns whether there were journals.
    */
   replayJournals(left: LeftJournals): boolean {
     const applied = lastSeq(this.db);
@@ -164,6 +175,10 @@ export class SessionStore implements RecallStore {
       if (header.op === 'remove') {
         inTransaction(this.db, () => this.removeOutput(header.outputId));
         this.durability.drop(header.outputId);
+        continue;
+      }
+      if (header.op === 'annotate') {
+        annotateRow(this.db, header.outputId, header.extra);
         continue;
       }
       if (header.seq <= applied) continue;
@@ -306,6 +321,26 @@ export class SessionStore implements RecallStore {
     if (this.closed === 'open') await this.flush().catch(() => undefined);
   }
 
+  /**
+   * Merges `extra` into a copy's extra (see RecallStore.annotate). Journalled (durable) before it is
+   * applied; the session file catches up at the next background checkpoint.
+   */
+  async annotate(outputId: string, extra: Record<string, unknown>): Promise<void> {
+    this.ensureOpen();
+    const fields = checkAnnotation(extra);
+    this.lookup(outputId);
+    this.ensureNotClosing();
+    await this.durability.change(async () => {
+      // Removed or evicted by a change queued before this one: the same error as a call after it.
+      this.lookup(outputId);
+      await this.durability.record({ op: 'annotate', outputId, extra: fields }, undefined, () => {
+        this.ensureOpen();
+        annotateRow(this.db, outputId, fields);
+      });
+    });
+    this.durability.schedule();
+  }
+
   /** A new session in the same folder that shares no copies with this one. */
   async fork(): Promise<SessionStore> {
     this.ensureOpen();
@@ -384,7 +419,7 @@ export class SessionStore implements RecallStore {
     if (this.closing)
       throw new RecallError(
         'STORE_CLOSED',
-        `Session ${this.sessionId} is closing; nothing more can be retained or removed in it. Use the current session.`,
+        `Session ${this.sessionId} is closing; nothing more can be retained, removed or annotated in it. Use the current session.`,
       );
   }
 

@@ -10,9 +10,9 @@
  *
  * Two lanes, so a page read never waits behind long work: reads and lookups (`read`, `info`,
  * `list`, `stats`, `open`) start the moment they arrive; everything else (retains, copy slices for
- * searches, whole copies, flushes, removals, forks, closes) waits in one queue, in order, and starts
- * one per turn of the event loop, so reads that arrive meanwhile go first. The same script, started
- * with `workerData.role` "search", is the search worker instead (search/service.ts).
+ * searches, whole copies, flushes, removals, annotations, forks, closes) waits in one queue, in
+ * order, and starts one per turn of the event loop, so reads that arrive meanwhile go first. The same
+ * script, started with `workerData.role` "search", is the search worker instead (search/service.ts).
  */
 import * as path from 'node:path';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
@@ -72,6 +72,7 @@ export function serveStores(port: Port): void {
     list: async ({ handle }) => ({ result: await storeOf(handle).list() }),
     stats: async ({ handle }) => ({ result: await storeOf(handle).stats() }),
     remove: async ({ handle, outputId }) => ({ result: await storeOf(handle).remove(outputId) }),
+    annotate: async ({ handle, outputId, extra }) => ({ result: await storeOf(handle).annotate(outputId, extra) }),
     flush: async ({ handle }) => ({ result: await storeOf(handle).flush() }),
     close: async ({ handle }) => {
       const store = stores.get(handle);

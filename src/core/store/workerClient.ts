@@ -31,6 +31,7 @@ import { checkSearchRequest } from '../search';
 import { DEFAULT_SEARCH_TIMEOUT_MS } from '../search/lane';
 import type { OpenReport, OutputInfo, ReadResult, RecallStore, RetainMeta, RetainResult, SearchOptions, SearchResult } from '../types';
 import type { OpenStoreOptions } from './sessionStore';
+import { checkAnnotation } from './outputRows';
 import { encodeContent } from './workerContent';
 import { WorkerHost, type CallOptions, type StoreLink } from './workerHost';
 import { defaultWorkerPath } from './workerScript';
@@ -234,6 +235,15 @@ export class WorkerStore implements RecallStore {
 
   remove(outputId: string): Promise<void> {
     return this.call('remove', { outputId });
+  }
+
+  /**
+   * Like `SessionStore.annotate`. `extra` is checked here, and its JSON form sent, so what the
+   * worker merges is what the caller passed (a structured clone would turn a class instance plain).
+   */
+  async annotate(outputId: string, extra: Record<string, unknown>): Promise<void> {
+    this.ensureOpen();
+    return this.call('annotate', { outputId, extra: checkAnnotation(extra) });
   }
 
   /** Waits until every change so far is durable in the session file. */

@@ -66,6 +66,8 @@ export interface WorkerOps {
   list: { args: { handle: StoreHandle }; result: OutputInfo[] };
   stats: { args: { handle: StoreHandle }; result: StoreStats };
   remove: { args: { handle: StoreHandle; outputId: string }; result: void };
+  /** `extra` as checked and JSON-normalised by the client (the worker checks it again). */
+  annotate: { args: { handle: StoreHandle; outputId: string; extra: Record<string, unknown> }; result: void };
   flush: { args: { handle: StoreHandle }; result: void };
   /** Closes the store and frees its handle. */
   close: { args: { handle: StoreHandle }; result: void };

@@ -1,0 +1,371 @@
+// RecallStore.annotate: fields merged into an output's extra after it was retained (the text the
+// model was given for it), journalled before they are applied, so they survive a crash like the copy.
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { encodeRecord, parseJournal, type JournalHeader } from '../../src/core/store/journal';
+import { MAX_ANNOTATION_BYTES } from '../../src/core/store/outputRows';
+import { openReadOnlySession } from '../../src/core/store/readOnlySession';
+import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
+import { openWorkerStore, type WorkerStore, type WorkerStoreOptions } from '../../src/core/store/workerClient';
+import type { RecallStore } from '../../src/core/types';
+import { outputCounts, rejectsWith } from './helpers/assertions';
+import { useTempDirs } from './helpers/tempDirs';
+
+const WORKER = {
+  workerPath: path.join(__dirname, '../../src/core/store/worker.ts'),
+  execArgv: ['--require', require.resolve('tsx/cjs')],
+};
+const UNKNOWN_ID = 'out_0123456789abcdef01234567';
+
+/** A "crash": the session's files as they are now, copied to another folder before any checkpoint. */
+function crashCopy(store: SessionStore, to: string): void {
+  for (const name of readdirSync(path.dirname(store.file))) {
+    if (name.startsWith(path.basename(store.file))) copyFileSync(path.join(path.dirname(store.file), name), path.join(to, name));
+  }
+}
+
+const journalHeaders = (file: string): JournalHeader[] => {
+  const parsed = parseJournal(readFileSync(`${file}.journal`));
+  assert.equal(parsed.bytesIgnored, 0);
+  return parsed.entries.map((entry) => {
+    if (entry.header.op !== 'retain') assert.equal(entry.content.length, 0, `a ${entry.header.op} record holds no content`);
+    return entry.header;
+  });
+};
+
+const extraOf = async (store: RecallStore, outputId: string): Promise<Record<string, unknown> | undefined> =>
+  (await store.info(outputId)).extra;
+
+/** The checks every store answers the same way: unknown ids, evicted copies, bad extras (none of which journal anything). */
+async function checkRefusals(store: RecallStore & { flush(): Promise<void> }, ids: { evicted: string; live: string }): Promise<void> {
+  // Checkpointed first, so that no background checkpoint changes the journal's size meanwhile.
+  await store.flush();
+  const journalBytes = async (): Promise<number> => (await store.stats()).journalBytes;
+  const before = await journalBytes();
+  await rejectsWith(store.annotate(UNKNOWN_ID, { preview: 'x' }), 'NOT_FOUND');
+  await rejectsWith(store.annotate('not-an-id', { preview: 'x' }), 'NOT_FOUND');
+  await rejectsWith(store.annotate('', { preview: 'x' }), 'INVALID_ARGUMENT');
+  const evicted = await rejectsWith(store.annotate(ids.evicted, { preview: 'x' }), 'EVICTED');
+  assert.match(evicted.message, /was evicted/);
+  assert.equal((await store.info(ids.evicted)).evicted, true);
+  assert.equal(await extraOf(store, ids.evicted), undefined, 'an evicted copy is not annotated');
+
+  // The limit is on the JSON of the extra given: '{"t":""}' is 8 bytes around the text.
+  const atLimit = 'x'.repeat(MAX_ANNOTATION_BYTES - 8);
+  assert.equal(MAX_ANNOTATION_BYTES, 256 * 1024);
+  const over = await rejectsWith(store.annotate(ids.live, { t: `${atLimit}x` }), 'INVALID_ARGUMENT');
+  assert.match(over.message, new RegExp(`${MAX_ANNOTATION_BYTES + 1} bytes as JSON, over the limit of ${MAX_ANNOTATION_BYTES}`));
+  assert.deepEqual(over.details, { bytes: MAX_ANNOTATION_BYTES + 1, limitBytes: MAX_ANNOTATION_BYTES });
+  // Multi-byte text counts in UTF-8 bytes.
+  await rejectsWith(store.annotate(ids.live, { t: 'é'.repeat(MAX_ANNOTATION_BYTES / 2) }), 'INVALID_ARGUMENT');
+  const notObjects: unknown[] = [null, undefined, [], ['a'], 'text', 42, true, new Map([['a', 1]]), new Date(), new (class Fields {})()];
+  for (const extra of notObjects) {
+    const error = await rejectsWith(store.annotate(ids.live, extra as Record<string, unknown>), 'INVALID_ARGUMENT', String(extra));
+    assert.match(error.message, /takes a plain object/);
+  }
+  const cyclic: Record<string, unknown> = {};
+  cyclic.self = cyclic;
+  await rejectsWith(store.annotate(ids.live, cyclic), 'INVALID_ARGUMENT');
+  await rejectsWith(store.annotate(ids.live, { big: 10n }), 'INVALID_ARGUMENT');
+  assert.equal(await journalBytes(), before, 'a refused annotation journals nothing');
+  assert.equal(await extraOf(store, ids.live), undefined);
+
+  await store.annotate(ids.live, { t: atLimit });
+  assert.equal((await extraOf(store, ids.live))?.t, atLimit, 'exactly at the limit is taken');
+}
+
+describe('annotate: fields merged into an output’s extra, durably', function () {
+  this.timeout(60_000);
+  const dirs = useTempDirs('annotate');
+
+  describe('session store', () => {
+    it('merges shallowly: a key replaces the one it names, the others stay; info() and list() show the merged extra', async () => {
+      const store = await openStore({ dir: dirs.make() });
+      try {
+        const a = await store.retain('first output\n', { tool: 'run_command', title: 'make', extra: { exitCode: 2, stream: 'both' } });
+        const b = await store.retain('second output\n');
+        const counts = outputCounts(await store.stats());
+
+        await store.annotate(a.outputId, { preview: 'first preview', exitCode: 3, nested: { a: 1, b: 2 } });
+        await store.annotate(a.outputId, { preview: 'second preview', nested: { c: 3 }, gone: undefined });
+        await store.annotate(b.outputId, { preview: 'b preview' }); // a copy retained without extra
+
+        const merged = { exitCode: 3, stream: 'both', preview: 'second preview', nested: { c: 3 } };
+        assert.deepEqual(
+          await extraOf(store, a.outputId),
+          merged,
+          'nested objects are replaced whole; undefined (dropped by JSON) changes nothing',
+        );
+        assert.deepEqual(await extraOf(store, b.outputId), { preview: 'b preview' });
+        const listed = await store.list();
+        assert.deepEqual(
+          listed.map((info) => [info.outputId, info.extra]),
+          [
+            [b.outputId, { preview: 'b preview' }],
+            [a.outputId, merged],
+          ],
+        );
+        // The rest of the output is as retained, and an annotation is no retained byte.
+        const info = await store.info(a.outputId);
+        assert.deepEqual(
+          { tool: info.tool, title: info.title, totalBytes: info.totalBytes, complete: info.complete },
+          { tool: 'run_command', title: 'make', totalBytes: 13, complete: true },
+        );
+        assert.equal((await store.read(a.outputId)).text, 'first output\n');
+        assert.deepEqual(outputCounts(await store.stats()), counts);
+
+        // The caller's object is not kept: changing it later changes nothing.
+        const fields = { preview: 'mine' };
+        await store.annotate(b.outputId, fields);
+        fields.preview = 'changed after the call';
+        assert.deepEqual(await extraOf(store, b.outputId), { preview: 'mine' });
+      } finally {
+        await store.delete();
+      }
+    });
+
+    it('survives close and reopen (resume)', async () => {
+      const dir = dirs.make();
+      const store = await openStore({ dir });
+      const { outputId } = await store.retain('kept\n', { extra: { exitCode: 0 } });
+      await store.annotate(outputId, { preview: 'what the model saw' });
+      await store.close();
+      assert.deepEqual(
+        readdirSync(dir).filter((name) => name.includes('.journal')),
+        [],
+        'close checkpoints the annotation into the session file',
+      );
+      const resumed = await openStore({ dir, sessionId: store.sessionId });
+      try {
+        assert.equal(resumed.resumed, true);
+        assert.deepEqual(await extraOf(resumed, outputId), { exitCode: 0, preview: 'what the model saw' });
+        await resumed.annotate(outputId, { preview: 'again' });
+        assert.deepEqual(await extraOf(resumed, outputId), { exitCode: 0, preview: 'again' });
+      } finally {
+        await resumed.delete();
+      }
+    });
+
+    it('survives a crash before any checkpoint (journal replay), and replaying it again ends the same', async () => {
+      const dir = dirs.make();
+      const store = await openStore({ dir, checkpoints: 'manual' });
+      const a = await store.retain('A\n', { extra: { exitCode: 1 } });
+      const b = await store.retain('B\n');
+      await store.flush(); // the file holds both copies, without annotations; the journal is empty
+      await store.annotate(a.outputId, { preview: 'first', n: 1 });
+      await store.annotate(a.outputId, { n: 2 });
+      await store.annotate(b.outputId, { preview: 'b' });
+      assert.deepEqual(journalHeaders(store.file), [
+        { op: 'annotate', outputId: a.outputId, extra: { preview: 'first', n: 1 } },
+        { op: 'annotate', outputId: a.outputId, extra: { n: 2 } },
+        { op: 'annotate', outputId: b.outputId, extra: { preview: 'b' } },
+      ]);
+      const journal = readFileSync(`${store.file}.journal`);
+      const crashed = dirs.make();
+      crashCopy(store, crashed);
+      await store.close();
+
+      const expected = { [a.outputId]: { exitCode: 1, preview: 'first', n: 2 }, [b.outputId]: { preview: 'b' } };
+      let resumed = await openStore({ dir: crashed, sessionId: store.sessionId, checkpoints: 'manual' });
+      assert.deepEqual(resumed.openReport, {});
+      for (const [id, extra] of Object.entries(expected)) assert.deepEqual(await extraOf(resumed, id), extra);
+      await resumed.close();
+
+      // A crash after a checkpoint wrote the file but before it dropped the journal: replayed over a
+      // file that holds the annotations already.
+      writeFileSync(path.join(crashed, `${path.basename(store.file)}.journal`), journal);
+      resumed = await openStore({ dir: crashed, sessionId: store.sessionId, checkpoints: 'manual' });
+      assert.deepEqual(resumed.openReport, {});
+      for (const [id, extra] of Object.entries(expected)) assert.deepEqual(await extraOf(resumed, id), extra);
+      await resumed.close();
+    });
+
+    it('replay skips an annotation of an output removed since, or never in this session', async () => {
+      const dir = dirs.make();
+      const store = await openStore({ dir, checkpoints: 'manual' });
+      const a = await store.retain('A\n');
+      const b = await store.retain('B\n');
+      await store.annotate(b.outputId, { preview: 'b' });
+      const crashed = dirs.make();
+      crashCopy(store, crashed);
+      await store.close();
+      const journal = path.join(crashed, `${path.basename(store.file)}.journal`);
+      writeFileSync(
+        journal,
+        Buffer.concat([
+          readFileSync(journal),
+          ...encodeRecord({ op: 'remove', outputId: b.outputId }),
+          ...encodeRecord({ op: 'annotate', outputId: b.outputId, extra: { late: true } }),
+          ...encodeRecord({ op: 'annotate', outputId: UNKNOWN_ID, extra: { stray: true } }),
+          ...encodeRecord({ op: 'annotate', outputId: a.outputId, extra: { preview: 'a' } }),
+        ]),
+      );
+      const resumed = await openStore({ dir: crashed, sessionId: store.sessionId });
+      try {
+        assert.deepEqual(resumed.openReport, {});
+        assert.deepEqual(
+          (await resumed.list()).map((info) => [info.outputId, info.extra]),
+          [[a.outputId, { preview: 'a' }]],
+        );
+        await rejectsWith(resumed.info(b.outputId), 'NOT_FOUND');
+      } finally {
+        await resumed.delete();
+      }
+    });
+
+    it('NOT_FOUND for an unknown id and for an id of another session, EVICTED for an evicted copy, INVALID_ARGUMENT for an extra over 256 KiB or not a plain object', async () => {
+      const dir = dirs.make();
+      const store = await openStore({ dir, copyBytes: 4096, quotaBytes: 8192 });
+      const other = await openStore({ dir });
+      try {
+        const theirs = await other.retain('in the other session\n');
+        const notFound = await rejectsWith(store.annotate(theirs.outputId, { preview: 'x' }), 'NOT_FOUND');
+        assert.match(notFound.message, /IDs resolve only in the session that made them/);
+        assert.equal(await extraOf(other, theirs.outputId), undefined);
+
+        const first = await store.retain('1'.repeat(4000));
+        await store.retain('2'.repeat(4000));
+        const live = await store.retain('3'.repeat(4000)); // evicts the first
+        await checkRefusals(store, { evicted: first.outputId, live: live.outputId });
+      } finally {
+        await other.delete();
+        await store.delete();
+      }
+    });
+
+    it('a failed journal write rejects with STORE_UNAVAILABLE naming the annotation, and nothing changes', async () => {
+      const dir = dirs.make();
+      const store = await openStore({ dir, checkpoints: 'manual' });
+      const { outputId } = await store.retain('saved before the failure\n', { extra: { exitCode: 0 } });
+      rmSync(dir, { recursive: true });
+      writeFileSync(dir, 'x'); // the folder is now a file: every write fails with ENOTDIR
+      const error = await rejectsWith(store.annotate(outputId, { preview: 'p' }), 'STORE_UNAVAILABLE');
+      assert.match(error.message, new RegExp(`^The annotation of "${outputId}" could not be saved to the session journal .*ENOTDIR`));
+      assert.match(error.message, /so the output was not annotated\.$/);
+      assert.deepEqual(await extraOf(store, outputId), { exitCode: 0 });
+      rmSync(dir);
+      mkdirSync(dir);
+      await store.annotate(outputId, { preview: 'after repair' });
+      assert.deepEqual(await extraOf(store, outputId), { exitCode: 0, preview: 'after repair' });
+      await store.delete();
+    });
+
+    it('refuses once the store is closing or closed (STORE_CLOSED)', async () => {
+      const store = await openStore({ dir: dirs.make() });
+      const { outputId } = await store.retain('x\n');
+      const closing = store.close();
+      await rejectsWith(store.annotate(outputId, { preview: 'p' }), 'STORE_CLOSED');
+      await closing;
+      await rejectsWith(store.annotate(outputId, { preview: 'p' }), 'STORE_CLOSED');
+    });
+  });
+
+  describe('journal format', () => {
+    it('an annotate record is version 1 with no content; a reader that does not know an op stops at it as at a damaged record', () => {
+      const annotate = encodeRecord({ op: 'annotate', outputId: UNKNOWN_ID, extra: { preview: 'p' } });
+      assert.equal(annotate[0].readUInt8(4), 1, 'the record format version is unchanged');
+      assert.equal(annotate[2].readUInt32LE(0), 0, 'no content');
+      const remove = encodeRecord({ op: 'remove', outputId: UNKNOWN_ID });
+      // What a reader that predates `annotate` does with one (here: an op this reader does not know).
+      const future = encodeRecord({ op: 'future', outputId: UNKNOWN_ID } as unknown as JournalHeader);
+      const parsed = parseJournal(Buffer.concat([...annotate, ...future, ...remove]));
+      assert.deepEqual(
+        parsed.entries.map((entry) => entry.header.op),
+        ['annotate'],
+      );
+      assert.equal(parsed.bytesIgnored, Buffer.concat([...future, ...remove]).length);
+      // A damaged annotate (extra not an object) is not applied either.
+      const bad = encodeRecord({ op: 'annotate', outputId: UNKNOWN_ID, extra: ['x'] } as unknown as JournalHeader);
+      assert.equal(parseJournal(Buffer.concat(bad)).entries.length, 0);
+    });
+  });
+
+  describe('worker store', () => {
+    const opened: WorkerStore[] = [];
+    const open = async (options: Partial<WorkerStoreOptions> & { dir: string }): Promise<WorkerStore> => {
+      const store = await openWorkerStore({ ...WORKER, ...options });
+      opened.push(store);
+      return store;
+    };
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((store) => store.close().catch(() => undefined)));
+    });
+
+    it('merges through the worker, shows it in info() and list(), and keeps it across a worker crash and a reopen', async () => {
+      const dir = dirs.make();
+      const store = await open({ dir });
+      const { outputId } = await store.retain('through the worker\n', { extra: { exitCode: 2 } });
+      await store.annotate(outputId, { preview: 'first', n: 1 });
+      await store.annotate(outputId, { preview: 'second' });
+      const merged = { exitCode: 2, preview: 'second', n: 1 };
+      assert.deepEqual(await extraOf(store, outputId), merged);
+      assert.deepEqual(
+        (await store.list()).map((info) => info.extra),
+        [merged],
+      );
+      // Durable when annotate resolves: the worker dies (with or without a checkpoint behind it).
+      await store.debugCrashWorker('exit').catch(() => undefined);
+      await rejectsWith(store.info(outputId), 'STORE_UNAVAILABLE');
+      const resumed = await open({ dir, sessionId: store.sessionId });
+      assert.deepEqual(await extraOf(resumed, outputId), merged);
+      await resumed.annotate(outputId, { n: 2 });
+      await resumed.close();
+      const again = await open({ dir, sessionId: store.sessionId });
+      assert.deepEqual(await extraOf(again, outputId), { ...merged, n: 2 });
+    });
+
+    it('answers NOT_FOUND, EVICTED, INVALID_ARGUMENT and STORE_CLOSED as the session store does', async () => {
+      const dir = dirs.make();
+      const store = await open({ dir, copyBytes: 4096, quotaBytes: 8192 });
+      const other = await open({ dir });
+      const theirs = await other.retain('in the other session\n');
+      await rejectsWith(store.annotate(theirs.outputId, { preview: 'x' }), 'NOT_FOUND');
+      const first = await store.retain('1'.repeat(4000));
+      await store.retain('2'.repeat(4000));
+      const live = await store.retain('3'.repeat(4000));
+      await checkRefusals(store, { evicted: first.outputId, live: live.outputId });
+      await store.close();
+      await rejectsWith(store.annotate(live.outputId, { preview: 'x' }), 'STORE_CLOSED');
+    });
+  });
+
+  describe('read-only view of another process’s session', () => {
+    it('shows an annotation while it is only in the writer’s journal, and after the checkpoint; refuses annotate with REFUSED', async () => {
+      const dir = dirs.make();
+      const store = await openStore({ dir, checkpoints: 'manual' });
+      const saved = await store.retain('checkpointed\n', { title: 'saved', extra: { exitCode: 0 } });
+      await store.flush();
+      await store.annotate(saved.outputId, { preview: 'saved preview' }); // in the journal only
+      const fresh = await store.retain('journal only\n', { title: 'fresh' });
+      await store.annotate(fresh.outputId, { preview: 'fresh preview' });
+      const view = await openReadOnlySession(store.file);
+      try {
+        assert.deepEqual(await extraOf(view, saved.outputId), { exitCode: 0, preview: 'saved preview' });
+        assert.deepEqual(
+          (await view.list()).map((info) => [info.title, info.extra]),
+          [
+            ['fresh', { preview: 'fresh preview' }],
+            ['saved', { exitCode: 0, preview: 'saved preview' }],
+          ],
+        );
+        assert.equal(view.lastRead.journalRecords, 3, 'two annotations and a retain applied over the file');
+        const refused = await rejectsWith((view as RecallStore).annotate(saved.outputId, { preview: 'x' }), 'REFUSED');
+        assert.match(refused.message, /belongs to another process .* shown read-only: VS Code does not annotate outputs in it/);
+
+        // The writer annotates again, then checkpoints: the view follows, now from the file.
+        await store.annotate(saved.outputId, { preview: 'newer' });
+        assert.equal(await view.refresh(), true);
+        assert.equal((await extraOf(view, saved.outputId))?.preview, 'newer');
+        await store.flush();
+        assert.equal(await view.refresh(), true);
+        assert.equal(view.lastRead.journalRecords, 0);
+        assert.deepEqual(await extraOf(view, saved.outputId), { exitCode: 0, preview: 'newer' });
+        assert.deepEqual(await extraOf(view, fresh.outputId), { preview: 'fresh preview' });
+      } finally {
+        await view.close();
+        await store.close();
+      }
+    });
+  });
+});
