@@ -282,8 +282,12 @@ function without(digest: NotableDigest, from: number, to: number, visible: (Nota
     counts.warning -= part.counts.warning;
     distinct -= part.distinct;
   }
-  const lines = digest.lines.filter((line) => line.offset >= from && line.offset < to);
-  return { ...digest, lines, counts, distinct: Math.max(distinct, lines.length), from, to };
+  // A repeated line whose occurrences span the omitted part (2,000 "test N passed" lines, the first
+  // and last now in head and tail) still names what it holds: kept, with its first offset and count.
+  const lines = digest.lines.filter((line) => line.offset < to && (line.lastOffset ?? line.offset) >= from);
+  // Distinct lines of the parts now shown may repeat in the omitted part: the difference is a floor.
+  const any = counts.error + counts.summary + counts.warning > 0 ? 1 : 0;
+  return { ...digest, lines, counts, distinct: Math.max(distinct, lines.length, any), from, to };
 }
 
 /**

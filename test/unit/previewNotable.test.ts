@@ -91,6 +91,16 @@ describe('previewHeadTail: notable lines of the omitted part', () => {
     assert.match(warnings[warnings.length - 1], /^warning line 18050 /, 'and the last, before the ones between');
   });
 
+
+  it('a line repeated from head through tail still names the omitted part: one distinct entry, never "0 distinct"', () => {
+    const lines = Array.from({ length: 2500 }, (_, i) => `\x1b[32m✓\x1b[0m test ${i + 1} passed 測試 🎉 (12 ms)`);
+    const preview = previewHeadTail(`${lines.join('\n')}\ndone\n`, { budgetBytes: 24 * KiB, kind: 'command', outputId: ID });
+    const list = listed(preview.text);
+    assert.match(list[0], /^\[notable lines in the omitted part: \d+ summary lines \(1 distinct\);/);
+    assert.equal(list.length, 2, list.join('\n'));
+    assert.match(list[1], /^summary line \d+ @\d+ ×\d+ \(last line \d+\): .*test \d+ passed/);
+    assert.ok(Buffer.byteLength(preview.text) <= 24 * KiB);
+  });
   it('lists what the capture dropped as not in the copy, and leaves the gap marker out', () => {
     const output = log(400_000, { 190_233: 'error: disk quota exceeded on /var/data' });
     const capped = capBytes(Buffer.from(output), 4 * 1024 * 1024, { notable: 'command' });
