@@ -73,7 +73,7 @@ export function parseAnsi(text: string, state: Style, raw = false): { segments: 
   return { segments, state: style };
 }
 
-function hasStyle(style: Style): boolean {
+export function hasStyle(style: Style): boolean {
   return Object.values(style).some((value) => value !== undefined && value !== false);
 }
 
@@ -133,4 +133,32 @@ function extendedColor(codes: number[], at: number): [number | string | undefine
   }
   if (codes[at] === 2) return [`rgb(${byte(codes[at + 1])}, ${byte(codes[at + 2])}, ${byte(codes[at + 3])})`, 4];
   return [undefined, 0];
+}
+
+// Pages are cut by bytes, so a page edge can fall inside an escape sequence. The start of one that
+// the text does not finish: CSI (7-bit or C1) up to its final byte, or ESC with intermediates only.
+const UNFINISHED_TAIL = /(?:\x1b(?:\[[0-?]*[ -/]*|[ -/]*)|\x9b[0-?]*[ -/]*)$/;
+
+/**
+ * Characters at the end of `text` that begin an escape sequence it does not finish (0 if none). The
+ * page after it finishes the sequence (see `continuation`), so this page shows none of it.
+ */
+export function unfinishedTail(text: string): number {
+  return UNFINISHED_TAIL.exec(text)?.[0].length ?? 0;
+}
+
+/**
+ * For text that starts where `lead` ends: how many of its first characters finish an escape sequence
+ * begun in `lead` (to be shown as nothing, like the rest of the sequence), and the style in force
+ * after them: `leadState` (in force where `lead` starts) with the SGR of `lead` and of the finished
+ * sequence applied.
+ */
+export function continuation(lead: string, text: string, leadState: Style = {}): { skip: number; state: Style } {
+  const joined = lead + text.slice(0, 4096);
+  let skip = 0;
+  TOKEN.lastIndex = 0;
+  for (let m = TOKEN.exec(joined); m && m.index < lead.length; m = TOKEN.exec(joined)) {
+    if (m.index + m[0].length > lead.length) skip = m.index + m[0].length - lead.length;
+  }
+  return { skip, state: parseAnsi(joined.slice(0, lead.length + skip), leadState).state };
 }

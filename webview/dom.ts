@@ -76,9 +76,34 @@ export function toggle(
   return element;
 }
 
-/** Centres `element` in the scrolling `container` without scrolling anything around it. */
-export function scrollWithin(container: HTMLElement, element: HTMLElement): void {
-  const box = container.getBoundingClientRect();
-  const target = element.getBoundingClientRect();
-  container.scrollTop += target.top - box.top - (container.clientHeight - target.height) / 2;
+// The latest centring per container: a newer one (another jump) ends an older one's corrections.
+const centring = new WeakMap<HTMLElement, HTMLElement>();
+
+/**
+ * Centres `element` in the scrolling `container` without scrolling anything around it. Chunks of
+ * lines never shown yet count one line per line until the browser lays them out (textView.ts), and
+ * wrapped lines are taller: the chunks that come into view after the first scroll grow and push the
+ * element away. So it is centred again on the following frames until it stays put (at most `frames`).
+ */
+export function scrollWithin(container: HTMLElement, element: HTMLElement, frames = 10): void {
+  const offset = (): number => {
+    const box = container.getBoundingClientRect();
+    const target = element.getBoundingClientRect();
+    return target.top - box.top - container.clientTop - (container.clientHeight - target.height) / 2;
+  };
+  centring.set(container, element);
+  container.scrollTop += offset();
+  let left = frames;
+  let still = 0;
+  const settle = (): void => {
+    if (centring.get(container) !== element || !element.isConnected || --left < 0) return;
+    const before = container.scrollTop;
+    const delta = offset();
+    if (Math.abs(delta) >= 1) container.scrollTop += delta;
+    // Stop once nothing moved for two frames (the browser shows newly visible chunks a frame after
+    // the scroll that reveals them): centred, or as near as the scroll range allows.
+    still = container.scrollTop === before ? still + 1 : 0;
+    if (still < 2) requestAnimationFrame(settle);
+  };
+  requestAnimationFrame(settle);
 }

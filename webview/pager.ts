@@ -9,6 +9,7 @@ import { button, h, scrollWithin, uid } from './dom';
 import { num } from './format';
 import { HostError, type HostConnection } from './ipc';
 import { MAX_PAGE_BYTES, type DescribeResult, type PageResult } from './protocol';
+import { LEAD_DELAY_MS, PageEdges, type PageBody } from './pageEdges';
 import { charIndexAtByte, lineRow, renderText } from './textView';
 
 export interface PagerEvents {
@@ -32,6 +33,8 @@ export class Pager {
   private dragging = false;
   private focusLine: number | undefined;
   private view: ViewOptions = { wrap: true, raw: false };
+  private readonly edges: PageEdges;
+  private leadTimer: ReturnType<typeof setTimeout> | undefined;
 
   private readonly slider = h('input', {
     className: 'slider',
@@ -94,6 +97,7 @@ export class Pager {
     private readonly conn: HostConnection,
     private readonly events: PagerEvents,
   ) {
+    this.edges = new PageEdges(conn);
     const b = this.buttons;
     this.offsetBox.id = uid('offset');
     this.sizeBox.id = uid('size');
@@ -283,6 +287,20 @@ export class Pager {
 
   private render(page: PageResult): void {
     this.page = page;
+    const { body, known } = this.edges.body(page, this.view.raw);
+    this.paintText(page, body);
+    if (!this.dragging && !this.sliderBusy) this.slider.value = String(page.offset);
+    this.offsetBox.value = String(page.offset);
+    this.updateStatus(page);
+    this.updateButtons(page);
+    this.events.onPage(page);
+    // Read once the page stays: while the slider moves, pages pass by and the host has enough to do.
+    clearTimeout(this.leadTimer);
+    if (!known && !this.view.raw) this.leadTimer = setTimeout(() => void this.readLead(page), LEAD_DELAY_MS);
+  }
+
+  /** The page's text (`body`: what of it shows, see pageEdges.ts), its capture gap and focus line. */
+  private paintText(page: PageResult, body: PageBody): void {
     const gapOffset = this.describe?.info.gapOffset;
     let gap: { at: number; label: string; detail: string } | undefined;
     if (
@@ -300,7 +318,14 @@ export class Pager {
       const label = dropped === 1 ? l10n.t('1 byte dropped here') : l10n.t('{0} bytes dropped here', num(dropped));
       gap = { at: at < 0 ? 0 : at, label: ` ⟪ ${label} ⟫ `, detail };
     }
-    renderText(this.text, page.text, { firstLine: page.firstLine, raw: this.view.raw, highlight: this.view.highlight, gap });
+    if (gap) gap.at = Math.max(0, gap.at - body.skip);
+    renderText(this.text, body.text, {
+      firstLine: page.firstLine,
+      raw: this.view.raw,
+      highlight: this.view.highlight,
+      gap,
+      ansiState: body.state,
+    });
     const data = this.text.dataset;
     data.offset = String(page.offset);
     data.nextOffset = String(page.nextOffset);
@@ -314,11 +339,22 @@ export class Pager {
     } else {
       this.text.scrollTop = 0;
     }
-    if (!this.dragging && !this.sliderBusy) this.slider.value = String(page.offset);
-    this.offsetBox.value = String(page.offset);
-    this.updateStatus(page);
-    this.updateButtons(page);
-    this.events.onPage(page);
+  }
+
+  /** Reads the text before the page on screen and paints the page again if it finishes a sequence. */
+  private async readLead(page: PageResult): Promise<void> {
+    const outputId = this.describe?.info.outputId;
+    if (!outputId) return;
+    let body: PageBody | undefined;
+    try {
+      body = await this.edges.read(outputId, page);
+    } catch {
+      return; // the page stays as shown: its first characters may be the rest of a sequence
+    }
+    if (!body || this.page !== page || this.view.raw) return;
+    const top = this.text.scrollTop;
+    this.paintText(page, body);
+    if (this.focusLine === undefined) this.text.scrollTop = top;
   }
 
   private updateStatus(page: PageResult): void {

@@ -21,6 +21,8 @@ export interface RenderOptions {
   highlight?: RegExp;
   /** A capture gap at this UTF-16 index: bytes were dropped there. */
   gap?: { at: number; label: string; detail: string };
+  /** The SGR style in force where the text starts (set before it, on an earlier page). */
+  ansiState?: Style;
   /** The omission marker's span in the text (preview only). */
   marker?: { start: number; end: number; action?: { label: string; run(): void } };
 }
@@ -105,7 +107,7 @@ function toItems(text: string, options: RenderOptions): Item[] {
   }
   cuts.sort((a, b) => a.at - b.at);
   const items: Item[] = [];
-  let state: Style = {};
+  let state: Style = options.ansiState ?? {};
   let at = 0;
   const pushText = (part: string): void => {
     const parsed = parseAnsi(part, state, options.raw);

@@ -15,7 +15,7 @@ export interface ShownPage {
 export function shownPage(page: Page): Promise<ShownPage> {
   return page.evaluate(() => {
     const view = document.querySelector('.page-text') as HTMLElement;
-    const lines = [...view.querySelectorAll(':scope > .line > .text')].map((e) => {
+    const lines = [...view.querySelectorAll(':scope > .chunk > .line > .text')].map((e) => {
       // The copy's own text only: not the inline notes the inspector adds (gap marks, buttons).
       const clone = e.cloneNode(true) as HTMLElement;
       clone.querySelectorAll('.gap-inline, .inline-action').forEach((n) => n.remove());
@@ -77,7 +77,7 @@ export function assertNoErrors(errors: string[]): void {
 /** The preview pane's text as rendered, without the inspector's own buttons. */
 export function shownPreview(page: Page): Promise<string> {
   return page.evaluate(() =>
-    [...document.querySelectorAll('.preview-text > .line > .text')]
+    [...document.querySelectorAll('.preview-text > .chunk > .line > .text')]
       .map((e) => {
         const clone = e.cloneNode(true) as HTMLElement;
         clone.querySelectorAll('.gap-inline, .inline-action').forEach((n) => n.remove());

@@ -45,7 +45,7 @@ test('Next pages through 8 MiB of CJK/emoji; the pages shown concatenate to the 
   const walk = await page.evaluate(async () => {
     const view = document.querySelector('.page-text') as HTMLElement;
     const next = [...document.querySelectorAll('button')].find((b) => b.textContent?.includes('Next'))!;
-    const shown = () => [...view.querySelectorAll(':scope > .line > .text')].map((e) => e.textContent).join('\n');
+    const shown = () => [...view.querySelectorAll(':scope > .chunk > .line > .text')].map((e) => e.textContent).join('\n');
     const pages: { offset: number; nextOffset: number; firstLine: number; lastLine: number }[] = [];
     const texts: string[] = [];
     const record = () => {
@@ -211,7 +211,7 @@ test('search lists matches with their offsets and jumps to the right one', async
   await page.fill('.search-input', '(unclosed');
   await page.click('button:has-text("Search")');
   await page.waitForSelector('.search-summary.error');
-  assert.match((await page.textContent('.search-summary')) ?? '', /not a valid JavaScript regular expression/);
+  assert.match((await page.textContent('.search-summary')) ?? '', /not a valid regular expression in RE2 syntax/);
   assertNoErrors(panel.errors);
   await panel.close();
 });
