@@ -271,3 +271,36 @@ export function report({ suite, counts, problem, seconds, say }) {
   process.stdout.write(`${passed} passed, ${failed} failed, ${counts?.pending ?? 0} skipped\n`);
   return ok;
 }
+
+/**
+ * Starts an X server of its own (Debian `xvfb`) on a display number it picks itself (-displayfd: no
+ * guessing, no race with another run). Resolves to { display: ':N', process }. `env` is the child's
+ * environment (it carries TOR_TEST_SCRATCH, so a killed run's Xvfb is found and ended like the rest).
+ */
+export function startXvfb({ env = process.env, width = 1920, height = 1200 } = {}) {
+  const xvfb = spawn('Xvfb', ['-displayfd', '3', '-screen', '0', `${width}x${height}x24`, '-nolisten', 'tcp'], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+  });
+  let errors = '';
+  xvfb.stderr.on('data', (c) => (errors = (errors + c).slice(-2000)));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('Xvfb did not report a display in 10 s')), 10_000);
+    xvfb.once('error', (e) => {
+      clearTimeout(timer);
+      reject(new Error(`Xvfb could not start: ${e.message}`));
+    });
+    xvfb.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`Xvfb exited (${code ?? signal}) before it reported a display: ${errors.trim()}`));
+    });
+    xvfb.stdio[3].on('data', (c) => {
+      out += c;
+      if (!out.includes('\n')) return;
+      clearTimeout(timer);
+      xvfb.stdio[3].destroy();
+      resolve({ display: `:${out.trim()}`, process: xvfb });
+    });
+  });
+}

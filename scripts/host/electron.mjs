@@ -9,7 +9,7 @@
 //
 // Linux without a display: Electron needs an X server. If DISPLAY is unset and Xvfb is installed
 // (Debian: apt-get install xvfb), one is started for the run; otherwise run under `xvfb-run -a`.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -22,6 +22,7 @@ import {
   processesOf,
   readCounts,
   report,
+  startXvfb,
   writeStubExtension,
   writeTestWorkspace,
   writeUserSettings,
@@ -45,27 +46,16 @@ const mode = opts.vsix ? 'vsix' : 'dev';
 const vsix = opts.vsix && path.resolve(opts.vsix);
 const extraExtensions = opts['extra-extension'].map((d) => path.resolve(d));
 
-// Starts Xvfb on a display number it picks itself (-displayfd: no guessing, no race).
-async function startXvfb() {
+// Electron needs an X server: without DISPLAY, start one (Debian xvfb) for the run.
+async function startDisplay() {
   if (process.platform !== 'linux' || process.env.DISPLAY) return undefined;
   if (spawnSync('sh', ['-c', 'command -v Xvfb']).status !== 0) {
     say('no DISPLAY and no Xvfb: install xvfb or run under `xvfb-run -a`; trying anyway');
     return undefined;
   }
-  const xvfb = spawn('Xvfb', ['-displayfd', '3', '-screen', '0', '1280x1024x24', '-nolisten', 'tcp'], {
-    stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
-  });
-  const display = await new Promise((resolve, reject) => {
-    let out = '';
-    xvfb.stdio[3].on('data', (c) => {
-      out += c;
-      if (out.includes('\n')) resolve(out.trim());
-    });
-    xvfb.once('exit', (code) => reject(new Error(`Xvfb exited (${code})`)));
-    setTimeout(() => reject(new Error('Xvfb did not report a display in 10 s')), 10_000).unref();
-  });
-  process.env.DISPLAY = `:${display}`;
-  say(`started Xvfb on :${display}`);
+  const { display, process: xvfb } = await startXvfb({ width: 1280, height: 1024 });
+  process.env.DISPLAY = display;
+  say(`started Xvfb on ${display}`);
   return xvfb;
 }
 
@@ -89,7 +79,7 @@ async function main() {
   let timer;
   let problem;
   try {
-    xvfb = await startXvfb();
+    xvfb = await startDisplay();
     const vscodeExecutablePath =
       opts['vscode-executable'] ??
       (await downloadAndUnzipVSCode({ version: opts['vscode-version'], cachePath: path.join(ROOT, '.vscode-test') }));

