@@ -6,9 +6,11 @@ import { defaultStoreDir, stateHome } from '../../src/core/agentStore';
 import { resolveSettings } from '../../src/core/settings';
 import { CHECKED_KEYWORDS, checkToolInput, schemaProblem } from '../../src/core/tools/inputCheck';
 import { TOOL_DECLARATIONS, settingSchema, type JsonSchema } from '../../src/core/tools/manifest';
+import { searchToolOutputText } from '../../src/core/tools/searchToolOutput';
+import type { RecallStore } from '../../src/core/types';
 import * as toolNames from '../../src/core/toolNames';
 import { SERVER_SETTINGS, UsageError, envFor, flagFor, parseOptions, type ServerOptions } from '../../src/mcp/options';
-import { throwsWith } from './helpers/assertions';
+import { rejectsWith, throwsWith } from './helpers/assertions';
 import { useTempDirs } from './helpers/tempDirs';
 
 const manifest = require('../../package.json') as { contributes: { configuration: { properties: Record<string, JsonSchema> } } };
@@ -54,6 +56,25 @@ describe('mcp: input schemas from the manifest', () => {
       const error = throwsWith(() => checkToolInput(read, input), 'INVALID_ARGUMENT');
       assert.match(error.message, expected, JSON.stringify(input));
     }
+  });
+
+  it('search_tool_output takes outputId or path: the schema needs only pattern, the tool says which of the two is missing', async () => {
+    const search = TOOL_DECLARATIONS.find((tool) => tool.name === 'search_tool_output')!.inputSchema;
+    assert.deepEqual(search.required, ['pattern']);
+    checkToolInput(search, { outputId: 'out_1', pattern: 'x' });
+    checkToolInput(search, { path: 'build.log', pattern: 'x', regex: true, caseSensitive: false, maxMatches: 10 });
+    // Which of the two is the tool's own check (a schema cannot say "exactly one" in the subset checked here).
+    checkToolInput(search, { pattern: 'x' });
+    assert.match(throwsWith(() => checkToolInput(search, { path: 'a.log' }), 'INVALID_ARGUMENT').message, /^the input needs "pattern"/);
+    assert.match(
+      throwsWith(() => checkToolInput(search, { path: 3, pattern: 'x' }), 'INVALID_ARGUMENT').message,
+      /^the input property "path" must be a string; got 3/,
+    );
+    const store = {} as RecallStore;
+    const neither = await rejectsWith(searchToolOutputText(store, { pattern: 'x' }), 'INVALID_ARGUMENT');
+    assert.match(neither.message, /takes either "outputId" \(a retained output\) or "path" \(a file.*\), and got neither\.$/);
+    const both = await rejectsWith(searchToolOutputText(store, { outputId: 'out_1', path: 'a.log', pattern: 'x' }), 'INVALID_ARGUMENT');
+    assert.match(both.message, /, not both\.$/);
   });
 
   it('check numbers, exclusive minimums and arrays', () => {
