@@ -30,10 +30,13 @@ describe('read_file_page: which files it may read (resolveReadablePath)', () => 
 
   it('REFUSED: a symlink from the workspace to a file outside it, saying how the user can allow it', async () => {
     const error = await rejectsWith(resolveReadablePath('link-out.txt', policy), 'REFUSED');
-    assert.match(error.message, /outside the workspace folders; read_file_page does not read there/);
     assert.match(
       error.message,
-      /Read a file inside the workspace, or ask the user to allow it with the setting toolOutputRecall\.readFilePage\.allowOutsideWorkspace/,
+      /outside the workspace folders; read_file_page does not read there \(only the files a chat saves oversized tool results to\)/,
+    );
+    assert.match(
+      error.message,
+      /Use a file inside the workspace, or ask the user to allow it with the setting toolOutputRecall\.readFilePage\.allowOutsideWorkspace/,
     );
     assert.equal(await resolveReadablePath('link-out.txt', { ...policy, allowOutsideWorkspace: true }), path.join(outside, 'notes.txt'));
   });

@@ -7,6 +7,7 @@ import { readFilePage } from '../../src/core/files/filePager';
 import { resolveReadablePath, type ReadPolicy } from '../../src/core/files/readablePath';
 import { DEFAULT_SENSITIVE_PATTERNS } from '../../src/core/files/sensitivePaths';
 import { isChatSpillFile } from '../../src/core/files/spillFiles';
+import { searchFileText } from '../../src/core/tools/searchFile';
 import { compileSearch, searchBytes } from '../../src/core/search';
 import type { SearchOptions } from '../../src/core/types';
 import { rejectsWith } from './helpers/assertions';
@@ -14,7 +15,8 @@ import { useTempDirs } from './helpers/tempDirs';
 
 const MiB = 1024 * 1024;
 /** A spill file's name as VS Code 1.139.1 writes them (`copilot-tool-output-<ms>-<id>.txt`), unique per call. */
-const spillName = (): string => `copilot-tool-output-${Date.now()}${Math.floor(Math.random() * 1000)}-${Math.random().toString(36).slice(2, 8)}.txt`;
+const spillName = (): string =>
+  `copilot-tool-output-${Date.now()}${Math.floor(Math.random() * 1000)}-${Math.random().toString(36).slice(2, 8)}.txt`;
 
 describe('search_tool_output over a file (searchFile)', function () {
   this.timeout(120_000);
@@ -94,7 +96,13 @@ describe('search_tool_output over a file (searchFile)', function () {
 
   it('a line longer than a read is searched in overlapping pieces: its matches keep their offsets, line and line start', async () => {
     const long = Buffer.alloc(3 * FILE_WINDOW_BYTES, 'a');
-    const places = [10, FILE_WINDOW_BYTES - OVERLAP_BYTES - 2, FILE_WINDOW_BYTES + 5, 2 * FILE_WINDOW_BYTES - OVERLAP_BYTES, long.length - 20];
+    const places = [
+      10,
+      FILE_WINDOW_BYTES - OVERLAP_BYTES - 2,
+      FILE_WINDOW_BYTES + 5,
+      2 * FILE_WINDOW_BYTES - OVERLAP_BYTES,
+      long.length - 20,
+    ];
     for (const at of places) Buffer.from('{"id":"日本"}').copy(long, at);
     const file = path.join(workspace, 'one-line.json');
     await fs.writeFile(file, Buffer.concat([Buffer.from('first line\n'), long, Buffer.from('\nlast line\n')]));
@@ -139,6 +147,10 @@ describe('search_tool_output over a file (searchFile)', function () {
     const outside: ReadPolicy = { ...policy, folders: [path.join(workspace, 'elsewhere')] };
     const error = await rejectsWith(resolveReadablePath(link, outside), 'REFUSED');
     assert.match(error.message, /outside the workspace folders/);
+    // The refusal names the tool that was called.
+    const searched = await rejectsWith(searchFileText({ path: link, pattern: 'spill' }, outside), 'REFUSED');
+    assert.match(searched.message, /search_tool_output does not read there/);
+    assert.doesNotMatch(searched.message, /not a spill file/);
     assert.equal(await isChatSpillFile(await fs.realpath(link)), false);
     // The right name in a folder of the temp folder is not one of VS Code's spill files.
     const nested = path.join(workspace, spillName());

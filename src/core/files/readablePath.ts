@@ -26,7 +26,7 @@ export interface ReadPolicy {
  * checks use the path after resolving symlinks, so a link inside the workspace cannot reach a
  * file outside it or a credential; the sensitive check also looks at the path as given.
  */
-export async function resolveReadablePath(requested: unknown, policy: ReadPolicy): Promise<string> {
+export async function resolveReadablePath(requested: unknown, policy: ReadPolicy, tool: string = READ_FILE_PAGE_TOOL): Promise<string> {
   if (typeof requested !== 'string' || requested.trim() === '') {
     throw new RecallError('INVALID_ARGUMENT', 'path must be a file path, absolute or relative to the first workspace folder.');
   }
@@ -48,7 +48,7 @@ export async function resolveReadablePath(requested: unknown, policy: ReadPolicy
     if (!inside && !(await isChatSpillFile(real))) {
       throw new RecallError(
         'REFUSED',
-        `${requested} resolves to ${real}, outside the workspace folders; ${READ_FILE_PAGE_TOOL} does not read there. Read a file inside the workspace, or ask the user to allow it with the setting toolOutputRecall.readFilePage.allowOutsideWorkspace.`,
+        `${requested} resolves to ${real}, outside the workspace folders; ${tool} does not read there (only the files a chat saves oversized tool results to). Use a file inside the workspace, or ask the user to allow it with the setting toolOutputRecall.readFilePage.allowOutsideWorkspace.`,
       );
     }
   }
@@ -57,7 +57,7 @@ export async function resolveReadablePath(requested: unknown, policy: ReadPolicy
     if (verdict.sensitive) {
       throw new RecallError(
         'REFUSED',
-        `${requested} is a sensitive file (${verdict.reason ?? `matches "${verdict.pattern}"`}); ${READ_FILE_PAGE_TOOL} does not read credentials. Ask the user for the specific non-secret value you need.`,
+        `${requested} is a sensitive file (${verdict.reason ?? `matches "${verdict.pattern}"`}); ${tool} does not read credentials. Ask the user for the specific non-secret value you need.`,
       );
     }
   }

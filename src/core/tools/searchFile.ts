@@ -21,7 +21,7 @@ export async function searchFileText(input: SearchFileInput, policy: ReadPolicy 
   if (!policy) {
     throw new RecallError('REFUSED', `${SEARCH_TOOL_OUTPUT_TOOL} searches no files here; search a retained output by its outputId.`);
   }
-  const file = await resolveReadablePath(input.path, policy);
+  const file = await resolveReadablePath(input.path, policy, SEARCH_TOOL_OUTPUT_TOOL);
   const { pattern, regex, caseSensitive, maxMatches } = input;
   const found = await searchFile(file, pattern, { regex, caseSensitive, maxMatches, signal });
   const summary = { path: input.path, matches: found.matches.length, truncated: found.truncated, totalBytes: found.totalBytes };
