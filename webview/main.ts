@@ -35,7 +35,8 @@ class Inspector {
   private readonly flags = h('div', { className: 'flags', attrs: { role: 'list', 'aria-label': l10n.t('Flags of this output') } });
   private readonly banners = h('div', { className: 'banners' });
   private readonly session = h('section', { className: 'session', attrs: { 'aria-label': l10n.t('Session') } });
-  private readonly previewInfo = h('div', { className: 'pane-note' });
+  /** Where the preview comes from (data-source): for a recorded one, the label that it is exact. */
+  private readonly previewInfo = h('div', { className: 'pane-note preview-note' });
   private readonly previewText = h('div', {
     className: 'preview-text',
     attrs: { tabindex: 0, role: 'region', 'aria-label': l10n.t('Preview the model received') },
@@ -237,7 +238,8 @@ class Inspector {
       unavailable: preview.note ?? '',
     };
     const size = preview.text !== undefined ? ` ${l10n.t('{0} bytes.', num(new TextEncoder().encode(preview.text).length))}` : '';
-    this.previewInfo.textContent = `${words[preview.source]}${size}`;
+    this.previewInfo.dataset.source = preview.source;
+    this.previewInfo.replaceChildren(h('span', { className: 'preview-source' }, words[preview.source]), size);
     this.previewText.dataset.source = preview.source;
     if (preview.text === undefined) {
       this.previewText.replaceChildren(h('p', { className: 'muted' }, l10n.t('No preview to show.')));
@@ -375,7 +377,8 @@ class Inspector {
     ]);
     this.banners.replaceChildren(h('div', { className: 'banner error', attrs: { role: 'alert', 'data-code': code } }, message));
     this.previewText.replaceChildren();
-    this.previewInfo.textContent = '';
+    this.previewInfo.replaceChildren();
+    delete this.previewInfo.dataset.source;
     for (const control of Object.values(this.actions)) control.disabled = control !== this.actions.copyOutputId;
   }
 

@@ -82,7 +82,11 @@ export class AgentTools {
     checkToolInput(declaration.inputSchema, input);
     const { store, workspace, settings, log } = this.deps;
     const signal = callSignal ? AbortSignal.any([callSignal, this.deps.shutdown]) : this.deps.shutdown;
-    const files = { folders: [workspace], allowOutsideWorkspace: settings.allowOutsideWorkspace, sensitivePatterns: settings.sensitivePatterns };
+    const files = {
+      folders: [workspace],
+      allowOutsideWorkspace: settings.allowOutsideWorkspace,
+      sensitivePatterns: settings.sensitivePatterns,
+    };
     switch (name) {
       case READ_TOOL_OUTPUT_TOOL:
         return readToolOutputText(store, input as ReadToolOutputInput, settings.pageBytes);
@@ -99,6 +103,7 @@ export class AgentTools {
           previewBytes: settings.previewBytes,
           streamBytes: settings.streamBytes,
           signal,
+          onPreviewNotRecorded: (message) => log.warn(`${RUN_COMMAND_TOOL}: ${message}`),
         });
         log.info(describeCommandRun(result));
         return text;
@@ -118,7 +123,13 @@ export class AgentTools {
           if (run.isError) throw new Error(run.text);
           return run.text;
         };
-        const { text, result } = await runCodeTool(input as RunCodeInput, { callTool, store, previewBytes: settings.previewBytes, signal });
+        const { text, result } = await runCodeTool(input as RunCodeInput, {
+          callTool,
+          store,
+          previewBytes: settings.previewBytes,
+          signal,
+          onPreviewNotRecorded: (message) => log.warn(`${RUN_CODE_TOOL}: ${message}`),
+        });
         log.info(describeCodeRun(result));
         return text;
       }

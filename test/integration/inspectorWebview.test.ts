@@ -23,6 +23,12 @@ const SCREENSHOT_LOG =
   `for i in $(seq 1 2500); do printf '\\033[32m✓\\033[0m test %d passed 測試 🎉 \\033[2m(12 ms)\\033[0m\\n' $i; done; ` +
   `printf '\\033[1;31mFAIL\\033[0m src/pager.test.ts › pages concatenate: expected 4096, got 4093\\n' >&2; exit 1`;
 
+// Plain lines (no colour, so the pane shows them as the model got them), some CJK, a summary last.
+const EXACT_LOG = `for i in $(seq 1 400); do echo "build step $i: compiled module_$i.ts (編譯)"; done; echo 'RESULT: 400 passed'`;
+
+/** The label a recorded preview carries in the pane (webview/main.ts), in English. */
+const EXACT_LABEL = 'Recorded when the tool ran: exactly what the model received.';
+
 // The first version's rendering, for the comparison: content-visibility on each line.
 const PER_LINE_CSS =
   '.chunk { content-visibility: visible; } .line { content-visibility: auto; contain-intrinsic-block-size: auto 1.45em; }';
@@ -96,6 +102,42 @@ describe('inspector webview', function () {
     const shown = (await view.renderedLines('preview')).map((line) => line.text);
     assert.ok(shown.includes(visibleText('', lastBefore)), `"${lastBefore}" is shown before the marker`);
     assert.ok(shown.includes(visibleText('', firstAfter)), `"${firstAfter}" is shown after the marker`);
+  });
+
+  it('the preview pane shows exactly the text run_command returned, labelled as exact, its marker leading into the copy', async () => {
+    // A small preview budget (as a tight token budget makes it): the whole result is one chunk of lines, all rendered.
+    const config = vscode.workspace.getConfiguration('toolOutputRecall');
+    await config.update('previewBytes', 1024, vscode.ConfigurationTarget.Global);
+    try {
+      const { text } = await invoke('run_command', { command: EXACT_LOG });
+      const id = commandOutputId(text);
+      const view = await openInspector(id);
+      await view.waitFor('.preview-note[data-source="recorded"] .preview-source');
+      if (vscode.env.language === 'en') assert.equal(await view.text('.preview-note .preview-source'), EXACT_LABEL);
+      assert.equal((await view.flags()).preview.value, 'recorded');
+      await assertPainted(view, 'preview');
+
+      // Line by line, the pane is the tool's result: header, head, marker (with its button), tail.
+      const marker = await view.text('.preview-text mark.omission');
+      const button = await view.text('.preview-text .inline-action');
+      const shown = (await view.renderedLines('preview')).map((line) => {
+        if (!line.text.startsWith(marker)) return line.text;
+        assert.equal(line.text.slice(marker.length).trim(), button, 'after the marker only its button');
+        return marker;
+      });
+      const expected = text.split('\n');
+      if (expected.at(-1) === '') expected.pop(); // the empty "line" after the final newline is not shown
+      assert.ok(expected.length < 64, `${expected.length} lines: one chunk, all rendered`);
+      assert.deepEqual(shown, expected);
+      assert.ok(text.startsWith(`$ ${EXACT_LOG}\n`), 'the header lines are part of it');
+
+      // The marker's button shows the first byte the model did not see.
+      const from = Number(/bytes \[(\d+), \d+\) of/.exec(marker)![1]);
+      const page = await view.navigate(() => view.click('.preview-text .inline-action'), from);
+      assert.equal(page.offset, from);
+    } finally {
+      await config.update('previewBytes', undefined, vscode.ConfigurationTarget.Global);
+    }
   });
 
   it('Next shows the page that starts at nextOffset, painted, numbered from its first line', async () => {

@@ -8,10 +8,17 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { InspectorViewState } from '../../src/extension/inspector/inspectorView';
-import { EXTENSION_ID, recallApi, waitFor } from './helpers/host';
+import { EXTENSION_ID, commandOutputId, invoke, recallApi, waitFor } from './helpers/host';
+import { InspectorView } from './helpers/inspectorView';
+import { hasDriver } from './helpers/webview';
 
 const LANGUAGE = process.env.TOR_TEST_LOCALE ?? 'en';
 const GONE = 'The output shown here is no longer in this session. Select another one in Retained Outputs.';
+/** The inspector's label of a preview recorded when the tool ran (webview/main.ts), by display language. */
+const EXACT_LABEL: Record<string, string> = {
+  en: 'Recorded when the tool ran: exactly what the model received.',
+  'zh-cn': '在工具运行时记录：正是模型收到的内容。',
+};
 
 type Localized = string | { value: string; original: string };
 const shown = (text: Localized): string => (typeof text === 'string' ? text : text.value);
@@ -66,5 +73,22 @@ describe(`localization where it runs (${LANGUAGE})`, function () {
     );
     assert.equal(state!.placeholder, inLanguage(GONE));
     if (LANGUAGE !== 'en') assert.notEqual(state!.placeholder, GONE);
+  });
+
+  it("the inspector labels a fresh run_command output's preview as the exact text the model received, in that language", async function () {
+    if (!hasDriver()) this.skip(); // the webview is read through scripts/host/run.mjs's driver
+    const { text } = await invoke('run_command', { command: 'seq 1 20000' });
+    const outputId = commandOutputId(text);
+    assert.equal(await vscode.commands.executeCommand('toolOutputRecall.openOutput', outputId), true);
+    try {
+      const view = new InspectorView(outputId);
+      await view.ready();
+      await view.waitFor('.preview-note[data-source="recorded"] .preview-source');
+      const label = await view.text('.preview-note .preview-source');
+      assert.equal(label, EXACT_LABEL[vscode.env.language], `the label in ${vscode.env.language}`);
+      assert.equal(label, inLanguage(EXACT_LABEL.en), 'the bundle of that language has it');
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    }
   });
 });

@@ -3,6 +3,7 @@ import { runCommand, type CommandResult } from '../../src/core/capture/runComman
 import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
 import { runCode, type RunCodeDeps } from '../../src/core/codeMode/runCode';
 import { renderCodeRun } from '../../src/core/codeMode/render';
+import { runCodeTool } from '../../src/core/tools/runCode';
 import { DEFAULT_LIMITS, KiB } from '../../src/core/limits';
 import type { RecallStore } from '../../src/core/types';
 import { namedReadCall, readThrough } from './helpers/assertions';
@@ -298,5 +299,62 @@ describe('code mode: nested results stay recoverable', () => {
       text,
       /\[console output cut: \d+ more characters and \d+ more lines were not kept\. Return what matters instead of logging it\.\]$/,
     );
+  });
+});
+
+describe('runCodeTool: the text the model got is recorded with the copies the run retained', () => {
+  const dirs = useTempDirs('codemode-preview');
+  let store: SessionStore;
+  before(async () => {
+    store = await openStore({ dir: dirs.make() });
+  });
+  after(() => store.delete());
+
+  // A nested result over the threshold (retained) and a return value over it (retained too).
+  const code =
+    "const r = await tools.call('run_command', { command: 'seq 1 200000' });\n" +
+    "const small = await tools.call('run_command', { command: 'echo hi' });\n" +
+    'return r + r;';
+
+  it('annotates the return value and every retained nested result with the exact result text', async function () {
+    if (process.platform === 'win32') this.skip(); // seq is POSIX
+    const errors: string[] = [];
+    const { text, result } = await runCodeTool(
+      { code },
+      { callTool: commandTools(store), store, previewBytes: PREVIEW, onPreviewNotRecorded: (m) => errors.push(m) },
+    );
+    assert.equal(result.error, undefined);
+    assert.deepEqual(errors, []);
+    assert.ok(result.valueOutputId, 'the return value was retained');
+    const retained = result.nested.filter((record) => record.status === 'retained');
+    assert.equal(retained.length, 1, 'one nested result was retained (the small one was not)');
+    for (const outputId of [result.valueOutputId, retained[0].outputId!]) {
+      const info = await store.info(outputId);
+      assert.equal(typeof info.extra?.preview, 'string', `${outputId} has a recorded preview`);
+      assert.ok(Buffer.from(info.extra!.preview as string).equals(Buffer.from(text)), `${outputId}: byte for byte the result text`);
+      assert.equal(info.extra?.via, 'run_code', 'the fields recorded at retain time stay');
+    }
+    // The command's own merged copy is not the run_code's to annotate (its run_command call does that).
+    const merged = retained[0].nestedOutputIds[0].outputId;
+    assert.equal((await store.info(merged)).extra?.preview, undefined);
+  });
+
+  it('a failed annotation leaves the result intact and is reported for each copy', async function () {
+    if (process.platform === 'win32') this.skip();
+    const failing = Object.create(store) as RecallStore;
+    failing.annotate = () => Promise.reject(new Error('the session was closed'));
+    const errors: string[] = [];
+    const { text, result } = await runCodeTool(
+      { code },
+      { callTool: commandTools(store), store: failing, previewBytes: PREVIEW, onPreviewNotRecorded: (m) => errors.push(m) },
+    );
+    assert.equal(result.error, undefined);
+    assert.ok(text.includes(`retained as outputId "${result.valueOutputId}"`), text.slice(0, 500));
+    const ids = [result.valueOutputId, result.nested.find((record) => record.status === 'retained')?.outputId];
+    assert.deepEqual(
+      errors,
+      ids.map((id) => `the preview the model received could not be recorded for ${id}: the session was closed`),
+    );
+    for (const id of ids) assert.equal((await store.info(id!)).extra?.preview, undefined);
   });
 });

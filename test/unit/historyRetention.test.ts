@@ -147,6 +147,45 @@ describe('history retention: one result into history', () => {
     assert.equal('retained' in fit.parts[0], false);
   });
 
+  it('records the preview that replaced each part with its copy (annotate), exactly', async () => {
+    const image = { kind: 'other' as const, value: 'png' };
+    const fit = await fitToolResult([{ kind: 'text', text: lines(3_000, 'a') }, image, { kind: 'text', text: lines(2_000, '數據') }], {
+      contextWindowTokens: 128_000,
+      retain,
+      annotate: store.annotate.bind(store),
+      meta: { tool: 'grep', extra: { query: 'x' } },
+    });
+    assert.equal(fit.cuts.length, 2);
+    for (const cut of fit.cuts) {
+      const info = await store.info(cut.outputId!);
+      const shown = textOf(fit.parts[cut.index]);
+      assert.ok(Buffer.from(info.extra?.preview as string).equals(Buffer.from(shown)), 'extra.preview is the part the model gets');
+      assert.equal(info.extra?.query, 'x', 'the meta recorded at retain time stays');
+    }
+    // Without annotate nothing is recorded (as before).
+    const plain = await fitToolResult([{ kind: 'text', text: lines(3_000, 'b') }], { contextWindowTokens: 128_000, retain });
+    assert.equal((await store.info(plain.cuts[0].outputId!)).extra?.preview, undefined);
+  });
+
+  it('a failed annotation leaves the fitted result intact and is reported', async () => {
+    const content = lines(3_000, 'c');
+    const errors: string[] = [];
+    const fit = await fitToolResult([{ kind: 'text', text: content }], {
+      contextWindowTokens: 128_000,
+      retain,
+      annotate: () => Promise.reject(new RecallError('STORE_CLOSED', 'Session s1 is closed.')),
+      onPreviewNotRecorded: (message) => errors.push(message),
+    });
+    const [cut] = fit.cuts;
+    assert.ok(cut.outputId);
+    const text = textOf(fit.parts[0]);
+    assert.equal(namedCall(text).outputId, cut.outputId, 'the marker still names the copy');
+    assert.equal(await readAll(cut.outputId), content);
+    assert.deepEqual(errors, [
+      `the preview the model received could not be recorded for ${cut.outputId}: STORE_CLOSED: Session s1 is closed.`,
+    ]);
+  });
+
   it('rejects a bad context window before retaining anything', async () => {
     await assert.rejects(fitToolResult([{ kind: 'text', text: 'x' }], { contextWindowTokens: Number.NaN, retain }), {
       code: 'INVALID_ARGUMENT',

@@ -61,6 +61,32 @@ describe('mcp: the tool runner', function () {
     assert.match(outside.text, /^read_file_page failed \(REFUSED\): .*outside the workspace folders/);
   });
 
+  it('searches a workspace file by path, with byte offsets read_file_page continues from; outputId or path, exactly one', async () => {
+    const content = 'ok 1\nok 2\nERROR 数据 lost at 7\nok 3\n';
+    writeFileSync(path.join(workspace, 'search.log'), content);
+    const run = await tools.call('search_tool_output', { path: 'search.log', pattern: 'lost at \\d+', regex: true });
+    assert.equal(run.isError, false, run.text);
+    const [summary, match, advice] = run.text.split('\n');
+    assert.deepEqual(JSON.parse(summary), { path: 'search.log', matches: 1, truncated: false, totalBytes: Buffer.byteLength(content) });
+    const found = JSON.parse(match) as { offset: number; lineOffset: number; line: number; text: string };
+    // UTF-8 byte offsets: 数据 is 6 bytes.
+    assert.deepEqual([found.offset, found.lineOffset, found.line, found.text], [23, 10, 3, 'ERROR 数据 lost at 7']);
+    assert.equal(advice.startsWith('Read around a match with read_file_page {"path":"search.log","byteOffset":10}'), true, advice);
+    const page = await tools.call('read_file_page', { path: 'search.log', byteOffset: found.offset });
+    assert.match(page.text, /---\nlost at 7\nok 3\n$/);
+    const neither = await tools.call('search_tool_output', { pattern: 'ok' });
+    assert.equal(neither.isError, true);
+    assert.match(
+      neither.text,
+      /^search_tool_output failed \(INVALID_ARGUMENT\): search_tool_output takes either "outputId" .* or "path" .*and got neither/,
+    );
+    const elsewhere = path.join(dirs.make(), 'c.log');
+    writeFileSync(elsewhere, 'ok\n');
+    const outside = await tools.call('search_tool_output', { path: elsewhere, pattern: 'ok' });
+    assert.equal(outside.isError, true);
+    assert.match(outside.text, /^search_tool_output failed \(REFUSED\): .*outside the workspace folders/);
+  });
+
   it('runs commands in the workspace; shutting down stops them', async () => {
     const ran = await tools.call('run_command', { command: 'pwd' });
     assert.ok(ran.text.includes(`--- output ---\n${workspace}\n`), ran.text);
@@ -75,5 +101,39 @@ describe('mcp: the tool runner', function () {
     const slow = local.call('run_command', { command: 'sleep 30' });
     setTimeout(() => stopping.abort(), 200);
     assert.match((await slow).text, /^cancelled \(the process tree was stopped\)/m);
+  });
+
+  it("records the text a run_command or run_code result gives the model as its copies' preview; a failure to is logged, not returned", async () => {
+    const ran = await tools.call('run_command', { command: 'seq 1 50000' });
+    const outputId = /retained as outputId "(out_[0-9a-f]{24})"/.exec(ran.text)![1];
+    assert.equal((await store.info(outputId)).extra?.preview, ran.text);
+    const program = await tools.call('run_code', {
+      code: "return (await tools.call('run_command', { command: 'seq 1 50000' })).repeat(2);",
+    });
+    assert.equal(program.isError, false, program.text);
+    const valueId = /retained as outputId "(out_[0-9a-f]{24})"/.exec(program.text)![1];
+    assert.equal((await store.info(valueId)).extra?.preview, program.text);
+
+    const warnings: string[] = [];
+    const failing = new Proxy(store, {
+      get: (target, key: keyof WorkerStore) =>
+        key === 'annotate'
+          ? () => Promise.reject(new Error('the journal is full'))
+          : typeof target[key] === 'function'
+            ? (target[key] as (...args: unknown[]) => unknown).bind(target)
+            : target[key],
+    });
+    const logged = new AgentTools({
+      store: failing,
+      workspace,
+      settings: resolveSettings((key) => settingSchema(key)?.default),
+      log: { ...quiet, warn: (message) => warnings.push(message) },
+      shutdown: shutdown.signal,
+    });
+    const kept = await logged.call('run_command', { command: 'seq 1 50000' });
+    assert.equal(kept.isError, false);
+    const keptId = /retained as outputId "(out_[0-9a-f]{24})"/.exec(kept.text)![1];
+    assert.ok(kept.text.endsWith('50000\n'));
+    assert.deepEqual(warnings, [`run_command: the preview the model received could not be recorded for ${keptId}: the journal is full`]);
   });
 });

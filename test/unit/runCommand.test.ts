@@ -3,6 +3,9 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import * as path from 'node:path';
 import { runCommand, type CommandResult } from '../../src/core/capture/runCommand';
 import { gapMarker } from '../../src/core/capture/headTailBuffer';
+import { RecallError } from '../../src/core/errors';
+import { runCommandTool, type RunCommandContext } from '../../src/core/tools/runCommand';
+import type { RecallStore } from '../../src/core/types';
 import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
 import { DEFAULT_LIMITS, KiB, MiB } from '../../src/core/limits';
 import { namedReadCall, readThrough, rejectsWith } from './helpers/assertions';
@@ -339,5 +342,97 @@ describe('runCommand: stopping and failing', function () {
       mkdirSync(dir);
       await broken.delete();
     }
+  });
+});
+
+describe('runCommandTool: the exact text the model got is recorded with the copy', function () {
+  this.timeout(60_000);
+  const dirs = useTempDirs('run-preview');
+  let store: SessionStore;
+  let work: string;
+  before(async () => {
+    store = await openStore({ dir: dirs.make() });
+    work = dirs.make();
+  });
+  after(() => store.delete());
+  const context = (previewBytes: number, extra: Partial<RunCommandContext> = {}): RunCommandContext => ({
+    store,
+    baseDir: work,
+    defaultTimeoutSeconds: 30,
+    previewBytes,
+    streamBytes: 8 * MiB,
+    ...extra,
+  });
+
+  /** The recorded preview, compared byte for byte with the text the tool returned. */
+  async function assertRecorded(outputId: string | undefined, text: string): Promise<void> {
+    assert.ok(outputId, 'the output was retained');
+    const recorded = (await store.info(outputId)).extra?.preview;
+    assert.equal(typeof recorded, 'string', 'extra.preview is recorded');
+    assert.ok(Buffer.from(recorded as string, 'utf8').equals(Buffer.from(text, 'utf8')), 'extra.preview is the result text, byte for byte');
+  }
+
+  it('records the whole result text (header, preview with its marker), exactly', async () => {
+    const errors: string[] = [];
+    const { text, result } = await runCommandTool(
+      { command: "seq 1 100000; printf '數據 ✓ done\\n'" },
+      context(DEFAULT_LIMITS.previewBytes, { onPreviewNotRecorded: (m) => errors.push(m) }),
+    );
+    assert.deepEqual(errors, []);
+    assert.ok(text.startsWith(`$ seq 1 100000`), 'the header comes first');
+    assert.ok(text.includes(result.preview), 'the preview is inside');
+    assert.match(text, /\[\.\.\. \d+ bytes omitted: /);
+    await assertRecorded(result.outputId, text);
+    // The facts recorded at retain time stay beside it (annotate merges).
+    assert.equal((await store.info(result.outputId!)).extra?.previewBytes, DEFAULT_LIMITS.previewBytes);
+  });
+
+  it('records the shrunk text when the token budget made the preview small, and a failure with its stderr section', async () => {
+    const { text, result } = await runCommandTool({ command: 'seq 1 50000; echo "fatal: out of cheese" >&2; exit 2' }, context(1500));
+    assert.ok(Buffer.byteLength(result.preview) <= 1500);
+    assert.match(text, /\n--- stderr alone \(exit code 2; 21 bytes\) ---\nfatal: out of cheese$/);
+    await assertRecorded(result.outputId, text);
+    assert.equal((await store.info(result.outputId!)).extra?.previewBytes, 1500);
+  });
+
+  it('records nothing when the output fit (no copy) or there is no store', async () => {
+    const small = await runCommandTool({ command: 'echo hi' }, context(DEFAULT_LIMITS.previewBytes));
+    assert.equal(small.result.outputId, undefined);
+    const before = (await store.stats()).outputs;
+    const errors: string[] = [];
+    const none = await runCommandTool(
+      { command: 'seq 1 50000' },
+      context(DEFAULT_LIMITS.previewBytes, { store: undefined, onPreviewNotRecorded: (m) => errors.push(m) }),
+    );
+    assert.match(none.text, /could not be retained|NOT retained/);
+    assert.deepEqual(errors, []);
+    assert.equal((await store.stats()).outputs, before);
+  });
+
+  it('a failed annotation leaves the result intact and is reported, not thrown', async () => {
+    const failing: RecallStore = Object.create(store) as RecallStore;
+    failing.annotate = () => Promise.reject(new RecallError('STORE_UNAVAILABLE', 'The journal could not be written (ENOSPC: disk full).'));
+    const errors: string[] = [];
+    const { text, result } = await runCommandTool(
+      { command: 'seq 1 50000' },
+      context(DEFAULT_LIMITS.previewBytes, { store: failing, onPreviewNotRecorded: (m) => errors.push(m) }),
+    );
+    assert.equal(result.exitCode, 0);
+    assert.ok(result.outputId);
+    assert.match(text, new RegExp(`retained as outputId "${result.outputId}"`));
+    assert.ok(text.endsWith('50000\n'), 'the whole result, its tail included');
+    assert.equal(errors.length, 1);
+    assert.match(
+      errors[0],
+      new RegExp(
+        `could not be recorded for ${result.outputId}: STORE_UNAVAILABLE: The journal could not be written \\(ENOSPC: disk full\\)`,
+      ),
+    );
+    assert.equal((await store.info(result.outputId)).extra?.preview, undefined, 'nothing was recorded');
+    // The copy itself is there: the tool's work is not lost with the annotation.
+    assert.equal(
+      (await store.info(result.outputId)).totalBytes,
+      Buffer.byteLength(Array.from({ length: 50000 }, (_, i) => `${i + 1}\n`).join('')),
+    );
   });
 });

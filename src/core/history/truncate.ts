@@ -5,6 +5,7 @@
  */
 import { describeError } from '../errors';
 import { previewHeadTail } from '../preview';
+import { recordPreview, type AnnotateFn, type PreviewErrorFn } from '../tools/recordPreview';
 import type { RetainMeta } from '../types';
 import { splitTextBudget, toolResultBudgetBytes } from './budget';
 import type { ResultPart, RetainedRef, RetainFn } from './types';
@@ -17,6 +18,13 @@ export interface FitOptions {
   retain: RetainFn;
   /** Recorded with every copy (tool name, title…). */
   meta?: RetainMeta;
+  /**
+   * The session store's `annotate`: when given, each copy records the preview that replaced its part
+   * (`extra.preview`, the exact text the model gets), for the inspector.
+   */
+  annotate?: AnnotateFn;
+  /** Told when a preview could not be recorded; the result is fitted all the same. */
+  onPreviewNotRecorded?: PreviewErrorFn;
 }
 
 export interface FitCut {
@@ -67,6 +75,7 @@ export async function fitToolResult(parts: readonly ResultPart[], options: FitOp
       copyComplete: retained?.complete,
       unavailableReason,
     });
+    if (retained) await recordPreview(options.annotate, [retained.outputId], preview.text, options.onPreviewNotRecorded);
     out[index] = retained ? { kind: 'text', text: preview.text, retained } : { kind: 'text', text: preview.text };
     cuts.push({ index, totalBytes: sizes[k], outputId: retained?.outputId, unavailableReason, importantTail: preview.importantTail });
   }

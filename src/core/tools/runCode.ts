@@ -4,6 +4,7 @@ import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../codeMode/sandbo
 import { RecallError } from '../errors';
 import { RUN_CODE_TOOL } from '../toolNames';
 import type { RecallStore } from '../types';
+import { annotateOf, recordPreview, type PreviewErrorFn } from './recordPreview';
 
 export interface RunCodeInput {
   code: string;
@@ -16,6 +17,8 @@ export interface RunCodeContext {
   store: RecallStore | undefined;
   previewBytes: number;
   signal?: AbortSignal;
+  /** Told when the text the model gets could not be recorded as a copy's preview (the call still succeeds). */
+  onPreviewNotRecorded?: PreviewErrorFn;
 }
 
 /** Header, recovery section and console output take about this much of a token budget. */
@@ -50,14 +53,19 @@ export function validateRunCodeInput(input: RunCodeInput): void {
 
 /**
  * Runs the program in the sandbox (runCode itself refuses a nested run_code); the text is what the
- * model gets (return value preview, recovery section, console), the result is for logs.
+ * model gets (return value preview, recovery section, console), the result is for logs. The text is
+ * recorded, exactly, as the preview (`extra.preview`) of the copies this run retained: its return
+ * value's and its nested results'. A nested run_command's own copy was annotated by that call.
  */
 export async function runCodeTool(input: RunCodeInput, context: RunCodeContext): Promise<{ text: string; result: CodeRunResult }> {
   const result = await runCode(
     { code: input.code, timeoutMs: (input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000, signal: context.signal },
     { callTool: context.callTool, store: context.store, previewBytes: context.previewBytes },
   );
-  return { text: renderCodeRun(result, context.previewBytes), result };
+  const text = renderCodeRun(result, context.previewBytes);
+  const retained = result.nested.filter((record) => record.status === 'retained').map((record) => record.outputId);
+  await recordPreview(annotateOf(context.store), [result.valueOutputId, ...retained], text, context.onPreviewNotRecorded);
+  return { text, result };
 }
 
 /** How many copies a run retained (its nested results and its return value). */

@@ -3,6 +3,7 @@ import { runCommand, type CommandResult } from '../capture/runCommand';
 import { RecallError } from '../errors';
 import { READ_TOOL_OUTPUT_TOOL, RUN_COMMAND_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
 import type { RecallStore } from '../types';
+import { annotateOf, recordPreview, type PreviewErrorFn } from './recordPreview';
 
 export interface RunCommandInput {
   command: string;
@@ -19,6 +20,8 @@ export interface RunCommandContext {
   previewBytes: number;
   streamBytes: number;
   signal?: AbortSignal;
+  /** Told when the text the model gets could not be recorded as the copy's preview (the call still succeeds). */
+  onPreviewNotRecorded?: PreviewErrorFn;
 }
 
 /** Header and guidance around the preview take about this much of a token budget. */
@@ -40,7 +43,11 @@ export function resolveCwd(baseDir: string, cwd: string | undefined): string {
   return cwd ? path.resolve(baseDir, cwd) : baseDir;
 }
 
-/** Runs the command with bounded capture; the text is what the model gets, the result is for logs. */
+/**
+ * Runs the command with bounded capture; the text is what the model gets, the result is for logs.
+ * The text is recorded as the retained copy's `extra.preview`, exactly, for the inspector: callers
+ * hand it to the model unchanged (only split into parts of at most 8,000 bytes).
+ */
 export async function runCommandTool(input: RunCommandInput, context: RunCommandContext): Promise<{ text: string; result: CommandResult }> {
   const { command, timeoutSeconds } = input;
   const result = await runCommand(
@@ -53,7 +60,9 @@ export async function runCommandTool(input: RunCommandInput, context: RunCommand
     context.store,
     { previewBytes: context.previewBytes, streamBytes: context.streamBytes },
   );
-  return { text: renderCommandResult(result), result };
+  const text = renderCommandResult(result);
+  await recordPreview(annotateOf(context.store), [result.outputId], text, context.onPreviewNotRecorded);
+  return { text, result };
 }
 
 /** One log line about a finished command. */

@@ -35,6 +35,8 @@ export class RecallParticipant {
   readonly handler: vscode.ChatRequestHandler = async (request, context, stream, token) => {
     const model = request.model;
     const retain = (content: string, meta: Parameters<SessionManager['retain']>[1]) => this.sessions.retain(content, meta);
+    // The preview that replaces a capped result, recorded with its copy for the inspector.
+    const annotate = async (outputId: string, extra: Record<string, unknown>) => (await this.sessions.store()).annotate(outputId, extra);
     const estimator = modelEstimator((text) => Promise.resolve(model.countTokens(text, token)));
     const tools = vscode.lm.tools.map(asChatTool);
     const messages: Message[] = [
@@ -83,6 +85,8 @@ export class RecallParticipant {
           historyBytes: this.settings().historyBytes,
           retain,
           meta: { tool: call.name, title: JSON.stringify(call.input).slice(0, 200) },
+          annotate,
+          onPreviewNotRecorded: (message) => this.log.warn(`@recall: ${call.name}: ${message}`),
         });
         for (const cut of fitted.cuts) if (cut.outputId) retained.push(cut.outputId);
         results.parts.push({ kind: 'toolResult', callId: call.callId, name: call.name, parts: fitted.parts });

@@ -39,23 +39,29 @@ export function commandFacts(info: OutputInfo): CommandFacts {
 const MARKER = /^\[\.\.\. (\d+) bytes omitted: bytes \[(\d+), (\d+)\) of (\d+),[^\n]*\]$/gm;
 
 /**
- * Finds the omission marker in a preview text. Command output can itself contain lines that look
- * like a marker (an agent's log of another agent), so the real one is the candidate whose numbers
- * match the copy and whose position in the text is exactly its `from` byte offset (the head is the
- * copy's first `from` bytes, plus at most one newline the preview adds before the marker).
+ * Finds the omission marker in a preview text, or in a whole tool result that holds the preview
+ * after header lines (run_command's status and sizes, run_code's sections). Command output can
+ * itself contain lines that look like a marker (an agent's log of another agent), so the real one
+ * is a candidate whose numbers match the copy and that names the copy: its read call is
+ * `{"outputId":"<this copy>","offset":<from>}`, an id the output cannot have known. A marker that
+ * names no copy (a preview whose copy could not be saved) is recognised by its position instead:
+ * when the text is the preview alone, the head before it is exactly the copy's first `from` bytes,
+ * plus at most one newline the preview adds. Failing both, the first candidate with matching numbers.
  */
-export function locateMarker(text: string, totalBytes: number): Pick<PreviewView, 'marker' | 'omitted'> {
-  let fallback: Pick<PreviewView, 'marker' | 'omitted'> = {};
+export function locateMarker(text: string, totalBytes: number, outputId?: string): Pick<PreviewView, 'marker' | 'omitted'> {
+  const candidates: { found: Required<Pick<PreviewView, 'marker' | 'omitted'>>; names: boolean; placed: boolean }[] = [];
   MARKER.lastIndex = 0;
   for (let m = MARKER.exec(text); m; m = MARKER.exec(text)) {
     const [, bytes, from, to, total] = m.map(Number);
     if (to - from !== bytes || total !== totalBytes || !(from <= to)) continue;
-    const found = { marker: { start: m.index, end: m.index + m[0].length }, omitted: { from, to } };
     const headBytes = Buffer.byteLength(text.slice(0, m.index), 'utf8');
-    if (headBytes === from || headBytes === from + 1) return found;
-    fallback = fallback.marker ? fallback : found;
+    candidates.push({
+      found: { marker: { start: m.index, end: m.index + m[0].length }, omitted: { from, to } },
+      names: outputId !== undefined && m[0].includes(JSON.stringify({ outputId, offset: from })),
+      placed: headBytes === from || headBytes === from + 1,
+    });
   }
-  return fallback;
+  return (candidates.find((c) => c.names) ?? candidates.find((c) => c.placed) ?? candidates[0])?.found ?? {};
 }
 
 export interface PreviewInputs {
@@ -69,7 +75,9 @@ export interface PreviewInputs {
 export function previewView({ info, bytes, budgetBytes }: PreviewInputs): PreviewView {
   const extra = info.extra ?? {};
   if (typeof extra.preview === 'string') {
-    return { text: extra.preview, source: 'recorded', ...locateMarker(extra.preview, info.totalBytes) };
+    // The exact text the model was given (src/core/tools/recordPreview.ts): for run_command and
+    // run_code the whole result, header lines first; for @recall's capped results the preview alone.
+    return { text: extra.preview, source: 'recorded', ...locateMarker(extra.preview, info.totalBytes, info.outputId) };
   }
   if (info.tool !== RUN_COMMAND_TOOL) {
     return {

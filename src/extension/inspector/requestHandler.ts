@@ -168,7 +168,8 @@ export class InspectorSession {
     try {
       const analysis = await this.analysis(store, info);
       result.totalLines = analysis.index.totalLines;
-      if (analysis.preview) result.preview = analysis.preview;
+      // A rebuilt preview cached before the exact one was recorded does not replace it.
+      if (analysis.preview && result.preview.source !== 'recorded') result.preview = analysis.preview;
     } catch (error) {
       result.unreadable = toErrorView(error);
     }

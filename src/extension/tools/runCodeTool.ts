@@ -78,7 +78,13 @@ export class RunCodeTool implements vscode.LanguageModelTool<RunCodeInput> {
             source.dispose();
           }
         };
-        const { text, result } = await runCodeTool(options.input, { callTool, store, previewBytes, signal });
+        const { text, result } = await runCodeTool(options.input, {
+          callTool,
+          store,
+          previewBytes,
+          signal,
+          onPreviewNotRecorded: (message) => this.deps.log.warn(`${RUN_CODE_TOOL}: ${message}`),
+        });
         this.deps.log.info(describeCodeRun(result));
         if (retainedByCodeRun(result) > 0) this.deps.onRetained();
         return text;

@@ -51,6 +51,7 @@ export class RunCommandTool implements vscode.LanguageModelTool<RunCommandInput>
           previewBytes,
           streamBytes: settings.streamBytes,
           signal,
+          onPreviewNotRecorded: (message) => this.deps.log.warn(`${RUN_COMMAND_TOOL}: ${message}`),
         });
         this.deps.log.info(describeCommandRun(result));
         if (result.outputId) this.deps.onRetained();
