@@ -91,7 +91,6 @@ describe('previewHeadTail: notable lines of the omitted part', () => {
     assert.match(warnings[warnings.length - 1], /^warning line 18050 /, 'and the last, before the ones between');
   });
 
-
   it('a line repeated from head through tail still names the omitted part: one distinct entry, never "0 distinct"', () => {
     const lines = Array.from({ length: 2500 }, (_, i) => `\x1b[32m✓\x1b[0m test ${i + 1} passed 測試 🎉 (12 ms)`);
     const preview = previewHeadTail(`${lines.join('\n')}\ndone\n`, { budgetBytes: 24 * KiB, kind: 'command', outputId: ID });
