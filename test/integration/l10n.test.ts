@@ -10,7 +10,8 @@ import * as vscode from 'vscode';
 import type { InspectorViewState } from '../../src/extension/inspector/inspectorView';
 import { EXTENSION_ID, commandOutputId, invoke, recallApi, waitFor } from './helpers/host';
 import { InspectorView } from './helpers/inspectorView';
-import { hasDriver } from './helpers/webview';
+import { hasDriver, workbenchScreenshot } from './helpers/webview';
+import { testLog } from './log';
 
 const LANGUAGE = process.env.TOR_TEST_LOCALE ?? 'en';
 const GONE = 'The output shown here is no longer in this session. Select another one in Retained Outputs.';
@@ -87,6 +88,9 @@ describe(`localization where it runs (${LANGUAGE})`, function () {
       const label = await view.text('.preview-note .preview-source');
       assert.equal(label, EXACT_LABEL[vscode.env.language], `the label in ${vscode.env.language}`);
       assert.equal(label, inLanguage(EXACT_LABEL.en), 'the bundle of that language has it');
+      // What a person sees in that language (the workbench's own texts stay English: see locale.mjs).
+      await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar');
+      testLog(`    screenshot: ${await workbenchScreenshot(`inspector-${vscode.env.language}.png`)}`);
     } finally {
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     }
