@@ -233,13 +233,6 @@ async function benchEngine() {
     const after = `${fmtMs(median(ours))} (${fmtRatio(ratio)}×)`;
     if (info) row(`${name} (info)`, fmtMs(median(theirs)), after);
     else row(name, fmtMs(median(theirs)), after, 'ratio ≤ 2', ratio <= 2);
-    row(
-      `engine 8 MiB: ${JSON.stringify(pattern)} ${JSON.stringify(options)}`,
-      fmtMs(median(theirs)),
-      `${fmtMs(median(ours))} (${fmtRatio(ratio)}×)`,
-      'ratio ≤ 2',
-      ratio <= 2,
-    );
   }
   const runaway = [];
   for (let i = 0; i < 3; i++) {
