@@ -6,11 +6,12 @@
  * give the same bytes that were retained.
  */
 import { RecallError } from './errors';
-import { boundaryAtOrAfter, boundaryAtOrBefore, countNewlines, decodeUtf8 } from './utf8';
+import { boundaryAtOrAfter, boundaryAtOrBefore, decodeUtf8 } from './utf8';
 import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from './toolNames';
 import type { NotableDigest, NotableLine } from './types';
 import type { NotableKind } from './notable/patterns';
 import { scanNotable } from './notable/scanner';
+import { countLineBreaks } from './notable/prefilter';
 import { renderNotableBlock, textBytesFor } from './notable/render';
 
 /** `json` is told apart from `generic` by the first byte anyway; say it when it is known. */
@@ -100,9 +101,10 @@ export function previewHeadTail(content: string | Uint8Array, options: PreviewOp
       `The preview budget must be an integer of at least ${MIN_PREVIEW_BUDGET} bytes; got ${budgetBytes}.`,
     );
   }
-  const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : toBuffer(content);
+  const bytes = typeof content === 'string' ? encodeUtf8(content) : toBuffer(content);
   const totalBytes = bytes.length;
-  const totalLines = countLines(bytes);
+  const lines = new LineCounter(bytes);
+  const totalLines = lines.total;
   const tailText = decodeUtf8(bytes.subarray(Math.max(0, totalBytes - TAIL_WINDOW_CHARS * 4)));
   const importantTail = hasImportantTail(tailText);
   if (totalBytes <= budgetBytes) {
@@ -129,7 +131,7 @@ export function previewHeadTail(content: string | Uint8Array, options: PreviewOp
   let { from, to } = cutAt(available - blockCap);
   let block: NotableSection | undefined;
   if (blockCap > 0) {
-    block = notableSection(bytes, from, to, blockCap, { ...options, kind });
+    block = notableSection(bytes, lines, from, to, blockCap, { ...options, kind });
     const wider = cutAt(available - block.bytes);
     if (wider.from !== from || wider.to !== to) block = block.narrow(wider.from, wider.to);
     ({ from, to } = wider);
@@ -139,8 +141,8 @@ export function previewHeadTail(content: string | Uint8Array, options: PreviewOp
     from,
     to,
     bytes: to - from,
-    firstLine: countNewlines(bytes, 0, from) + 1,
-    lines: countNewlines(bytes, from, to) + (to > from && bytes[to - 1] !== 0x0a ? 1 : 0),
+    firstLine: lines.lineAt(from),
+    lines: lines.between(from, to) + (to > from && bytes[to - 1] !== 0x0a ? 1 : 0),
   };
   const head = decodeUtf8(bytes.subarray(0, from));
   const tail = decodeUtf8(bytes.subarray(to));
@@ -201,6 +203,7 @@ function notableKind(bytes: Buffer, kind: PreviewKind): NotableKind {
 
 function notableSection(
   bytes: Buffer,
+  lines: LineCounter,
   from: number,
   to: number,
   budget: number,
@@ -212,11 +215,10 @@ function notableSection(
   const skip = gap !== undefined && gap >= from && gap < to ? { at: gap, end: lineEndAfter(bytes, gap) } : undefined;
   const scan = (start: number, end: number): NotableDigest | undefined => {
     if (start >= end) return undefined;
-    if (!skip || skip.end <= start || skip.at >= end) return scanNotable(bytes, kind, { from: start, to: end });
-    return merge(
-      skip.at > start ? scanNotable(bytes, kind, { from: start, to: skip.at }) : undefined,
-      skip.end < end ? scanNotable(bytes, kind, { from: skip.end, to: end }) : undefined,
-    );
+    const range = (rangeFrom: number, rangeTo: number): NotableDigest =>
+      scanNotable(bytes, kind, { from: rangeFrom, to: rangeTo, line: lines.lineAt(rangeFrom) });
+    if (!skip || skip.end <= start || skip.at >= end) return range(start, end);
+    return merge(skip.at > start ? range(start, skip.at) : undefined, skip.end < end ? range(skip.end, end) : undefined);
   };
   // Narrowing keeps the lines as long as the first rendering had them.
   const textMax = textBytesFor(budget - 1);
@@ -337,9 +339,64 @@ function marker(omitted: NonNullable<Preview['omitted']>, totalBytes: number, to
   return `${what} The full output is retained: call ${READ_TOOL_OUTPUT_TOOL} ${call} to continue (pages of up to 4096 bytes; follow nextOffset), or ${SEARCH_TOOL_OUTPUT_TOOL} with the same outputId to find a field. Check the copy before concluding something is absent.${incomplete}]`;
 }
 
-function countLines(bytes: Buffer): number {
-  if (bytes.length === 0) return 0;
-  return countNewlines(bytes) + (bytes[bytes.length - 1] === 0x0a ? 0 : 1);
+/**
+ * Line numbers of one buffer from a single count of its line breaks: a count over a part of it is
+ * made from the nearer end (head and tail are small, the omitted middle is most of it).
+ */
+class LineCounter {
+  private readonly breaks: number;
+  /** Lines in all (a last line without a break counts). */
+  readonly total: number;
+
+  constructor(private readonly bytes: Buffer) {
+    this.breaks = countLineBreaks(bytes);
+    this.total = bytes.length === 0 ? 0 : this.breaks + (bytes[bytes.length - 1] === 0x0a ? 0 : 1);
+  }
+
+  /** Line breaks in `[0, at)`. */
+  private before(at: number): number {
+    return at <= this.bytes.length / 2 ? countLineBreaks(this.bytes, 0, at) : this.breaks - countLineBreaks(this.bytes, at);
+  }
+
+  /** Number of the line that holds byte `at`. */
+  lineAt(at: number): number {
+    return this.before(at) + 1;
+  }
+
+  /** Line breaks in `[from, to)`. */
+  between(from: number, to: number): number {
+    return to - from <= this.bytes.length / 2 ? countLineBreaks(this.bytes, from, to) : this.before(to) - this.before(from);
+  }
+}
+
+/** From this size on, a string's bytes are written into `scratch`. */
+const SCRATCH_MIN = 1024 * 1024;
+/**
+ * The buffer the last large string was encoded into, held weakly: a preview uses the bytes only
+ * while it runs (its result holds strings), so the next one writes over them, where new memory of
+ * that size would cost more to touch than to encode; a garbage collection frees it between.
+ */
+let scratch: WeakRef<Buffer> | undefined;
+
+/**
+ * UTF-8 bytes of a string, as `Buffer.from` makes them (invalid surrogates as U+FFFD), several
+ * times faster for a large one: its size first, then one write into a buffer of that size (a
+ * large one reused), valid until the next call.
+ */
+function encodeUtf8(text: string): Buffer {
+  const size = Buffer.byteLength(text, 'utf8');
+  let buffer: Buffer;
+  if (size >= SCRATCH_MIN) {
+    let held = scratch?.deref();
+    if (!held || held.length < size) {
+      held = Buffer.allocUnsafeSlow(size);
+      scratch = new WeakRef(held);
+    }
+    buffer = held.subarray(0, size);
+  } else {
+    buffer = Buffer.allocUnsafe(size);
+  }
+  return buffer.write(text, 'utf8') === size ? buffer : Buffer.from(text, 'utf8');
 }
 
 export function toBuffer(bytes: Uint8Array): Buffer {

@@ -37,20 +37,28 @@ interface Held {
   class: NotableClass;
   line: number;
   offset: number;
-  bytes: Buffer;
+  /** The text is `source[start, end)`. */
+  source: Buffer;
+  start: number;
+  end: number;
   count: number;
   lastLine: number;
   lastOffset: number;
   /** Order of the latest occurrence, for the LRU. */
   seen: number;
   pinned: boolean;
-  /** The key in `held` and a second hash that confirms it (see `hashKey`). */
+  /** The key it is found by, and a second hash that confirms it (see `hashKey`). */
   key: number;
   check: number;
 }
 
 export class DigestBuilder {
-  private readonly held: Record<NotableClass, Map<number, Held>> = { error: new Map(), summary: new Map(), warning: new Map() };
+  /**
+   * The entries held per class, in the order they came (a Map's order: an entry that leaves is
+   * taken out, a new one goes last), at most FIRST_KEPT + RECENT_KEPT: a scan of their keys is
+   * cheaper than a Map's upkeep for a stream of distinct lines.
+   */
+  private readonly held: Record<NotableClass, Held[]> = { error: [], summary: [], warning: [] };
   private readonly recent: Record<NotableClass, Held[]> = { error: [], summary: [], warning: [] };
   private readonly pinned: Record<NotableClass, number> = { error: 0, summary: 0, warning: 0 };
   private readonly counts: Record<NotableClass, number> = { error: 0, summary: 0, warning: 0 };
@@ -63,10 +71,17 @@ export class DigestBuilder {
   add(hit: NotableHit): void {
     this.counts[hit.class]++;
     this.seen++;
-    const [key, check] = hashKey(hit.source, hit.keyFrom, hit.keyTo);
+    hashRange(hit.source, hit.keyFrom, hit.keyTo);
+    const key = hashed.key;
     const held = this.held[hit.class];
-    const known = held.get(key);
-    if (known && known.check !== check) {
+    let known: Held | undefined;
+    for (let i = 0; i < held.length; i++) {
+      if (held[i].key === key) {
+        known = held[i];
+        break;
+      }
+    }
+    if (known && known.check !== hashed.check) {
       // Two distinct lines share a 30-bit key (rare, and the second hash tells): count, keep the first.
       this.distinct++;
       return;
@@ -79,44 +94,74 @@ export class DigestBuilder {
       return;
     }
     this.distinct++;
-    const entry: Held = {
-      class: hit.class,
-      line: hit.line,
-      offset: hit.offset,
-      bytes: this.stable ? hit.source.subarray(hit.start, hit.end) : Buffer.from(hit.source.subarray(hit.start, hit.end)),
-      count: 1,
-      lastLine: hit.line,
-      lastOffset: hit.offset,
-      seen: this.seen,
-      pinned: this.pinned[hit.class] < FIRST_KEPT,
-      key,
-      check,
-    };
-    held.set(key, entry);
-    if (entry.pinned) {
-      this.pinned[hit.class]++;
-      return;
-    }
+    const pinned = this.pinned[hit.class] < FIRST_KEPT;
     const lru = this.recent[hit.class];
-    lru.push(entry);
-    if (lru.length > RECENT_KEPT) {
+    if (!pinned && lru.length >= RECENT_KEPT) {
+      // The LRU is full: the entry seen longest ago (`seen` is unique) leaves, its object reused.
       let oldest = 0;
       for (let i = 1; i < lru.length; i++) if (lru[i].seen < lru[oldest].seen) oldest = i;
-      held.delete(lru[oldest].key);
-      lru.splice(oldest, 1);
+      const entry = lru[oldest];
+      held.splice(held.indexOf(entry), 1);
+      this.fill(entry, hit, false);
+      held.push(entry);
+      return;
     }
+    const entry = this.fill(undefined, hit, pinned);
+    held.push(entry);
+    if (pinned) this.pinned[hit.class]++;
+    else lru.push(entry);
+  }
+
+  /**
+   * `hit` as a new entry (into `entry`'s object when given). A stable source is viewed when the
+   * digest is finished (most entries of a long run of distinct lines leave the LRU before then);
+   * another is copied now, as it may change.
+   */
+  private fill(entry: Held | undefined, hit: NotableHit, pinned: boolean): Held {
+    const source = this.stable ? hit.source : Buffer.from(hit.source.subarray(hit.start, hit.end));
+    const start = this.stable ? hit.start : 0;
+    const end = this.stable ? hit.end : hit.end - hit.start;
+    if (!entry) {
+      return {
+        class: hit.class,
+        line: hit.line,
+        offset: hit.offset,
+        source,
+        start,
+        end,
+        count: 1,
+        lastLine: hit.line,
+        lastOffset: hit.offset,
+        seen: this.seen,
+        pinned,
+        key: hashed.key,
+        check: hashed.check,
+      };
+    }
+    entry.class = hit.class;
+    entry.line = entry.lastLine = hit.line;
+    entry.offset = entry.lastOffset = hit.offset;
+    entry.source = source;
+    entry.start = start;
+    entry.end = end;
+    entry.count = 1;
+    entry.seen = this.seen;
+    entry.pinned = pinned;
+    entry.key = hashed.key;
+    entry.check = hashed.check;
+    return entry;
   }
 
   /** The digest over `[from, to)` (lines `fromLine`..`toLine`), entries in order of appearance. */
   finish(range: Pick<NotableDigest, 'from' | 'to' | 'fromLine' | 'toLine'>, decode: (bytes: Buffer) => string): NotableDigest {
-    const lines = CLASSES.flatMap((cls) => [...this.held[cls].values()])
+    const lines = CLASSES.flatMap((cls) => this.held[cls])
       .sort((a, b) => a.offset - b.offset)
       .map((entry): NotableLine => {
         const line: NotableLine = {
           class: entry.class,
           line: entry.line,
           offset: entry.offset,
-          text: decode(entry.bytes),
+          text: decode(entry.source.subarray(entry.start, entry.end)),
           count: entry.count,
         };
         if (entry.count > 1) Object.assign(line, { lastLine: entry.lastLine, lastOffset: entry.lastOffset });
@@ -126,9 +171,16 @@ export class DigestBuilder {
   }
 }
 
-const isDigit = (byte: number): boolean => byte >= 0x30 && byte <= 0x39;
-const isHex = (byte: number): boolean => isDigit(byte) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x66);
+/** Per byte: 0, or HEX for a hex letter, DIGIT for a decimal digit (hex too). */
+const HEX = 1;
+const DIGIT = 2;
+const HEX_CLASS = new Uint8Array(256);
+for (let byte = 0; byte < 256; byte++) {
+  if (byte >= 0x30 && byte <= 0x39) HEX_CLASS[byte] = DIGIT;
+  else if ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x66) HEX_CLASS[byte] = HEX;
+}
 const isBlank = (byte: number): boolean => byte === 0x20 || byte === 0x09 || byte === 0x0d || byte === 0x2c;
+const HASH = 0x23; // '#'
 
 /**
  * Two hashes of `bytes[from, to)` (FNV-1a with different primes; the first cut to 30 bits, a small
@@ -138,33 +190,63 @@ const isBlank = (byte: number): boolean => byte === 0x20 || byte === 0x09 || byt
  * (JSON) do not count.
  */
 export function hashKey(bytes: Buffer, from: number, to: number): [number, number] {
+  hashRange(bytes, from, to);
+  return [hashed.key, hashed.check];
+}
+
+/** Where `hashRange` leaves its two hashes (no array per line). */
+const hashed = { key: 0, check: 0 };
+
+/**
+ * `hashKey` into `hashed`. Only decimal digits change what is mixed, and only in the hex run that
+ * holds them: so it finds the next digit, mixes the bytes before its run as they are (one tight
+ * loop, where a branch per hex letter would be mispredicted all along an English line), then the
+ * run as one '#' (6 or more long) or with each run of digits as one '#'.
+ */
+function hashRange(bytes: Buffer, from: number, to: number): void {
   let start = from;
   let end = to;
   while (start < end && isBlank(bytes[start])) start++;
   while (end > start && isBlank(bytes[end - 1])) end--;
   let a = 0x811c9dc5;
   let b = 0x5bd1e995;
-  for (let i = start; i < end;) {
-    // Each step mixes one byte: the byte at i, or '#' for a run that stands for a number.
-    let byte = bytes[i];
-    let next = i + 1;
-    if (isHex(byte)) {
-      let j = i;
-      let digit = false;
-      for (; j < end && isHex(bytes[j]); j++) if (isDigit(bytes[j])) digit = true;
-      if (digit && j - i >= 6) {
-        byte = 0x23;
-        next = j;
-      } else if (isDigit(byte)) {
-        byte = 0x23;
-        while (next < j && isDigit(bytes[next])) next++;
-      }
+  let i = start;
+  while (i < end) {
+    let digit = i;
+    while (digit < end && (bytes[digit] - 0x30) >>> 0 > 9) digit++;
+    // Where its run starts (not before `i`: a run ends each round, at a byte that is no hex digit).
+    let run = digit;
+    if (digit < end) while (run > i && HEX_CLASS[bytes[run - 1]] !== 0) run--;
+    for (; i < run; i++) {
+      const byte = bytes[i];
+      a = Math.imul(a ^ byte, 0x01000193);
+      b = Math.imul(b ^ byte, 0x0100019b);
     }
-    a = Math.imul(a ^ byte, 0x01000193);
-    b = Math.imul(b ^ byte, 0x0100019b);
-    i = next;
+    if (digit >= end) break;
+    let runEnd = digit + 1;
+    while (runEnd < end && HEX_CLASS[bytes[runEnd]] !== 0) runEnd++;
+    if (runEnd - run >= 6) {
+      a = Math.imul(a ^ HASH, 0x01000193);
+      b = Math.imul(b ^ HASH, 0x0100019b);
+      i = runEnd;
+      continue;
+    }
+    let previous = 0;
+    for (; i < runEnd; i++) {
+      const byte = bytes[i];
+      const kind = HEX_CLASS[byte];
+      if (kind !== DIGIT) {
+        a = Math.imul(a ^ byte, 0x01000193);
+        b = Math.imul(b ^ byte, 0x0100019b);
+      } else if (previous !== DIGIT) {
+        a = Math.imul(a ^ HASH, 0x01000193);
+        b = Math.imul(b ^ HASH, 0x0100019b);
+      }
+      previous = kind;
+    }
   }
-  return [(a >>> 2) & 0x3fffffff, b >>> 0];
+  hashed.key = (a >>> 2) & 0x3fffffff;
+  hashed.check = b >>> 0;
 }
 
 /**

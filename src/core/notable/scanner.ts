@@ -5,9 +5,10 @@
  * start of a window around the hit, on a character boundary).
  */
 import type { NotableDigest } from '../types';
-import { boundaryAtOrAfter, boundaryAtOrBefore, countNewlines, decodeUtf8 } from '../utf8';
+import { boundaryAtOrAfter, boundaryAtOrBefore, decodeUtf8 } from '../utf8';
 import { DigestBuilder } from './digest';
-import { MAX_HIT_BYTES, SCANS, type Scan, classifyHit, type HitClass, type NotableClass, type NotableKind } from './patterns';
+import { MAX_HIT_BYTES, SCANS, type Scan, classifyHitAt, type HitClass, type NotableClass, type NotableKind } from './patterns';
+import { PREFILTER_SPAN, type Prefilter, countLineBreaks, makePrefilter } from './prefilter';
 
 /**
  * Which hit names a line that has several: a summary line counts failures ("test result: FAILED.
@@ -23,6 +24,23 @@ export const TEXT_BYTES = 160;
 const WINDOW_BEFORE = 40;
 
 const ZEROS = Buffer.alloc(64 * 1024);
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * How the scan runs, which does not change what it finds (tests vary it to check so): the text its
+ * patterns read at a time (at most PREFILTER_SPAN), and whether a prefilter picks where they run.
+ */
+export const scanTuning = { window: PREFILTER_SPAN, prefilter: true };
+/** What each window holds past its end (see `scan`). */
+const WINDOW_MARGIN = MAX_HIT_BYTES + 16;
+/** Positions of a window past which the prefilter's are tried on the window's text, not each on its own. */
+const DENSE = 64;
+
+/** A pattern's hit: where it starts in the scanned text, and what matched. */
+interface Hit {
+  index: number;
+  word: string;
+}
 
 /** Whether every byte of `chunk` is 0. */
 function allZero(chunk: Buffer): boolean {
@@ -56,24 +74,60 @@ export interface ScanStart {
   ignoreBefore?: number;
 }
 
+/**
+ * A scanner's copy of a scan: its regex (`lastIndex` is state), the same anchored (sticky), and
+ * the bytes a hit can start with (1 where one can: the first characters of its starts, in either
+ * case when it ignores case), so a position the prefilter lists for another pattern costs no run.
+ */
+interface OwnScan extends Scan {
+  anchored: RegExp;
+  firsts: Uint8Array;
+}
+
+const firstsOf = new WeakMap<Scan, Uint8Array>();
+function firstBytes(scan: Scan): Uint8Array {
+  let firsts = firstsOf.get(scan);
+  if (firsts) return firsts;
+  firsts = new Uint8Array(256);
+  firstsOf.set(scan, firsts);
+  for (const start of scan.starts) {
+    const first = start.charCodeAt(0);
+    firsts[first] = 1;
+    if (scan.regex.ignoreCase) {
+      firsts[start[0].toLowerCase().charCodeAt(0) & 0xff] = 1;
+      firsts[start[0].toUpperCase().charCodeAt(0) & 0xff] = 1;
+    }
+  }
+  return firsts;
+}
+
+/** The prefilter of each kind's starts, made once (undefined: none, without WebAssembly). */
+const prefilters = new Map<NotableKind, Prefilter | undefined>();
+function prefilterFor(kind: NotableKind): Prefilter | undefined {
+  if (!scanTuning.prefilter) return undefined;
+  if (!prefilters.has(kind)) prefilters.set(kind, makePrefilter(SCANS[kind].flatMap((scan) => scan.starts)));
+  return prefilters.get(kind);
+}
+
 interface Pending {
   class: HitClass;
 }
 
 export class NotableScanner {
   private readonly digest: DigestBuilder;
-  private readonly scans: Scan[];
+  private readonly scans: OwnScan[];
+  private readonly prefilter: Prefilter | undefined;
   private readonly from: number;
   private readonly fromLine: number;
   private offset: number;
   private line: number;
   private lineStart: number;
   /** The current line's first bytes, when it started in an earlier chunk (at most TEXT_BYTES). */
-  private lineHead: Buffer = Buffer.alloc(0);
+  private lineHead: Buffer = EMPTY;
   /** The best hit so far within the current line's first TEXT_BYTES, reported when the line ends. */
   private pending: Pending | undefined;
   /** The last bytes of the previous chunk, so a keyword split between chunks is found. */
-  private carry: Buffer = Buffer.alloc(0);
+  private carry: Buffer = EMPTY;
   /**
    * The first line break at or after the last position asked about in the current chunk (its
    * length when there is none). Positions asked about only grow within a chunk, so finding every
@@ -91,7 +145,13 @@ export class NotableScanner {
     stable = false,
   ) {
     this.digest = new DigestBuilder(stable);
-    this.scans = SCANS[kind].map((scan) => ({ ...scan, regex: new RegExp(scan.regex) }));
+    this.scans = SCANS[kind].map((scan) => ({
+      ...scan,
+      regex: new RegExp(scan.regex),
+      anchored: new RegExp(scan.regex.source, `${scan.regex.flags.replace('g', '')}y`),
+      firsts: firstBytes(scan),
+    }));
+    this.prefilter = prefilterFor(kind);
     this.offset = start.offset ?? 0;
     this.from = start.ignoreBefore ?? this.offset;
     this.line = this.fromLine = start.line ?? 1;
@@ -133,50 +193,105 @@ export class NotableScanner {
   }
 
   /**
-   * Runs the patterns over the chunk (and the carried bytes before it), taking their hits in order
-   * of position; returns where lines are counted to.
+   * Runs the patterns over the chunk (and the carried bytes before it) as one latin1 text, taking
+   * their hits in order of position; returns where lines are counted to.
+   *
+   * The text is decoded a window at a time (a large string costs more to make and to collect than
+   * its share), each with a margin after it that holds whatever a pattern reads from a position in
+   * the window: so a pattern's next hit is the first one starting in the windows from where it
+   * stands, exactly the hit it would find in the whole text. A window holding no byte of a pattern's
+   * gate has no hit of it; with a prefilter (`prefilter.ts`), a pattern runs only where a hit may
+   * start. The context a hit is classified by is read from the bytes.
    */
-  private scan(chunk: Buffer, base: number, scans: Scan[]): number {
+  private scan(chunk: Buffer, base: number, scans: OwnScan[]): number {
     const regexes = scans.map((scan) => scan.regex);
-    const carry = this.carry.toString('latin1');
-    const text = carry + chunk.toString('latin1');
-    const next = regexes.map((regex) => {
-      regex.lastIndex = 0;
-      return regex.exec(text);
-    });
+    const anchored = scans.map((scan) => scan.anchored);
+    const firsts = scans.map((scan) => scan.firsts);
+    const shift = this.carry.length; // text position = chunk position + shift
+    const text = shift > 0 ? Buffer.concat([this.carry, chunk]) : chunk;
+    // Where each pattern's next hit is looked for, and that hit (in the current window), as text positions.
+    const from = regexes.map(() => 0);
+    const next: (Hit | undefined)[] = regexes.map(() => undefined);
     let pos = 0;
-    for (;;) {
-      let which = -1;
-      for (let i = 0; i < next.length; i++) if (next[i] && (which < 0 || next[i]!.index < next[which]!.index)) which = i;
-      if (which < 0) return pos;
-      const m = next[which]!;
-      next[which] = regexes[which].exec(text);
-      const at = m.index - carry.length; // chunk position; negative inside the carried bytes
-      if (at + m[0].length <= 0 || base + at < this.from) continue; // seen with the previous chunk, or context only
-      if (at > pos) {
-        this.advance(chunk, base, pos, at);
-        pos = at;
-      }
-      const cls = classifyHit(text, m.index, m[0], this.kind);
-      if (!cls) continue;
-      const hit = base + at;
-      if (hit - this.lineStart < TEXT_BYTES) {
-        if (!this.pending || LINE_RANK[cls] < LINE_RANK[this.pending.class]) this.pending = { class: cls };
-        // A summary is as much as a line can be: skip the rest of it.
-        if (cls === 'summary') this.skipTo(text, regexes, next, this.breakAfter(chunk, Math.max(0, at)) + carry.length);
-      } else {
-        this.reportWindow(reported(cls), chunk, base, at);
+    const size = Math.min(scanTuning.window, PREFILTER_SPAN);
+    for (let start = 0; start < text.length; start += size) {
+      const end = Math.min(text.length, start + size);
+      const view = text.subarray(start, Math.min(text.length, end + WINDOW_MARGIN));
+      const live = scans.map((scan) => passes(scan.gate, view, EMPTY));
+      if (!live.includes(true)) continue;
+      // With a prefilter, each pattern is tried anchored at the positions it lists, in order (a
+      // cursor per pattern: its positions only grow), on the text there (the window's, when they
+      // are many); else it runs over the window.
+      const found = this.prefilter?.candidates(text, start, end);
+      const cursor = regexes.map(() => 0);
+      let window = found && found.count > DENSE ? view.toString('latin1') : undefined;
+      let thereAt = -1;
+      let there = '';
+      const find = (i: number): Hit | undefined => {
+        if (!live[i] || from[i] >= end) return undefined;
+        if (found) {
+          const regex = anchored[i];
+          for (let k = cursor[i]; k < found.count; k++) {
+            const candidate = found.at(k);
+            if (candidate < from[i]) continue;
+            cursor[i] = k + 1;
+            if (firsts[i][text[candidate]] === 0) continue;
+            let m: RegExpExecArray | null;
+            if (window !== undefined) {
+              regex.lastIndex = candidate - start;
+              m = regex.exec(window);
+            } else {
+              if (candidate !== thereAt) {
+                thereAt = candidate;
+                there = text.toString('latin1', candidate, Math.min(text.length, candidate + WINDOW_MARGIN));
+              }
+              regex.lastIndex = 0;
+              m = regex.exec(there);
+            }
+            if (m) return { index: candidate, word: m[0] };
+          }
+          cursor[i] = found.count;
+          return undefined;
+        }
+        window ??= view.toString('latin1');
+        const regex = regexes[i];
+        regex.lastIndex = Math.max(0, from[i] - start);
+        const m = regex.exec(window);
+        return m && m.index < end - start ? { index: start + m.index, word: m[0] } : undefined;
+      };
+      for (let i = 0; i < regexes.length; i++) next[i] = find(i);
+      for (;;) {
+        let which = -1;
+        for (let i = 0; i < next.length; i++) if (next[i] && (which < 0 || next[i]!.index < next[which]!.index)) which = i;
+        if (which < 0) break;
+        const { index, word } = next[which]!;
+        from[which] = index + word.length;
+        next[which] = find(which);
+        const at = index - shift; // chunk position; negative inside the carried bytes
+        if (at + word.length <= 0 || base + at < this.from) continue; // seen with the previous chunk, or context only
+        if (at > pos) {
+          this.advance(chunk, base, pos, at);
+          pos = at;
+        }
+        const cls = classifyHitAt(text, index, word, this.kind);
+        if (!cls) continue;
+        const hit = base + at;
+        if (hit - this.lineStart < TEXT_BYTES) {
+          if (!this.pending || LINE_RANK[cls] < LINE_RANK[this.pending.class]) this.pending = { class: cls };
+          // A summary is as much as a line can be: skip the rest of it.
+          if (cls === 'summary') {
+            const to = this.breakAfter(chunk, Math.max(0, at)) + shift;
+            for (let i = 0; i < regexes.length; i++) {
+              from[i] = Math.max(from[i], to);
+              if (next[i] && next[i]!.index < to) next[i] = find(i);
+            }
+          }
+        } else {
+          this.reportWindow(reported(cls), chunk, base, at);
+        }
       }
     }
-  }
-
-  /** Moves every pattern's next hit to at or after `to` in `text`. */
-  private skipTo(text: string, regexes: RegExp[], next: (RegExpExecArray | null)[], to: number): void {
-    for (let i = 0; i < regexes.length; i++) {
-      if (!next[i] || next[i]!.index >= to) continue;
-      regexes[i].lastIndex = to;
-      next[i] = regexes[i].exec(text);
-    }
+    return pos;
   }
 
   /** Position of the first line break in `chunk` at or after `at` (its length when none). */
@@ -198,11 +313,11 @@ export class NotableScanner {
       this.endLine(chunk, base, end);
       at = end + 1;
     }
-    const breaks = countNewlines(chunk, at, to);
+    const breaks = countLineBreaks(chunk, at, to);
     if (breaks === 0) return;
     this.line += breaks;
     this.lineStart = base + chunk.lastIndexOf(0x0a, to - 1) + 1;
-    this.lineHead = Buffer.alloc(0);
+    this.lineHead = EMPTY;
   }
 
   /** The current line ends at chunk[end] (a line break): reports its pending hit. */
@@ -219,7 +334,7 @@ export class NotableScanner {
     }
     this.line++;
     this.lineStart = base + end + 1;
-    this.lineHead = Buffer.alloc(0);
+    this.lineHead = EMPTY;
   }
 
   /** At a chunk's end, keeps what a later chunk needs: the unfinished line's start, and a carry. */
@@ -291,7 +406,7 @@ export function scanNotable(
   // From the start of `from`'s line, so that line's text and offset are its own; hits before
   // `from` are not in the range and not reported.
   const lineStart = from === 0 ? 0 : buffer.lastIndexOf(0x0a, from - 1) + 1;
-  const line = range.line ?? countNewlines(buffer, 0, lineStart) + 1;
+  const line = range.line ?? countLineBreaks(buffer, 0, lineStart) + 1;
   const scanner = new NotableScanner(kind, { offset: lineStart, line, ignoreBefore: from }, true);
   scanner.write(buffer.subarray(lineStart, to));
   return scanner.finish();
