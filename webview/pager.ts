@@ -299,8 +299,11 @@ export class Pager {
     if (!known && !this.view.raw) this.leadTimer = setTimeout(() => void this.readLead(page), LEAD_DELAY_MS);
   }
 
-  /** The page's text (`body`: what of it shows, see pageEdges.ts), its capture gap and focus line. */
-  private paintText(page: PageResult, body: PageBody): void {
+  /**
+   * The page's text (`body`: what of it shows, see pageEdges.ts), its capture gap and focus line.
+   * `keepScroll`: the same page painted again, left scrolled where the reader has it.
+   */
+  private paintText(page: PageResult, body: PageBody, keepScroll = false): void {
     const gapOffset = this.describe?.info.gapOffset;
     let gap: { at: number; label: string; detail: string } | undefined;
     if (
@@ -319,12 +322,20 @@ export class Pager {
       gap = { at: at < 0 ? 0 : at, label: ` ⟪ ${label} ⟫ `, detail };
     }
     if (gap) gap.at = Math.max(0, gap.at - body.skip);
+    // A page shown from the top updates the rows on screen in place (renderText's `reuse`) when they
+    // stay on screen: the view was at the top already, or keeps its place. The scroll is read and
+    // reset before the new text goes in, while the layout is clean: after, each would lay out the
+    // new page there and then, not in the frame.
+    const focus = this.focusLine !== undefined;
+    const reuse = !focus && (keepScroll || this.text.scrollTop === 0);
+    if (!focus && !keepScroll) this.text.scrollTop = 0;
     renderText(this.text, body.text, {
       firstLine: page.firstLine,
       raw: this.view.raw,
       highlight: this.view.highlight,
       gap,
       ansiState: body.state,
+      reuse,
     });
     const data = this.text.dataset;
     data.offset = String(page.offset);
@@ -336,8 +347,6 @@ export class Pager {
       row?.classList.add('focus-line');
       const target = row?.querySelector<HTMLElement>('mark.match') ?? row;
       if (target) scrollWithin(this.text, target);
-    } else {
-      this.text.scrollTop = 0;
     }
   }
 
@@ -353,7 +362,7 @@ export class Pager {
     }
     if (!body || this.page !== page || this.view.raw) return;
     const top = this.text.scrollTop;
-    this.paintText(page, body);
+    this.paintText(page, body, true);
     if (this.focusLine === undefined) this.text.scrollTop = top;
   }
 

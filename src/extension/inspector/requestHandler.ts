@@ -184,6 +184,7 @@ export class InspectorSession {
     const { index } = await this.analysis(store);
     let start = offset;
     if (snap === 'before') start = Math.min(offset, Math.max(0, index.totalBytes - 1));
+    const firstLine = this.lineBeside(store, index, start);
     let read: ReadResult;
     try {
       read = await store.read(this.outputId, start, size);
@@ -193,7 +194,7 @@ export class InspectorSession {
       start = Number(error.details.before);
       read = await store.read(this.outputId, start, size);
     }
-    return this.withLines(store, index, offset, start, read);
+    return withLines(await firstLine, offset, start, read);
   }
 
   async pageBefore({ end, maxBytes }: PageBeforeParams): Promise<PageResult> {
@@ -205,6 +206,7 @@ export class InspectorSession {
     const stop = Math.min(end, index.totalBytes);
     if (stop === 0) return this.page({ outputId: this.outputId, offset: 0, maxBytes: size, snap: 'exact' });
     let start = Math.max(0, stop - size);
+    const firstLine = this.lineBeside(store, index, start);
     let read: ReadResult;
     try {
       read = await store.read(this.outputId, start, stop - start);
@@ -214,25 +216,18 @@ export class InspectorSession {
       start = Number(error.details.after);
       read = await store.read(this.outputId, start, Math.max(1, stop - start));
     }
-    return this.withLines(store, index, stop - size, start, read);
+    return withLines(await firstLine, stop - size, start, read);
   }
 
-  private async withLines(store: RecallStore, index: LineIndex, requested: number, start: number, read: ReadResult): Promise<PageResult> {
-    const firstLine = await lineAt(index, store, this.outputId, start);
-    // A page that ends with a newline ends on that line, not on the next (empty) one.
-    const body = read.text.endsWith('\n') ? read.text.slice(0, -1) : read.text;
-    const lastLine = firstLine + countChar(body, '\n');
-    return {
-      offset: start,
-      requestedOffset: Math.max(0, requested),
-      text: read.text,
-      nextOffset: read.nextOffset,
-      totalBytes: read.totalBytes,
-      hasMore: read.hasMore,
-      complete: read.complete,
-      firstLine,
-      lastLine,
-    };
+  /**
+   * The line at `start`, looked up beside the page's read (its own short read: both go to the
+   * store's worker together, one round trip instead of two). Still right when the read then moves
+   * `start` to a boundary of the character it hit: a character's bytes hold no newline.
+   */
+  private lineBeside(store: RecallStore, index: LineIndex, start: number): Promise<number> {
+    const line = lineAt(index, store, this.outputId, start);
+    line.catch(() => undefined); // awaited once the page is read: when the read fails, its error is the one reported
+    return line;
   }
 
   async search({ pattern, regex, caseSensitive }: SearchParams): Promise<SearchResultView> {
@@ -269,6 +264,23 @@ export class InspectorSession {
         throw new RecallError('INVALID_ARGUMENT', `Unknown action "${String(action)}".`);
     }
   }
+}
+
+function withLines(firstLine: number, requested: number, start: number, read: ReadResult): PageResult {
+  // A page that ends with a newline ends on that line, not on the next (empty) one.
+  const body = read.text.endsWith('\n') ? read.text.slice(0, -1) : read.text;
+  const lastLine = firstLine + countChar(body, '\n');
+  return {
+    offset: start,
+    requestedOffset: Math.max(0, requested),
+    text: read.text,
+    nextOffset: read.nextOffset,
+    totalBytes: read.totalBytes,
+    hasMore: read.hasMore,
+    complete: read.complete,
+    firstLine,
+    lastLine,
+  };
 }
 
 function pageSize(maxBytes: unknown): number {
