@@ -5,9 +5,8 @@ import assert from 'node:assert/strict';
 import { locateMarker, previewView } from '../../src/extension/inspector/outputFacts';
 import { fitToolResult } from '../../src/core/history';
 import { DEFAULT_LIMITS, MiB } from '../../src/core/limits';
-import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
 import { runCommandTool } from '../../src/core/tools/runCommand';
-import { useTempDirs } from './helpers/tempDirs';
+import { useCommandFixture } from './helpers/commandFixture';
 
 /** The read call a marker names, and the range it says was omitted. */
 function omittedIn(text: string): { from: number; to: number } {
@@ -18,20 +17,13 @@ function omittedIn(text: string): { from: number; to: number } {
 
 describe('inspector preview: the exact text the model got', function () {
   this.timeout(60_000);
-  const dirs = useTempDirs('output-facts');
-  let store: SessionStore;
-  let work: string;
-  before(async () => {
-    store = await openStore({ dir: dirs.make() });
-    work = dirs.make();
-  });
-  after(() => store.delete());
+  const fx = useCommandFixture('output-facts');
   const run = (command: string, previewBytes = DEFAULT_LIMITS.previewBytes) =>
-    runCommandTool({ command }, { store, baseDir: work, defaultTimeoutSeconds: 30, previewBytes, streamBytes: 8 * MiB });
+    runCommandTool({ command }, { store: fx.store, baseDir: fx.work, defaultTimeoutSeconds: 30, previewBytes, streamBytes: 8 * MiB });
 
   it("a recorded run_command result is shown as 'recorded', whole, its marker located after the header lines", async () => {
     const { text, result } = await run('seq 1 100000');
-    const info = await store.info(result.outputId!);
+    const info = await fx.store.info(result.outputId!);
     const view = previewView({ info, budgetBytes: DEFAULT_LIMITS.previewBytes });
     assert.equal(view.source, 'recorded');
     assert.equal(view.note, undefined);
@@ -44,7 +36,7 @@ describe('inspector preview: the exact text the model got', function () {
     assert.ok(text.indexOf('--- output (head and tail') < view.marker.start);
     assert.deepEqual(view.omitted, omittedIn(result.preview));
     // "Show bytes … in the copy" starts where the model stopped seeing it: the head before the marker is the copy's [0, from).
-    const copy = await store.readAll(result.outputId!);
+    const copy = await fx.store.readAll(result.outputId!);
     const head = Buffer.from(copy.subarray(0, view.omitted.from)).toString('utf8');
     assert.ok(text.slice(0, view.marker.start).endsWith(head), 'the head before the marker is the copy up to `from`');
   });
@@ -55,7 +47,7 @@ describe('inspector preview: the exact text the model got', function () {
     const stderrSection = text.indexOf('--- stderr alone');
     const stderrMarker = text.indexOf('\n[... ', stderrSection) + 1;
     assert.ok(stderrMarker > stderrSection, 'the stderr section has a marker of its own');
-    const info = await store.info(result.outputId!);
+    const info = await fx.store.info(result.outputId!);
     const view = previewView({ info, budgetBytes: DEFAULT_LIMITS.previewBytes });
     assert.equal(view.source, 'recorded');
     assert.ok(view.marker!.start < stderrSection, 'the marker found is the merged copy’s');
@@ -63,19 +55,19 @@ describe('inspector preview: the exact text the model got', function () {
 
   it("a recorded preview from a shrunk budget keeps its marker; a capped @recall result's preview too", async () => {
     const small = await run('for i in $(seq 1 5000); do echo "line $i of the log"; done', 1200);
-    const view = previewView({ info: await store.info(small.result.outputId!), budgetBytes: DEFAULT_LIMITS.previewBytes });
+    const view = previewView({ info: await fx.store.info(small.result.outputId!), budgetBytes: DEFAULT_LIMITS.previewBytes });
     assert.equal(view.text, small.text);
     assert.deepEqual(view.omitted, omittedIn(small.result.preview));
 
     const content = Array.from({ length: 3000 }, (_, i) => `row ${i + 1}: 數據`).join('\n');
     const fit = await fitToolResult([{ kind: 'text', text: content }], {
       contextWindowTokens: 128_000,
-      retain: store.retain.bind(store),
-      annotate: store.annotate.bind(store),
+      retain: fx.store.retain.bind(fx.store),
+      annotate: fx.store.annotate.bind(fx.store),
       meta: { tool: 'grep' },
     });
     const part = fit.parts[0] as { text: string };
-    const recalled = previewView({ info: await store.info(fit.cuts[0].outputId!), budgetBytes: DEFAULT_LIMITS.previewBytes });
+    const recalled = previewView({ info: await fx.store.info(fit.cuts[0].outputId!), budgetBytes: DEFAULT_LIMITS.previewBytes });
     assert.equal(recalled.source, 'recorded');
     assert.equal(recalled.text, part.text);
     assert.deepEqual(recalled.omitted, omittedIn(part.text));
@@ -83,9 +75,9 @@ describe('inspector preview: the exact text the model got', function () {
 
   it('an older run_command output without a recorded preview is rebuilt from the copy, and says so', async () => {
     const content = Array.from({ length: 20000 }, (_, i) => `${i + 1}`).join('\n');
-    const { outputId } = await store.retain(content, { tool: 'run_command', title: 'seq 1 20000' });
-    const info = await store.info(outputId);
-    const view = previewView({ info, bytes: await store.readAll(outputId), budgetBytes: 4096 });
+    const { outputId } = await fx.store.retain(content, { tool: 'run_command', title: 'seq 1 20000' });
+    const info = await fx.store.info(outputId);
+    const view = previewView({ info, bytes: await fx.store.readAll(outputId), budgetBytes: 4096 });
     assert.equal(view.source, 'recomputed');
     assert.match(
       view.note!,

@@ -12,6 +12,7 @@ import { namedReadCall, readThrough, rejectsWith } from './helpers/assertions';
 import { decode } from './helpers/mixedText';
 import { eventually, isRunning } from './helpers/processes';
 import { useTempDirs } from './helpers/tempDirs';
+import { useCommandFixture } from './helpers/commandFixture';
 
 /** The omitted range a truncated preview names. */
 function omittedRange(preview: string): { from: number; to: number; total: number } {
@@ -347,17 +348,10 @@ describe('runCommand: stopping and failing', function () {
 
 describe('runCommandTool: the exact text the model got is recorded with the copy', function () {
   this.timeout(60_000);
-  const dirs = useTempDirs('run-preview');
-  let store: SessionStore;
-  let work: string;
-  before(async () => {
-    store = await openStore({ dir: dirs.make() });
-    work = dirs.make();
-  });
-  after(() => store.delete());
+  const fx = useCommandFixture('run-preview');
   const context = (previewBytes: number, extra: Partial<RunCommandContext> = {}): RunCommandContext => ({
-    store,
-    baseDir: work,
+    store: fx.store,
+    baseDir: fx.work,
     defaultTimeoutSeconds: 30,
     previewBytes,
     streamBytes: 8 * MiB,
@@ -367,7 +361,7 @@ describe('runCommandTool: the exact text the model got is recorded with the copy
   /** The recorded preview, compared byte for byte with the text the tool returned. */
   async function assertRecorded(outputId: string | undefined, text: string): Promise<void> {
     assert.ok(outputId, 'the output was retained');
-    const recorded = (await store.info(outputId)).extra?.preview;
+    const recorded = (await fx.store.info(outputId)).extra?.preview;
     assert.equal(typeof recorded, 'string', 'extra.preview is recorded');
     assert.ok(Buffer.from(recorded as string, 'utf8').equals(Buffer.from(text, 'utf8')), 'extra.preview is the result text, byte for byte');
   }
@@ -384,7 +378,7 @@ describe('runCommandTool: the exact text the model got is recorded with the copy
     assert.match(text, /\[\.\.\. \d+ bytes omitted: /);
     await assertRecorded(result.outputId, text);
     // The facts recorded at retain time stay beside it (annotate merges).
-    assert.equal((await store.info(result.outputId!)).extra?.previewBytes, DEFAULT_LIMITS.previewBytes);
+    assert.equal((await fx.store.info(result.outputId!)).extra?.previewBytes, DEFAULT_LIMITS.previewBytes);
   });
 
   it('records the shrunk text when the token budget made the preview small, and a failure with its stderr section', async () => {
@@ -392,13 +386,13 @@ describe('runCommandTool: the exact text the model got is recorded with the copy
     assert.ok(Buffer.byteLength(result.preview) <= 1500);
     assert.match(text, /\n--- stderr alone \(exit code 2; 21 bytes\) ---\nfatal: out of cheese$/);
     await assertRecorded(result.outputId, text);
-    assert.equal((await store.info(result.outputId!)).extra?.previewBytes, 1500);
+    assert.equal((await fx.store.info(result.outputId!)).extra?.previewBytes, 1500);
   });
 
   it('records nothing when the output fit (no copy) or there is no store', async () => {
     const small = await runCommandTool({ command: 'echo hi' }, context(DEFAULT_LIMITS.previewBytes));
     assert.equal(small.result.outputId, undefined);
-    const before = (await store.stats()).outputs;
+    const before = (await fx.store.stats()).outputs;
     const errors: string[] = [];
     const none = await runCommandTool(
       { command: 'seq 1 50000' },
@@ -406,11 +400,11 @@ describe('runCommandTool: the exact text the model got is recorded with the copy
     );
     assert.match(none.text, /could not be retained|NOT retained/);
     assert.deepEqual(errors, []);
-    assert.equal((await store.stats()).outputs, before);
+    assert.equal((await fx.store.stats()).outputs, before);
   });
 
   it('a failed annotation leaves the result intact and is reported, not thrown', async () => {
-    const failing: RecallStore = Object.create(store) as RecallStore;
+    const failing: RecallStore = Object.create(fx.store) as RecallStore;
     failing.annotate = () => Promise.reject(new RecallError('STORE_UNAVAILABLE', 'The journal could not be written (ENOSPC: disk full).'));
     const errors: string[] = [];
     const { text, result } = await runCommandTool(
@@ -428,10 +422,10 @@ describe('runCommandTool: the exact text the model got is recorded with the copy
         `could not be recorded for ${result.outputId}: STORE_UNAVAILABLE: The journal could not be written \\(ENOSPC: disk full\\)`,
       ),
     );
-    assert.equal((await store.info(result.outputId)).extra?.preview, undefined, 'nothing was recorded');
+    assert.equal((await fx.store.info(result.outputId)).extra?.preview, undefined, 'nothing was recorded');
     // The copy itself is there: the tool's work is not lost with the annotation.
     assert.equal(
-      (await store.info(result.outputId)).totalBytes,
+      (await fx.store.info(result.outputId)).totalBytes,
       Buffer.byteLength(Array.from({ length: 50000 }, (_, i) => `${i + 1}\n`).join('')),
     );
   });
