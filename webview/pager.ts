@@ -7,9 +7,10 @@
 import * as l10n from '@vscode/l10n';
 import { button, h, scrollWithin, uid } from './dom';
 import { num } from './format';
-import { HostError, type HostConnection } from './ipc';
+import type { HostConnection } from './ipc';
 import { MAX_PAGE_BYTES, type DescribeResult, type PageResult } from './protocol';
 import { LEAD_DELAY_MS, PageEdges, type PageBody } from './pageEdges';
+import { PageErrorBox } from './pageError';
 import { charIndexAtByte, lineRow, renderText } from './textView';
 
 export interface PagerEvents {
@@ -50,7 +51,7 @@ export class Pager {
   });
   private readonly status = h('div', { className: 'page-status', attrs: { 'aria-live': 'polite' } });
   private readonly seen = h('div', { className: 'page-seen' });
-  private readonly error = h('div', { className: 'page-error', attrs: { role: 'alert', hidden: true } });
+  private readonly error = new PageErrorBox({ go: (offset) => void this.go(offset), end: () => void this.end() });
   readonly text = h('div', {
     className: 'page-text',
     attrs: { tabindex: 0, role: 'region', 'aria-label': l10n.t('Page of the retained copy') },
@@ -101,8 +102,7 @@ export class Pager {
     const b = this.buttons;
     this.offsetBox.id = uid('offset');
     this.sizeBox.id = uid('size');
-    this.error.id = uid('offset-error');
-    this.offsetBox.setAttribute('aria-describedby', this.error.id);
+    this.offsetBox.setAttribute('aria-describedby', this.error.element.id);
     const offsetGroup = h(
       'div',
       { className: 'field' },
@@ -133,7 +133,7 @@ export class Pager {
       h('div', { className: 'toolbar' }, offsetGroup, sizeGroup),
       this.slider,
       h('div', { className: 'status-row' }, this.status, this.seen),
-      this.error,
+      this.error.element,
       this.text,
     );
 
@@ -420,48 +420,12 @@ export class Pager {
   }
 
   private showError(error: unknown): void {
-    const box = this.error;
-    box.hidden = false;
-    const message = error instanceof Error ? error.message : String(error);
-    box.replaceChildren(h('p', { className: 'error-message' }, message));
+    this.error.show(error);
     this.offsetBox.setAttribute('aria-invalid', 'true');
-    if (error instanceof HostError && error.code === 'MID_CHARACTER_OFFSET') {
-      const before = Number(error.details.before);
-      const after = Number(error.details.after);
-      box.dataset.code = error.code;
-      box.appendChild(
-        h(
-          'div',
-          { className: 'boundaries' },
-          h('span', {}, `${l10n.t('Nearest character boundaries:')} `),
-          button(l10n.t('byte {0} (before)', num(before)), () => void this.go(before), {
-            secondary: true,
-            attrs: { 'data-boundary': 'before' },
-          }),
-          button(l10n.t('byte {0} (after)', num(after)), () => void this.go(after), {
-            secondary: true,
-            attrs: { 'data-boundary': 'after' },
-          }),
-        ),
-      );
-    } else if (error instanceof HostError && error.code === 'OFFSET_OUT_OF_RANGE') {
-      box.dataset.code = error.code;
-      box.appendChild(
-        h(
-          'div',
-          { className: 'boundaries' },
-          button(l10n.t('Go to the last page'), () => void this.end(), { secondary: true }),
-        ),
-      );
-    } else {
-      box.dataset.code = error instanceof HostError ? error.code : 'ERROR';
-    }
   }
 
   private clearError(): void {
-    this.error.hidden = true;
-    this.error.replaceChildren();
-    delete this.error.dataset.code;
+    this.error.clear();
     this.offsetBox.removeAttribute('aria-invalid');
   }
 
