@@ -8,6 +8,7 @@ import { DEFAULT_LIMITS, KiB } from '../../src/core/limits';
 import type { RecallStore } from '../../src/core/types';
 import { namedReadCall, readThrough } from './helpers/assertions';
 import { useTempDirs } from './helpers/tempDirs';
+import { useCommandFixture } from './helpers/commandFixture';
 
 const PREVIEW = DEFAULT_LIMITS.previewBytes;
 
@@ -303,12 +304,7 @@ describe('code mode: nested results stay recoverable', () => {
 });
 
 describe('runCodeTool: the text the model got is recorded with the copies the run retained', () => {
-  const dirs = useTempDirs('codemode-preview');
-  let store: SessionStore;
-  before(async () => {
-    store = await openStore({ dir: dirs.make() });
-  });
-  after(() => store.delete());
+  const fx = useCommandFixture('codemode-preview');
 
   // A nested result over the threshold (retained) and a return value over it (retained too).
   const code =
@@ -321,7 +317,7 @@ describe('runCodeTool: the text the model got is recorded with the copies the ru
     const errors: string[] = [];
     const { text, result } = await runCodeTool(
       { code },
-      { callTool: commandTools(store), store, previewBytes: PREVIEW, onPreviewNotRecorded: (m) => errors.push(m) },
+      { callTool: commandTools(fx.store), store: fx.store, previewBytes: PREVIEW, onPreviewNotRecorded: (m) => errors.push(m) },
     );
     assert.equal(result.error, undefined);
     assert.deepEqual(errors, []);
@@ -329,24 +325,24 @@ describe('runCodeTool: the text the model got is recorded with the copies the ru
     const retained = result.nested.filter((record) => record.status === 'retained');
     assert.equal(retained.length, 1, 'one nested result was retained (the small one was not)');
     for (const outputId of [result.valueOutputId, retained[0].outputId!]) {
-      const info = await store.info(outputId);
+      const info = await fx.store.info(outputId);
       assert.equal(typeof info.extra?.preview, 'string', `${outputId} has a recorded preview`);
       assert.ok(Buffer.from(info.extra!.preview as string).equals(Buffer.from(text)), `${outputId}: byte for byte the result text`);
       assert.equal(info.extra?.via, 'run_code', 'the fields recorded at retain time stay');
     }
     // The command's own merged copy is not the run_code's to annotate (its run_command call does that).
     const merged = retained[0].nestedOutputIds[0].outputId;
-    assert.equal((await store.info(merged)).extra?.preview, undefined);
+    assert.equal((await fx.store.info(merged)).extra?.preview, undefined);
   });
 
   it('a failed annotation leaves the result intact and is reported for each copy', async function () {
     if (process.platform === 'win32') this.skip();
-    const failing = Object.create(store) as RecallStore;
+    const failing = Object.create(fx.store) as RecallStore;
     failing.annotate = () => Promise.reject(new Error('the session was closed'));
     const errors: string[] = [];
     const { text, result } = await runCodeTool(
       { code },
-      { callTool: commandTools(store), store: failing, previewBytes: PREVIEW, onPreviewNotRecorded: (m) => errors.push(m) },
+      { callTool: commandTools(fx.store), store: failing, previewBytes: PREVIEW, onPreviewNotRecorded: (m) => errors.push(m) },
     );
     assert.equal(result.error, undefined);
     assert.ok(text.includes(`retained as outputId "${result.valueOutputId}"`), text.slice(0, 500));
@@ -355,6 +351,6 @@ describe('runCodeTool: the text the model got is recorded with the copies the ru
       errors,
       ids.map((id) => `the preview the model received could not be recorded for ${id}: the session was closed`),
     );
-    for (const id of ids) assert.equal((await store.info(id!)).extra?.preview, undefined);
+    for (const id of ids) assert.equal((await fx.store.info(id!)).extra?.preview, undefined);
   });
 });
