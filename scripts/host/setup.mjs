@@ -113,7 +113,7 @@ function ensureDebianPackages(done) {
 // A folder with a package.json pinning exactly one dependency, installed with `npm install --prefix`.
 // allowScripts approves, by name, the install scripts that must run (npm 11 runs them anyway and only
 // warns; a later npm may require the approval).
-function npmInstallInto(dir, name, version, env, allowScripts = {}) {
+export function npmInstallInto(dir, name, version, env, allowScripts = {}) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   writeFileSync(
@@ -141,7 +141,7 @@ const KEEP_NPM_ENV = new Set(
     (k) => `npm_config_${k}`,
   ),
 );
-function cleanNpmEnv(extra = {}) {
+export function cleanNpmEnv(extra = {}) {
   const env = {};
   for (const [k, v] of Object.entries(process.env)) {
     const lower = k.toLowerCase();
@@ -181,7 +181,7 @@ function installNpmParts(p, done) {
 
 // Two test runs started together (e.g. by an aggregator) must not install into the same folder at once.
 // The lock is a directory (mkdir is atomic) holding the owner's pid; a lock whose owner is dead is stale.
-function withLock(cache, fn) {
+export function withLock(cache, fn) {
   const lock = `${cache}.lock`;
   mkdirSync(path.dirname(lock), { recursive: true });
   const deadline = Date.now() + 20 * 60_000;

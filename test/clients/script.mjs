@@ -1,0 +1,84 @@
+// What the scripted model does each turn, decided only from the conversation the CLI sent (the views
+// of model.mjs): nothing is hard-coded but the tools' names' endings and the field it looks for.
+//
+// The evidence chain: load our tools if the client defers them (Claude Code's ToolSearch, Codex's
+// tool_search), run_command on a big output → search_tool_output with the outputId it read in the
+// result → read_tool_output at the match's lineOffset → a final answer quoting the field. A result it
+// cannot parse ends the turn with an answer starting "FAILED:" (and why), so a client that cut the
+// evidence ends the run promptly, and the suite says what was missing.
+
+const call = (name, input) => ({ kind: 'call', name, input });
+const final = (text) => ({ kind: 'final', text });
+
+/** Our tool's name as this client shows it to the model (Claude Code: mcp__tool-output-recall__x; Codex: mcp__tool_output_recall.x). */
+export const ourTool = (names, tool) => names.find((name) => /tool[-_]output[-_]recall/.test(name) && name.endsWith(tool));
+export const isOurs = (name) => /tool[-_]output[-_]recall/.test(name);
+
+/** A turn that asks the client's tool search for our tools, or undefined when there is none (or it was tried twice). */
+function loadOurTools(view) {
+  if (!view.toolSearch || view.calls.filter((c) => c.name === view.toolSearch).length >= 2) return undefined;
+  if (view.api === 'responses')
+    return call(view.toolSearch, { query: 'tool output recall run_command search_tool_output read_tool_output', limit: 8 });
+  const ours = view.deferred.filter(isOurs);
+  // Before the server has listed its tools they are not in the list yet; the keyword query waits for it.
+  return call(view.toolSearch, ours.length ? { query: `select:${ours.join(',')}` } : { query: '+tool-output-recall', max_results: 10 });
+}
+
+/** The scripted model for the evidence chain; `field` is the key of the line to find (e.g. "checksum"). */
+export function evidenceScript({ command, field }) {
+  return (view) => {
+    const run = ourTool(view.callable, 'run_command');
+    const search = ourTool(view.callable, 'search_tool_output');
+    const read = ourTool(view.callable, 'read_tool_output');
+    const answered = view.calls.filter((c) => c.result);
+    const ours = answered.filter((c) => isOurs(c.name));
+    if (!run || !search || !read) {
+      return loadOurTools(view) ?? final(`FAILED: our tools are not callable (the model was offered ${view.callable.length} tools)`);
+    }
+    const last = ours.at(-1);
+    if (!last) return call(run, { command });
+    const text = last.result.text;
+    if (last.result.isError) return final(`FAILED: ${last.name} returned an error: ${text.slice(0, 300)}`);
+    if (last.name === run) {
+      const outputId = /outputId "(out_[0-9a-z]+)"/.exec(text)?.[1] ?? /"outputId":"(out_[0-9a-z]+)"/.exec(text)?.[1];
+      if (!outputId) return final('FAILED: no outputId in the run_command result the model received');
+      return call(search, { outputId, pattern: `${field}=` });
+    }
+    if (last.name === search) {
+      const summary = safeJson(text.split('\n')[0]);
+      const match = text
+        .split('\n')
+        .slice(1)
+        .map(safeJson)
+        .find((m) => m && typeof m.lineOffset === 'number');
+      if (!summary?.outputId || !match) return final(`FAILED: no match in the search result the model received: ${text.slice(0, 300)}`);
+      return call(read, { outputId: summary.outputId, offset: match.lineOffset, maxBytes: 256 });
+    }
+    if (last.name === read) {
+      const value = new RegExp(`${field}=([0-9a-z]+)`).exec(text)?.[1];
+      return final(value ? `The ${field} is ${value}.` : `FAILED: no ${field} in the page the model received`);
+    }
+    return final(`FAILED: unexpected last call ${last.name}`);
+  };
+}
+
+/** A one-turn script: the client's own shell tool runs `command`, then the model answers with what it saw. */
+export function shellScript({ tool, input, field }) {
+  return (view) => {
+    const done = view.calls.find((c) => c.name === tool && c.result);
+    if (!done) return view.callable.includes(tool) ? call(tool, input) : final(`FAILED: no ${tool} tool`);
+    const value = new RegExp(`${field}=([0-9a-z]+)`).exec(done.result.text)?.[1];
+    return final(value ? `The ${field} is ${value}.` : `The ${field} was not in the ${done.result.text.length} characters I received.`);
+  };
+}
+
+/** Answers at once, without calling anything (for the start-up race: what tools did the first request offer?). */
+export const answerScript = () => () => final('ok');
+
+function safeJson(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
