@@ -9,10 +9,12 @@ import { listSessions, sessionFiles } from '../../src/core/store/sessionFiles';
 import { KiB, MiB } from '../../src/core/limits';
 import type { StoreStats } from '../../src/core/types';
 import { rejectsWith } from './helpers/assertions';
+import { bundleChild } from './helpers/bundledChild';
 import { useTempDirs } from './helpers/tempDirs';
 
 const REPO = path.resolve(__dirname, '../..');
 const CHILD = path.join(__dirname, 'helpers/failingDiskChild.ts');
+let bundled: string | undefined;
 /** The uid/gid the read-only case runs as when the tests run as root (root ignores permissions). */
 const NOBODY = 65534;
 
@@ -34,15 +36,18 @@ interface Done {
  * the failure from outside, as freeing a disk would); resolves with both reports.
  */
 function runChild(how: 'rlimit' | 'readonly', dir: string, lift: (pid: number) => void): Promise<{ failing: Failing; done: Done }> {
-  const node = [process.execPath, '-r', 'tsx/cjs', CHILD, how, dir];
   const asNobody = how === 'readonly' && process.getuid?.() === 0;
+  // As nobody, the child runs from a bundle outside the checkout (which nobody may not be able to read).
+  const node = asNobody
+    ? [process.execPath, (bundled ??= bundleChild(CHILD)), how, dir]
+    : [process.execPath, '-r', 'tsx/cjs', CHILD, how, dir];
   const child =
     how === 'rlimit'
       ? // dash counts ulimit -f in 512-byte blocks, bash in 1024: a 1 or 2 MiB file size limit. Soft only,
         // so the test can lift it again (raising a hard limit needs CAP_SYS_RESOURCE).
         spawn('/bin/sh', ['-c', 'ulimit -S -f 2048; exec "$@"', 'sh', ...node], { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] })
       : spawn(node[0], node.slice(1), {
-          cwd: REPO,
+          cwd: asNobody ? dir : REPO,
           stdio: ['pipe', 'pipe', 'pipe'],
           ...(asNobody ? { uid: NOBODY, gid: NOBODY, env: { ...process.env, HOME: dir } } : {}),
         });
