@@ -45,6 +45,8 @@ const suites = [
   { name: 'browser', command: ['node', 'test/browser/run.mjs'], when: 'test/browser/run.mjs', limitMs: 15 * MINUTE },
   // The official MCP conformance suite against dist/mcp.js --http, under the host suite's Node 24.
   { name: 'mcp-conformance', command: ['node', 'test/mcp/conformance.mjs'], when: 'test/mcp/conformance.mjs', limitMs: 40 * MINUTE },
+  // Claude Code and Codex from npm (pinned, installed into a cache by scripts/clients/setup.mjs) against the scripted model.
+  { name: 'clients', command: ['node', 'test/clients/run.mjs'], when: 'test/clients/run.mjs', limitMs: 30 * MINUTE },
 ].filter((suite) => only.length === 0 || only.some((name) => suite.name === name || suite.name.startsWith(`${name} `)));
 
 /**

@@ -34,6 +34,18 @@ export function clientPaths(cache = CACHE_DIR) {
     codexDir,
     // A Node launcher that finds the platform package's binary and runs it.
     codex: path.join(codexDir, 'bin', 'codex.js'),
+    // The binary it runs on Linux x64 (the suite greps it for the limits it reports).
+    codexNative: path.join(
+      cache,
+      'codex',
+      'node_modules',
+      '@openai',
+      'codex-linux-x64',
+      'vendor',
+      'x86_64-unknown-linux-musl',
+      'bin',
+      'codex',
+    ),
   };
 }
 

@@ -45,12 +45,10 @@ export function evidenceScript({ command, field }) {
       return call(search, { outputId, pattern: `${field}=` });
     }
     if (last.name === search) {
-      const summary = safeJson(text.split('\n')[0]);
-      const match = text
-        .split('\n')
-        .slice(1)
-        .map(safeJson)
-        .find((m) => m && typeof m.lineOffset === 'number');
+      // Lines of JSON: the summary, then one per match (a client may put its own lines around them).
+      const lines = text.split('\n').map((line) => safeJson(line.slice(line.indexOf('{'))));
+      const summary = lines.find((line) => typeof line?.outputId === 'string');
+      const match = lines.find((line) => typeof line?.lineOffset === 'number');
       if (!summary?.outputId || !match) return final(`FAILED: no match in the search result the model received: ${text.slice(0, 300)}`);
       return call(read, { outputId: summary.outputId, offset: match.lineOffset, maxBytes: 256 });
     }

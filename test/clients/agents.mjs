@@ -1,0 +1,135 @@
+// The two CLIs as the suite drives them: where each reads our server's entry, the entry for each way
+// of connecting (as the README shows it, or as Connect Other Agents writes it), the command line that
+// runs one non-interactive turn against the scripted model, and the final answer in its output.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { DIST_MCP, TOKEN_ENV, baseEnv, runGroup } from './clients.mjs';
+
+const KEY = 'tool-output-recall';
+
+/** Runs the bundled connect.ts (the command's core code) for one agent; returns what it wrote. */
+function connect(connectJs, { workspace, serverRoot, agent, env }) {
+  const run = spawnSync(process.execPath, [connectJs, path.dirname(DIST_MCP), serverRoot, workspace, agent], {
+    encoding: 'utf8',
+    env,
+    timeout: 60_000,
+  });
+  if (run.status !== 0) throw new Error(`connect ${agent} failed: ${run.stderr}`);
+  return JSON.parse(run.stdout);
+}
+
+export const CLAUDE = {
+  name: 'Claude Code',
+  /** Writes `.mcp.json` in the workspace (project scope) for `how`: stdio | http | connect. */
+  configure({ how, workspace, home, url, connectJs, shim }) {
+    mkdirSync(workspace, { recursive: true });
+    const file = path.join(workspace, '.mcp.json');
+    if (how === 'connect')
+      return connect(connectJs, {
+        workspace,
+        serverRoot: path.join(home, 'recall-mcp'),
+        agent: 'claude-code',
+        env: baseEnv({ home, shim }),
+      });
+    // Claude Code expands ${VAR} in .mcp.json, so the token stays in the environment.
+    const entry =
+      how === 'http' ? { type: 'http', url, headers: { Authorization: `Bearer \${${TOKEN_ENV}}` } } : { command: 'node', args: [DIST_MCP] };
+    writeFileSync(file, `${JSON.stringify({ mcpServers: { [KEY]: entry } }, null, 2)}\n`);
+    return { file };
+  },
+  run({ prompt, workspace, home, shim, modelPort, token, allowedTools = `mcp__${KEY}`, limitMs }) {
+    const env = {
+      ...baseEnv({ home, shim }),
+      ANTHROPIC_BASE_URL: `http://127.0.0.1:${modelPort}`,
+      ANTHROPIC_API_KEY: 'sk-scripted-model',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_AUTOUPDATER: '1',
+      ...(token ? { [TOKEN_ENV]: token } : {}),
+    };
+    const args = ['-p', prompt, '--output-format', 'stream-json', '--verbose', '--allowedTools', allowedTools];
+    return runGroup(this.bin, args, { cwd: workspace, env, limitMs });
+  },
+  /** The final answer: the `result` line of stream-json. */
+  answer(stdout) {
+    for (const line of stdout.split('\n').reverse()) {
+      try {
+        const event = JSON.parse(line);
+        if (event.type === 'result') return String(event.result ?? '');
+      } catch {
+        // not a JSON line
+      }
+    }
+    return '';
+  },
+};
+
+export const CODEX = {
+  name: 'Codex',
+  /** Writes `$CODEX_HOME/config.toml`: the scripted model as the provider, then our server for `how`. */
+  configure({ how, workspace, codexHome, home, url, connectJs, shim, modelPort }) {
+    mkdirSync(workspace, { recursive: true });
+    mkdirSync(codexHome, { recursive: true });
+    const file = path.join(codexHome, 'config.toml');
+    const provider = [
+      'model = "scripted"',
+      'model_provider = "scripted"',
+      '',
+      '[model_providers.scripted]',
+      'name = "scripted model on 127.0.0.1"',
+      `base_url = "http://127.0.0.1:${modelPort}/v1"`,
+      'wire_api = "responses"',
+      'env_key = "SCRIPTED_MODEL_KEY"',
+      '',
+    ];
+    // The README's entries, word for word but for the paths.
+    const entry =
+      how === 'http'
+        ? [`[mcp_servers.${KEY}]`, `url = "${url}"`, `bearer_token_env_var = "${TOKEN_ENV}"`]
+        : [
+            `[mcp_servers.${KEY}]`,
+            'command = "node"',
+            `args = [${JSON.stringify(DIST_MCP)}, "--workspace", ${JSON.stringify(workspace)}]`,
+            'tool_timeout_sec = 600',
+          ];
+    writeFileSync(file, [...provider, ...(how === 'connect' ? [] : entry), ''].join('\n'));
+    if (how === 'connect')
+      return connect(connectJs, {
+        workspace,
+        serverRoot: path.join(home, 'recall-mcp'),
+        agent: 'codex',
+        env: { ...baseEnv({ home, shim }), CODEX_HOME: codexHome },
+      });
+    return { file };
+  },
+  run({ prompt, workspace, codexHome, home, shim, token, approve = true, waitForServers = true, extra = [], limitMs }) {
+    const env = {
+      ...baseEnv({ home, shim }),
+      CODEX_HOME: codexHome,
+      SCRIPTED_MODEL_KEY: 'scripted',
+      ...(token ? { [TOKEN_ENV]: token } : {}),
+    };
+    // `codex exec` refuses MCP tools that need approval; this lets ours run without touching the file.
+    const approval = approve ? ['-c', `mcp_servers.${KEY}.default_tools_approval_mode="approve"`] : [];
+    // Codex leaves out a server that has not listed its tools within 1 s (mcp_optional_startup_grace_ms);
+    // 0 waits for it (up to startup_timeout_sec), so the evidence runs do not depend on the start-up race,
+    // which the suite measures on its own (waitForServers: false).
+    const wait = waitForServers ? ['-c', 'mcp_optional_startup_grace_ms=0'] : [];
+    const args = [this.bin, 'exec', '--skip-git-repo-check', '--json', ...approval, ...wait, ...extra.flatMap((c) => ['-c', c]), prompt];
+    return runGroup(process.execPath, args, { cwd: workspace, env, limitMs });
+  },
+  /** The final answer: the last agent_message of the JSON lines. */
+  answer(stdout) {
+    let text = '';
+    for (const line of stdout.split('\n')) {
+      try {
+        const event = JSON.parse(line);
+        if (event.type === 'item.completed' && event.item?.type === 'agent_message') text = event.item.text;
+      } catch {
+        // not a JSON line
+      }
+    }
+    return text;
+  },
+};

@@ -1,0 +1,135 @@
+// Running the real CLIs against the scripted model, each in a throwaway HOME (and CODEX_HOME), with
+// our server configured the way the README tells users to (or as Connect Other Agents writes it):
+// stdio from `.mcp.json` / `config.toml`, or HTTP with the token in an environment variable. Every
+// process runs in its own process group and is killed with it after a bounded time.
+//
+// The configuration files name plain `node`. A `node` first on PATH (shimDir) is the real Node, with
+// the recording preload (tap.mjs) added when it starts our server, so the files stay as users write them.
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const root = path.dirname(path.dirname(here));
+export const DIST_MCP = path.join(root, 'dist', 'mcp.js');
+export const TOKEN_ENV = 'TOOL_OUTPUT_RECALL_MCP_TOKEN';
+const TAP = path.join(here, 'tap.mjs');
+
+/** The preload argument recording into `out` (our scratch paths need no escaping in a URL or in sh). */
+export const tapArg = (out) => `--import=file://${TAP}?out=${out}`;
+
+/** A folder with a `node` that records our server's traffic into <taps>/tap-<pid>.jsonl and runs anything else as it is. */
+export function makeShim(dir, taps) {
+  mkdirSync(dir, { recursive: true });
+  mkdirSync(taps, { recursive: true });
+  const node = path.join(dir, 'node');
+  // `$$`: the shell's pid, which exec hands to Node.
+  const preload = tapArg(path.join(taps, 'tap-$$.jsonl'));
+  writeFileSync(
+    node,
+    [
+      '#!/bin/sh',
+      '# Our MCP server (dist/mcp.js or the installed launcher) starts with the recording preload; the pid names its record.',
+      'case "$1" in',
+      `  *mcp.js) exec "${process.execPath}" "${preload}" "$@" ;;`,
+      'esac',
+      `exec "${process.execPath}" "$@"`,
+      '',
+    ].join('\n'),
+  );
+  chmodSync(node, 0o755);
+  return dir;
+}
+
+/**
+ * Runs a command in its own process group with stdin closed; resolves when it exits or after
+ * `limitMs` (then the group is killed). The group is killed at the end in any case, so a server the
+ * CLI started cannot outlive the test.
+ */
+export function runGroup(file, args, { cwd, env, limitMs = 180_000 }) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const child = spawn(file, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    let timedOut = false;
+    const kill = (signal) => {
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // the group is gone
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill('SIGTERM');
+      setTimeout(() => kill('SIGKILL'), 5_000).unref();
+    }, limitMs);
+    const done = (code, signal) => {
+      clearTimeout(timer);
+      kill('SIGTERM');
+      setTimeout(() => kill('SIGKILL'), 3_000).unref();
+      resolve({ code, signal, stdout, stderr, ms: Date.now() - started, started, timedOut });
+    };
+    child.on('error', (error) => done(null, String(error)));
+    child.on('exit', done);
+  });
+}
+
+/** Starts `dist/mcp.js --http 0` (recorded into `tap`) with the token in the environment; resolves with its URL. */
+export function startHttpServer({ workspace, store, tap, token, limitMs = 30_000 }) {
+  mkdirSync(workspace, { recursive: true });
+  mkdirSync(store, { recursive: true });
+  const args = [tapArg(tap), DIST_MCP, '--http', '0', '--workspace', workspace, '--store', store];
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+    env: { ...process.env, [TOKEN_ENV]: token },
+  });
+  let stderr = '';
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const stop = async () => {
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      // gone already
+    }
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }, 5_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error(`the HTTP server did not say where it serves within ${limitMs} ms: ${stderr}`));
+    }, limitMs);
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      const match = /serving MCP at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ url: match[1], stderr: () => stderr, stop });
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`the HTTP server exited with ${code}: ${stderr}`));
+    });
+  });
+}
+
+/** The environment every CLI run gets: a throwaway HOME, our `node` first, nothing from the caller's npm or agent settings. */
+export function baseEnv({ home, shim }) {
+  const env = {};
+  for (const key of ['PATH', 'LANG', 'TERM', 'TMPDIR', 'TZ', 'USER', 'LOGNAME', 'SHELL']) if (process.env[key]) env[key] = process.env[key];
+  return { ...env, HOME: home, PATH: `${shim}${path.delimiter}${process.env.PATH}`, NO_COLOR: '1' };
+}

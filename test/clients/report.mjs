@@ -1,0 +1,156 @@
+// The suite's report (test/clients/REPORT.md, printed too), written only from what the runs
+// measured and from what the installed CLIs' own code holds (grepped, so a new version that drops
+// a limit shows up as "not found").
+import { spawnSync } from 'node:child_process';
+
+const kb = (n) => (n === undefined ? '–' : n.toLocaleString('en-US'));
+const yes = (b) => (b ? 'yes' : '**no**');
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const ms = (x) => (x === undefined ? '–' : `${Math.round(x).toLocaleString('en-US')}`);
+const cell = (text) => String(text).replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+/** Limits in the pinned CLIs' code: [what, needle]; the needle is searched as bytes in the installed binary. */
+export const CODE_FACTS = {
+  claude: [
+    [
+      'MCP results: `MAX_MCP_OUTPUT_TOKENS`, else a remote setting, else 25,000 tokens',
+      'E=25000;function d(){let e=s.MAX_MCP_OUTPUT_TOKENS',
+    ],
+    [
+      '…a result estimated at ≤ half of it passes untouched; above, it is counted and, over the limit, cut to 4 × limit characters with a note',
+      'if(n<=d()*y)return!1',
+    ],
+    [
+      'A tool may declare `_meta["anthropic/maxResultSizeChars"]` (capped at 500,000)',
+      'maxResultSizeChars:Ct?Math.min(Ee,Rpe):Ohr.maxResultSizeChars',
+    ],
+    ['…else an MCP result over 50,000 characters is saved to a file (`<persisted-output>`)', 'function l3(e,n,r=mw,o=!1)'],
+    ['`_meta["anthropic/alwaysLoad"]: true` keeps a tool out of ToolSearch deferral', 'se._meta?.["anthropic/alwaysLoad"]===!0'],
+    ['Bash output: `BASH_MAX_OUTPUT_LENGTH`', 'BASH_MAX_OUTPUT_LENGTH'],
+  ],
+  codex: [
+    ['`tool_output_token_limit` (top level)', 'tool_output_token_limit'],
+    ['per-tool `output_token_limit` in `[mcp_servers.<name>.tools.<tool>]`', 'output_token_limit'],
+    ['`mcp_optional_startup_grace_ms` (documented default 1,000 ms)', 'mcp_optional_startup_grace_ms'],
+    ['`default_tools_approval_mode` / per-tool `approval_mode`', 'default_tools_approval_mode'],
+  ],
+};
+
+export function codeFacts(files) {
+  const out = {};
+  for (const [cli, facts] of Object.entries(CODE_FACTS))
+    out[cli] = facts.map(([what, needle]) => {
+      const found = spawnSync('grep', ['-a', '-c', '-F', '--', needle, files[cli]], { encoding: 'utf8' });
+      return { what, found: Number(found.stdout.trim()) > 0 };
+    });
+  return out;
+}
+
+function summaryTable(runs) {
+  const rows = [
+    '| Client | Configured | Server started, handshake | Client recorded from | First model request offered our tools | Our tools the model saw | Tool searches | Our calls to the field | Answer has the field | CLI stderr lines | Our stderr kept in |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const run of runs) {
+    const client = run.clientInfo ? `${run.clientInfo.name} ${run.clientInfo.version ?? ''} (${run.clientFrom})` : '**none**';
+    const tools = run.toolsSeen.map((name) => `\`${name}\``).join(', ') || '**none**';
+    const stderr = run.stderrLines.length
+      ? `${run.stderrLines.length}: ${cell(run.stderrLines.slice(0, 2).join(' / ').slice(0, 160))}`
+      : '0';
+    rows.push(
+      `| ${run.cli} | ${run.how} | ${run.serverStarted ? `yes: ${run.handshake.join(' → ') || 'no handshake'}; first reply ${ms(run.initialize?.ms)} ms after ${run.initialize?.from ?? '–'}` : '**no**'} | ${client} | ${run.firstRequestHadOurTools ? 'yes' : run.firstRequestSaysConnecting ? 'no ("still connecting")' : 'no'} | ${tools} | ${run.toolSearches} | ${run.calls.length} | ${yes(run.answer.includes(run.checksum))} | ${stderr} | ${run.ourStderrIn.map((f) => `\`~/${f}\``).join(', ') || 'nowhere under HOME'} |`,
+    );
+  }
+  return rows.join('\n');
+}
+
+function callTable(runs) {
+  const rows = [
+    '| Client | Configured | Tool | Sent (bytes, blocks) | Model received (bytes, blocks) | Cut or altered by the client | Status line | Marker + read call | outputId | Last line | Server ms | Round trip ms |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const run of runs)
+    for (const call of run.calls) {
+      const e = call.tool.endsWith('run_command') ? run.evidence : undefined;
+      const mark = (key) => (e ? yes(e[key].present) : '');
+      rows.push(
+        `| ${run.cli} | ${run.how} | ${call.tool.replace(/^.*(run_command|search_tool_output|read_tool_output|read_file_page|run_code)$/, '$1')} | ${kb(call.sentBytes)} (${call.sentBlocks.map(kb).join(' + ')}) | ${kb(call.receivedBytes)} (${(call.receivedBlocks ?? []).map(kb).join(' + ')}) | ${cell(call.verdict)} | ${mark('statusLine')} | ${mark('marker')} | ${mark('outputId')} | ${mark('lastLine')} | ${ms(call.serverMs)} | ${ms(call.roundTripMs)} |`,
+      );
+    }
+  return rows.join('\n');
+}
+
+function raceSection(race) {
+  if (!race) return '';
+  const without = race.filter((r) => !r.ourToolsOffered).length;
+  const rows = [
+    `Codex with the README's entry and its default start-up grace, a model that answers at once; ${race.length} runs. **${without} of ${race.length}** first model requests did not offer our tools (times in ms after \`codex exec\` started):`,
+    '',
+    '| Run | Server spawned | initialize sent | initialize replied | tools/list replied | First model request | Our tools offered |',
+    '|---|---|---|---|---|---|---|',
+    ...race.map(
+      (r) =>
+        `| ${r.run} | ${ms(r.serverSpawnedMs)} | ${ms(r.initializeSentMs)} | ${ms(r.initializeRepliedMs)} | ${ms(r.toolsListedMs)} | ${ms(r.firstModelRequestMs)} | ${yes(r.ourToolsOffered)} |`,
+    ),
+  ];
+  return rows.join('\n');
+}
+
+function hookSection(hook) {
+  if (!hook) return '';
+  const h = hook.hook;
+  return [
+    `Claude Code's Bash printed ${kb(hook.outputBytes)} bytes (the field on the last line); a PostToolUse hook on Bash recorded its stdin:`,
+    '',
+    `- hook ran: ${yes(!!h)}; stdin ${kb(h?.stdinBytes)} bytes; \`tool_response\` keys: ${(h?.responseKeys ?? []).map((k) => `\`${k}\``).join(', ')}`,
+    `- \`tool_response.stdout\`: ${kb(h?.stdoutBytes)} bytes, field present: ${yes(h?.stdoutHasField)}; other fields: \`${cell(JSON.stringify(h?.other ?? {})).slice(0, 400)}\``,
+    `- the model received ${kb(hook.modelReceivedBytes)} bytes for the Bash call; field present: ${yes(hook.modelReceivedField)}; a saved file named: ${hook.modelReceivedSavedPath ? `\`${hook.modelReceivedSavedPath}\`` : 'none'}`,
+    `- it begins: \`${cell(hook.modelReceivedHead.slice(0, 200))}\``,
+  ].join('\n');
+}
+
+export function renderReport(m) {
+  const spawn = m.spawn && {
+    server: `median ${ms(median(m.spawn.server))} ms (min ${ms(Math.min(...m.spawn.server))}, max ${ms(Math.max(...m.spawn.server))})`,
+    bare: `median ${ms(median(m.spawn.bare))} ms (min ${ms(Math.min(...m.spawn.bare))}, max ${ms(Math.max(...m.spawn.bare))})`,
+  };
+  const facts = m.facts
+    ? Object.entries(m.facts)
+        .flatMap(([cli, list]) =>
+          list.map((f) => `| ${cli === 'claude' ? 'Claude Code' : 'Codex'} | ${f.what} | ${f.found ? 'found' : '**not found**'} |`),
+        )
+        .join('\n')
+    : '';
+  return [
+    '# Real agent CLIs against the MCP server (generated by `node test/clients/run.mjs`)',
+    '',
+    `Claude Code ${m.versions.claude} and Codex ${m.versions.codex} from npm, offline, each against a scripted model on 127.0.0.1 that runs run_command on a 20,000-line output, then search_tool_output and read_tool_output for the field on its last line, deciding each turn from the tool results the CLI sent back. "Sent" is what our server wrote (recorded in its process); "received" is what the CLI put in its next model request. Times come from a shared, loaded 2-core machine: compare within a run, not across machines.`,
+    '',
+    '## Per run',
+    '',
+    summaryTable(m.runs),
+    '',
+    '## Per call',
+    '',
+    callTable(m.runs),
+    '',
+    '## Start-up',
+    '',
+    spawn
+      ? `spawn → initialize reply of \`dist/mcp.js\` (stdio, new session, 10 runs): ${spawn.server}; spawn → exit of \`node -e 0\`: ${spawn.bare}.`
+      : '',
+    '',
+    raceSection(m.race),
+    '',
+    '## Claude Code: what a PostToolUse hook gets for Bash',
+    '',
+    hookSection(m.hook),
+    '',
+    '## Limits in the pinned CLIs’ own code',
+    '',
+    '| Client | Limit | In the installed binary |',
+    '|---|---|---|',
+    facts,
+    '',
+  ].join('\n');
+}

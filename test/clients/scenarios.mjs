@@ -1,0 +1,252 @@
+// One run of a real CLI against the scripted model, and what it measured: the evidence chain (our
+// three tools, decided from what the CLI sent back), the start-up race, and Claude Code's own Bash
+// tool with a PostToolUse hook. Each returns plain data; run.mjs asserts and reports.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { CLAUDE, CODEX } from './agents.mjs';
+import { DIST_MCP, makeShim, startHttpServer } from './clients.mjs';
+import { evidenceReceived, mcpExchange, pairCalls, readTaps } from './measure.mjs';
+import { startModel } from './model.mjs';
+import { answerScript, evidenceScript, isOurs, shellScript } from './script.mjs';
+
+/** A 20,000-line output whose last line holds a random field. */
+export function bigOutputCommand(lines = 20_000) {
+  const checksum = randomBytes(6).toString('hex');
+  const command = `node -e "for(let i=1;i<${lines};i++)console.log('line '+i+' '+'x'.repeat(40));console.log('checksum=${checksum}')"`;
+  return { command, checksum };
+}
+
+/** Whether a model request names our tools (as tools, a deferred namespace or deferred names); paths may hold the words, so the prefix counts. */
+const offersOurTools = (body) => /mcp__tool[-_]output[-_]recall/.test(JSON.stringify(body));
+
+function scratchFolders(base, label) {
+  mkdirSync(base, { recursive: true });
+  const dir = mkdtempSync(path.join(base, `${label.replace(/[^\w.-]+/g, '-')}-`));
+  const folders = {
+    dir,
+    home: path.join(dir, 'home'),
+    workspace: path.join(dir, 'ws'),
+    codexHome: path.join(dir, 'codex-home'),
+    taps: path.join(dir, 'taps'),
+  };
+  mkdirSync(folders.home, { recursive: true });
+  folders.shim = makeShim(path.join(dir, 'bin'), folders.taps);
+  return folders;
+}
+
+/** The files under HOME that hold our server's stderr (its "serving MCP" line), relative to HOME. */
+function filesWithOurStderr(home) {
+  const found = [];
+  const walk = (dir, depth) => {
+    if (depth > 8 || !existsSync(dir)) return;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full, depth + 1);
+      // Not the sessions and not the installed server's code (it holds the words too).
+      else if (entry.isFile() && !full.includes('tool-output-recall/workspaces') && !full.endsWith('.js'))
+        try {
+          if (readFileSync(full, 'utf8').includes('serving MCP')) found.push(path.relative(home, full));
+        } catch {
+          // unreadable: not a log
+        }
+    }
+  };
+  walk(home, 0);
+  return found;
+}
+
+/**
+ * The evidence chain with one CLI and one way of connecting (stdio | http | connect). `codexConfig`:
+ * extra `-c` overrides for Codex (a tool-output limit).
+ */
+export async function evidenceRun({ cli, how, scratch, bins, connectJs, codexConfig = [], label = how }) {
+  const agent = cli === 'claude' ? CLAUDE : CODEX;
+  agent.bin = cli === 'claude' ? bins.claude : bins.codex;
+  const f = scratchFolders(scratch, `${cli}-${label}`);
+  const { command, checksum } = bigOutputCommand();
+  const model = await startModel(evidenceScript({ command, field: 'checksum' }));
+  const token = randomBytes(24).toString('hex');
+  const http =
+    how === 'http'
+      ? await startHttpServer({ workspace: f.workspace, store: path.join(f.dir, 'store'), tap: path.join(f.taps, 'http.jsonl'), token })
+      : undefined;
+  let run;
+  let configured;
+  try {
+    configured = agent.configure({ how, ...f, url: http?.url, connectJs, modelPort: model.port });
+    run = await agent.run({
+      prompt: 'Run the command, then find the checksum on its last line.',
+      ...f,
+      modelPort: model.port,
+      token: http ? token : undefined,
+      extra: codexConfig,
+      limitMs: 240_000,
+    });
+  } finally {
+    await http?.stop();
+    await model.close();
+  }
+  const taps = readTaps(f.taps);
+  const tap = taps.find((t) => t.messages.length) ?? taps[0];
+  const exchange = tap ? mcpExchange(tap) : { calls: [] };
+  const calls = pairCalls(exchange, model.requests);
+  const runCall = calls.find((c) => c.tool.endsWith('run_command'));
+  const loop = model.requests.filter((r) => r.view);
+  const lastView = loop.at(-1)?.view;
+  writeFileSync(path.join(f.dir, 'requests.json'), JSON.stringify(model.requests));
+  return {
+    cli: agent.name,
+    how: label,
+    dir: f.dir,
+    configured,
+    exit: run.code,
+    timedOut: run.timedOut,
+    ms: run.ms,
+    answer: agent.answer(run.stdout),
+    checksum,
+    serverStarted: !!tap?.spawnedAt,
+    // Over stdio from the server's spawn (the client's wait); over HTTP the suite started it long before: the reply's own time.
+    initialize: exchange.initialize && {
+      ...exchange.initialize,
+      ms: Math.round(exchange.initialize.repliedAt - (how === 'http' ? exchange.initialize.sentAt : tap.spawnedAt)),
+      from: how === 'http' ? 'request' : 'spawn',
+    },
+    handshake: exchange.handshake,
+    clientInfo: exchange.clientInfo,
+    clientFrom: exchange.clientFrom,
+    toolsListed: exchange.toolsListed?.names ?? [],
+    toolsSeen: (lastView?.callable ?? []).filter(isOurs),
+    toolSearches: (lastView?.calls ?? []).filter((c) => c.name === lastView.toolSearch).length,
+    firstRequestHadOurTools: loop[0] ? offersOurTools(loop[0].body) : false,
+    firstRequestSaysConnecting: loop[0] ? JSON.stringify(loop[0].body).includes('still connecting') : false,
+    calls,
+    evidence: runCall ? evidenceReceived(runCall.sent, runCall.received) : undefined,
+    stderrLines: run.stderr.split('\n').filter((line) => line.trim() !== ''),
+    ourStderrIn: filesWithOurStderr(f.home),
+  };
+}
+
+/** Codex started `runs` times with the default start-up grace and a model that answers at once: did the first request offer our tools? */
+export async function codexStartupRace({ scratch, bins, runs }) {
+  CODEX.bin = bins.codex;
+  const rows = [];
+  for (let i = 0; i < runs; i++) {
+    const f = scratchFolders(scratch, `codex-race-${i}`);
+    const model = await startModel(answerScript());
+    try {
+      CODEX.configure({ how: 'stdio', ...f, modelPort: model.port });
+      const run = await CODEX.run({ prompt: 'hello', ...f, waitForServers: false, limitMs: 120_000 });
+      const tap = readTaps(f.taps)[0];
+      const exchange = tap ? mcpExchange(tap) : {};
+      const first = model.requests.find((r) => r.view);
+      const at = (t) => (t === undefined ? undefined : Math.round(t - run.started));
+      rows.push({
+        run: i + 1,
+        exit: run.code,
+        serverSpawnedMs: at(tap?.spawnedAt),
+        initializeSentMs: at(exchange.initialize?.sentAt),
+        initializeRepliedMs: at(exchange.initialize?.repliedAt),
+        toolsListedMs: at(exchange.toolsListed?.at),
+        firstModelRequestMs: at(first?.at),
+        ourToolsOffered: first ? offersOurTools(first.body) : false,
+      });
+    } finally {
+      await model.close();
+    }
+  }
+  return rows;
+}
+
+/**
+ * Claude Code's own Bash tool printing `megabytes` MB with a field on its last line, with a PostToolUse
+ * hook that records what it receives: the size of its stdin and of tool_response's fields.
+ */
+export async function claudeBashHook({ scratch, bins, megabytes = 3 }) {
+  CLAUDE.bin = bins.claude;
+  const f = scratchFolders(scratch, 'claude-bash-hook');
+  mkdirSync(f.workspace, { recursive: true });
+  const checksum = randomBytes(6).toString('hex');
+  const lines = Math.round((megabytes * 1024 * 1024) / 100);
+  const command = `node -e "const l='y'.repeat(90);for(let i=0;i<${lines};i++)console.log(String(i).padStart(8,'0')+' '+l);console.log('checksum=${checksum}')"`;
+  const record = path.join(f.dir, 'hook.json');
+  const hook = path.join(f.dir, 'hook.cjs');
+  // The hook itself: reads its whole stdin (the PostToolUse event) and writes the sizes it saw.
+  writeFileSync(
+    hook,
+    `const chunks=[];process.stdin.on('data',c=>chunks.push(c));process.stdin.on('end',()=>{const raw=Buffer.concat(chunks).toString('utf8');const e=JSON.parse(raw);const r=e.tool_response||{};const size=v=>typeof v==='string'?Buffer.byteLength(v):v===undefined?undefined:Buffer.byteLength(JSON.stringify(v));require('fs').writeFileSync(${JSON.stringify(record)},JSON.stringify({stdinBytes:Buffer.byteLength(raw),event:e.hook_event_name,tool:e.tool_name,responseKeys:Object.keys(r),stdoutBytes:size(r.stdout),stderrBytes:size(r.stderr),stdoutHasField:typeof r.stdout==='string'&&r.stdout.includes('checksum=${checksum}'),other:Object.fromEntries(Object.entries(r).filter(([k])=>k!=='stdout'&&k!=='stderr').map(([k,v])=>[k,typeof v==='string'&&v.length>200?v.slice(0,200)+'…':v]))}));});`,
+  );
+  mkdirSync(path.join(f.workspace, '.claude'), { recursive: true });
+  writeFileSync(
+    path.join(f.workspace, '.claude', 'settings.json'),
+    JSON.stringify({ hooks: { PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `node ${hook}` }] }] } }, null, 2),
+  );
+  const model = await startModel(shellScript({ tool: 'Bash', input: { command, description: 'Print a large output' }, field: 'checksum' }));
+  let run;
+  try {
+    run = await CLAUDE.run({
+      prompt: 'Run the command and tell me the checksum.',
+      ...f,
+      modelPort: model.port,
+      allowedTools: 'Bash',
+      limitMs: 240_000,
+    });
+  } finally {
+    await model.close();
+  }
+  const bash = model.requests
+    .filter((r) => r.view)
+    .at(-1)
+    ?.view.calls.find((c) => c.name === 'Bash');
+  const received = bash?.result?.text ?? '';
+  return {
+    exit: run.code,
+    checksum,
+    outputBytes: lines * 100 + `checksum=${checksum}\n`.length,
+    hook: existsSync(record) ? JSON.parse(readFileSync(record, 'utf8')) : undefined,
+    modelReceivedBytes: Buffer.byteLength(received),
+    modelReceivedField: received.includes(`checksum=${checksum}`),
+    modelReceivedSavedPath: /\/[^\s"<>]+\.(txt|log|out)/.exec(received)?.[0],
+    modelReceivedHead: received.slice(0, 300),
+    answer: CLAUDE.answer(run.stdout),
+  };
+}
+
+/** Spawn → initialize reply of dist/mcp.js over stdio, beside spawn → exit of `node -e 0`, `runs` times each. */
+export async function spawnToInitialize({ scratch, runs }) {
+  const f = scratchFolders(scratch, 'spawn');
+  mkdirSync(f.workspace, { recursive: true });
+  const once = (args, untilReply) =>
+    new Promise((resolve, reject) => {
+      const started = performance.now();
+      const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, HOME: f.home } });
+      let out = '';
+      let replied;
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      child.stdout.on('data', (chunk) => {
+        out += chunk;
+        if (untilReply && replied === undefined && out.includes('"id":1')) {
+          replied = performance.now() - started;
+          child.stdin.end();
+        }
+      });
+      child.on('error', reject);
+      child.on('exit', () => {
+        clearTimeout(timer);
+        resolve(untilReply ? replied : performance.now() - started);
+      });
+      if (untilReply)
+        child.stdin.write(
+          `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'spawn-bench', version: '1' } } })}\n`,
+        );
+      else child.stdin.end();
+    });
+  const server = [];
+  const bare = [];
+  for (let i = 0; i < runs; i++) {
+    bare.push(await once(['-e', '0'], false));
+    server.push(await once([DIST_MCP, '--workspace', f.workspace, '--store', path.join(f.dir, 'store')], true));
+  }
+  return { server, bare };
+}
