@@ -76,10 +76,12 @@ describe('work gate: the order and the bounds', () => {
     assert.equal((await gate.enter(0, AbortSignal.abort())).cancelled, true, 'already aborted: not even queued');
   });
 
-  it('0 means sized to the machine: 4 per core, at least 8, at most 64', () => {
+  it('0 means sized to the machine: 4 per core, at least 8, at most 64; a limit not given stays', () => {
     const gate = new WorkGate('jobs');
+    gate.configure({ maxConcurrent: 3, maxBytes: 5 * MiB });
     gate.configure({ maxConcurrent: 0 });
     assert.equal(gate.state().maxConcurrent, defaultMaxConcurrent());
+    assert.equal(gate.state().maxBytes, 5 * MiB);
     assert.ok(defaultMaxConcurrent() >= 8 && defaultMaxConcurrent() <= 64);
   });
 });
@@ -88,8 +90,8 @@ describe('work gate: real commands and programs', function () {
   this.timeout(60_000);
   const dirs = useTempDirs('gate');
   afterEach(() => {
-    COMMAND_GATE.configure({});
-    PROGRAM_GATE.configure({});
+    COMMAND_GATE.configure({ maxConcurrent: 0, maxBytes: 0 });
+    PROGRAM_GATE.configure({ maxConcurrent: 0, maxBytes: 0 });
   });
 
   /** A command that logs "+" when it starts and "-" before it ends, and waits for `go` in between. */

@@ -54,12 +54,10 @@ export class WorkGate {
   /** `noun`: what the work is called in messages ("commands", "programs"). */
   constructor(private readonly noun: string) {}
 
-  /** Applies limits (0 or undefined: the machine's default) and admits whoever now fits. */
+  /** Applies the limits given (0: the machine's default; a limit not given stays) and admits whoever now fits. */
   configure(limits: Partial<GateLimits>): void {
-    this.limits = {
-      maxConcurrent: limits.maxConcurrent || defaultMaxConcurrent(),
-      maxBytes: limits.maxBytes || defaultMaxBytes(),
-    };
+    if (limits.maxConcurrent !== undefined) this.limits.maxConcurrent = limits.maxConcurrent || defaultMaxConcurrent();
+    if (limits.maxBytes !== undefined) this.limits.maxBytes = limits.maxBytes || defaultMaxBytes();
     this.pump();
   }
 
