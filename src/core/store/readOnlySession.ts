@@ -7,7 +7,7 @@
  *   1. read the session file whole (checkpoints replace it by an atomic rename, so the descriptor
  *      holds one complete version, old or new);
  *   2. read its journals, rotated ones then the current one, keeping the records whose CRCs check
- *      out (a record being appended is cut off where it is incomplete);
+ *      out (a record being appended is cut off where it is incomplete; damaged bytes are skipped);
  *   3. look again: if the session file was replaced or a journal rotated or removed meanwhile (a
  *      checkpoint ran), the records read may not continue the file read, so start over.
  * A view is the file's version plus journal records appended after it in order: a state the owner
@@ -111,6 +111,7 @@ async function readView(file: string): Promise<RawView> {
       const entries: JournalEntry[] = [];
       const marks: Signature = [db.mark];
       let journalBytes = 0;
+      let lastSeq = 0;
       let whole = true;
       for (const journal of await journalFiles(file)) {
         const journalHandle = await openIfThere(journal);
@@ -120,8 +121,11 @@ async function readView(file: string): Promise<RawView> {
           break;
         }
         const read = await readOpen(journalHandle, journal).finally(() => journalHandle.close());
-        // A torn tail is the record being appended (or a damaged one): the records before it stand.
-        entries.push(...parseJournal(read.bytes).entries);
+        // A torn tail is the record being appended: the records before it stand. Damaged bytes are
+        // skipped as the owner's replay skips them, the records after them kept.
+        const parsed = parseJournal(read.bytes, lastSeq);
+        lastSeq = parsed.lastSeq;
+        entries.push(...parsed.entries);
         journalBytes += read.bytes.length;
         marks.push(read.mark);
       }
