@@ -63,10 +63,10 @@ export async function openDatabase(
  * image is malformed", with no code for the caller), and bytes after the last page, which no
  * checkpoint writes (something else wrote to the file). PRAGMA quick_check reads every page, the
  * copies' content too (its NOT NULL check), so it costs about what reading the whole session once
- * does: on a 64 MiB session, measured on a slow 2-core VM, +0.5 to 1 s to the first open in a process
- * and 20 to 140 ms after. integrity_check would add index-against-table checks, for damage that shows
- * as a missing output rather than a malformed file. Runs before anything is written to the database
- * (a write can truncate the extra bytes away).
+ * does: on a 64 MiB session, measured on a loaded 2-core VM, about +1 s to the first open in a
+ * process (median of 9) and 20 to 140 ms after. integrity_check would add index-against-table
+ * checks, for damage that shows as a missing output rather than a malformed file. Runs before
+ * anything is written to the database (a write can truncate the extra bytes away).
  */
 function checkWhole(db: Database, fileBytes: number): void {
   let problems: string[];
