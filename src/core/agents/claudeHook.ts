@@ -15,8 +15,9 @@ import type { ConfigMerge } from './merge';
 /** The server's arguments that run the hook instead of serving (src/mcp/main.ts). */
 export const CLAUDE_HOOK_ARGS = ['hook', 'claude-code-post-tool-use'] as const;
 /**
- * The tools it runs after: Claude Code's Bash, the one of its own tools whose big output it saves
- * to a file (the hook itself does nothing for a result that was not saved).
+ * The tools it runs after: Claude Code's Bash, whose big outputs Claude Code saves to a file (the
+ * hook answers any tool whose response names a saved file, and nothing for the rest; a wider
+ * matcher would start a process after every call for little).
  */
 export const CLAUDE_HOOK_MATCHER = 'Bash';
 
