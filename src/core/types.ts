@@ -151,6 +151,11 @@ export interface OpenReport {
    * records before it were replayed; the file was kept aside at `path`, `bytesIgnored` not replayed.
    */
   journalTruncated?: { path: string; bytesIgnored: number }[];
+  /**
+   * Content segments the session's index names that were missing or torn (moved aside to `path`
+   * when there): the parts of `outputs` they held cannot be read.
+   */
+  segmentsLost?: { path: string; reason: string; outputs: string[] }[];
 }
 
 /** A session's counts, and whether saving it keeps up. */

@@ -52,6 +52,9 @@ export async function openAgentSession(dir: string, settings: RecallSettings, lo
       `the session journal ended in a damaged or incomplete record: ${torn.bytesIgnored} bytes not replayed; kept it as ${torn.path}`,
     );
   }
+  for (const lost of store.openReport.segmentsLost ?? []) {
+    log.error(`the content segment ${lost.path} is ${lost.reason}: parts of ${lost.outputs.join(', ')} cannot be read`);
+  }
   // In the background (startup does not wait), but finished before the process ends.
   const pruning = pruneSessions(dir, settings, sessionId).then(
     (removed) => removed.length > 0 && log.info(`pruned ${removed.length} old session(s): ${removed.join(', ')}`),

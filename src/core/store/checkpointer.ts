@@ -3,9 +3,10 @@
  * background checkpoint that moves them into the database file.
  *
  * A change (a retained copy, a removal, an annotation) is appended to the journal and fsync'd before it is
- * applied to the in-memory database: that is when it is acknowledged. A checkpoint, in the
- * background, rotates the journal, deflates the waiting copies into chunk rows, writes the
- * database out whole and atomically, and only then deletes the rotated journals it made redundant.
+ * applied to the in-memory index: that is when it is acknowledged. A checkpoint, in the
+ * background, rotates the journal, deflates the waiting copies into new content segments
+ * (segments.ts), writes the small index out whole and atomically, and only then deletes the
+ * segments no index names any more and the rotated journals it made redundant.
  *
  * While checkpoints fail (a full disk, a folder that turned read-only) nothing acknowledged is
  * lost, but the journal grows: it is bounded (`journalLimitBytes`), past which new copies are
@@ -13,14 +14,26 @@
  * journal full tries one first, so a recovered disk catches up without a restart.
  */
 import { promises as fs } from 'node:fs';
-import type { Database } from 'sql.js';
+import * as path from 'node:path';
+import type { Database, SqlJsStatic } from 'sql.js';
 import { RecallError, describeError } from '../errors';
-import { atomicWriteFile } from './atomicWrite';
+import { atomicWriteFile, syncDirectory } from './atomicWrite';
 import { encodeChunks } from './chunks';
 import { JournalWriter, encodeRecord, type JournalHeader, type LeftJournals } from './journal';
-import { insertChunks, rawChunks } from './outputRows';
-import { applyPragmas, compactIfWasteful } from './schema';
-import { journalFile, rotatedJournals } from './sessionFiles';
+import { isLive } from './outputRows';
+import { applyPragmas, compactIfWasteful, queryRows } from './schema';
+import {
+  SegmentWriter,
+  liveChunks,
+  placeRun,
+  recordSegment,
+  segmentsToRewrite,
+  unnameDeadSegments,
+  type Placement,
+  type SealedSegment,
+  type SegmentCache,
+} from './segments';
+import { journalFile, rotatedJournals, segmentFile } from './sessionFiles';
 
 /** First retry of a failed background checkpoint; doubled on each failure up to the maximum. */
 const RETRY_FIRST_MS = 1000;
@@ -30,8 +43,11 @@ const CATCH_UP_AFTER_MS = 1000;
 
 /** What the checkpointer needs of the store it keeps durable. */
 export interface CheckpointSource {
-  /** The open database (throws STORE_CLOSED once the store is closed). */
+  /** The open index (throws STORE_CLOSED once the store is closed). */
   database(): Database;
+  /** The store's open segments (a rewrite reads through them; a deleted one is dropped). */
+  readonly segments: SegmentCache;
+  readonly SQL: SqlJsStatic;
   isOpen(): boolean;
   /** The highest change number handed out so far. */
   lastSeq(): number;
@@ -68,11 +84,12 @@ export class Checkpointer {
   private nextRotation: number;
   private readonly rotatedBytes: Map<number, number>;
   /**
-   * Copies journalled since the last checkpoint: their rows are in the database, their content only
-   * here (and in the journal) until a checkpoint deflates it into chunk rows. Inserting 8 MiB of raw
-   * chunks into sql.js costs 200-400 ms, far more than the journal append.
+   * Copies journalled since the last checkpoint: their rows are in the index, their content only
+   * here (and in the journal) until a checkpoint has written it into segments.
    */
   private readonly pendingContent = new Map<string, Buffer>();
+  /** The next segment's number: never reused, so no reader's index can name another segment's content. */
+  private nextSegment: number;
   /** Retains, removals, annotations and journal rotations, one at a time. */
   private changes: Promise<unknown> = Promise.resolve();
   /** The latest checkpoint, and the one not yet started that new changes can join. */
@@ -93,6 +110,10 @@ export class Checkpointer {
     left: Pick<LeftJournals, 'nextRotation' | 'rotatedBytes' | 'currentBytes'>,
   ) {
     this.journal = new JournalWriter(journalFile(file), left.currentBytes);
+    const db = source.database();
+    const [stored] = queryRows<{ value: string }>(db, "SELECT value FROM session WHERE key = 'next_segment'");
+    const [highest] = queryRows<{ n: number | null }>(db, 'SELECT max(n) AS n FROM segments');
+    this.nextSegment = Math.max(Number(stored?.value) || 1, (highest?.n ?? 0) + 1);
     this.nextRotation = left.nextRotation;
     this.rotatedBytes = new Map(left.rotatedBytes);
   }
@@ -206,7 +227,7 @@ export class Checkpointer {
     );
   }
 
-  /** Keeps a journalled copy's content until a checkpoint stores it in chunk rows. */
+  /** Keeps a journalled copy's content until a checkpoint stores it in segments. */
   hold(outputId: string, content: Buffer): void {
     this.pendingContent.set(outputId, content);
   }
@@ -284,35 +305,97 @@ export class Checkpointer {
   }
 
   private async checkpointNow(): Promise<void> {
-    // 1. Rotate, between changes: every record in the rotated files is in the database from now on.
-    const upTo = await this.change(() => this.rotate());
-    // 2. Deflate the pending copies into chunk rows (retains go on meanwhile). The export must hold
-    //    the content of every row it holds, since replay skips records the database has: so from the
-    //    check that nothing is pending to the export, nothing awaits. Retains that keep arriving are
-    //    stored raw after a few rounds rather than deflated.
-    for (let round = 0; ; round++) {
-      await this.encodePending();
+    // 1. Rotate, between changes: the copies pending then are those the rotated journals hold. Later
+    //    ones stay pending (their rows go out in this index without placements; replay restores
+    //    their content from the current journal).
+    const { upTo, seq, batch } = await this.change(async () => ({
+      upTo: await this.rotate(),
+      seq: this.source.lastSeq(),
+      batch: [...this.pendingContent],
+    }));
+    // 2. Their chunks, and the live chunks of segments worth rewriting, into new segments.
+    const writer = new SegmentWriter(this.file, this.source.SQL, () => this.nextSegment++);
+    const recorded = new Set<number>();
+    try {
+      const { rewritten, deferred } = await this.writeSegments(writer, batch, recorded);
+      await syncDirectory(path.dirname(this.file));
+      // 3. The index, naming only segments that are durable. From here to the export nothing awaits.
       const db = this.source.database();
-      if (this.pendingContent.size === 0) break;
-      if (round >= 2) {
-        for (const [outputId, content] of [...this.pendingContent]) this.store(db, outputId, rawChunks(content));
-        break;
+      for (const n of rewritten) db.run('DELETE FROM placements WHERE segment = ?', [n]);
+      for (const { n, placement } of deferred) if (isLive(db, placement.outputId)) placeRun(db, n, placement);
+      const dead = unnameDeadSegments(db);
+      db.run("INSERT OR REPLACE INTO session (key, value) VALUES ('last_seq', ?)", [String(seq)]);
+      db.run("INSERT OR REPLACE INTO session (key, value) VALUES ('next_segment', ?)", [String(this.nextSegment)]);
+      compactIfWasteful(db);
+      const data = db.export();
+      applyPragmas(db);
+      await atomicWriteFile(this.file, data);
+      // 4. No durable index names these now. A reader holding an older index that still does finds
+      //    one gone and reads the index again; a failed removal leaves an orphan, removed at open.
+      for (const n of dead) {
+        this.source.segments.drop(n);
+        await fs.rm(segmentFile(this.file, n), { force: true }).catch(() => undefined);
       }
+    } catch (error) {
+      writer.discard();
+      for (const n of writer.written)
+        if (!recorded.has(n)) await fs.rm(segmentFile(this.file, n), { force: true }).catch(() => undefined);
+      throw error;
     }
-    // 3. Write the database out.
-    const db = this.source.database();
-    db.run("INSERT OR REPLACE INTO session (key, value) VALUES ('last_seq', ?)", [String(this.source.lastSeq())]);
-    compactIfWasteful(db);
-    const data = db.export();
-    applyPragmas(db);
-    await atomicWriteFile(this.file, data);
-    // 4. Only now are the rotated records redundant. (Should a removal fail, the next checkpoint retries;
-    //    a leftover record is skipped on replay: its seq is at most the database's last_seq.)
+    // 5. Only now are the rotated records redundant. (Should a removal fail, the next checkpoint retries;
+    //    a leftover record is skipped on replay: its seq is at most the index's last_seq.)
     for (const rotated of await rotatedJournals(this.file)) {
       if (rotated.n > upTo) continue;
       await fs.rm(rotated.path, { force: true });
       this.rotatedBytes.delete(rotated.n);
     }
+  }
+
+  /**
+   * Deflates each pending copy of `batch` and adds its chunks, then the live chunks of the segments
+   * worth rewriting; records each segment in the index as it is written. A copy's pending content
+   * is dropped once all its chunks are in written segments (reads then go there), so at most one
+   * copy's content is held twice. Rewritten chunks are placed only at the end (`deferred`), with
+   * their old segments' placements removed in the same step, so a failure leaves no chunk placed twice.
+   */
+  private async writeSegments(
+    writer: SegmentWriter,
+    batch: [string, Buffer][],
+    recorded: Set<number>,
+  ): Promise<{ rewritten: number[]; deferred: { n: number; placement: Placement }[] }> {
+    const rewriting = new Set<string>();
+    const deferred: { n: number; placement: Placement }[] = [];
+    let added: [string, Buffer][] = [];
+    const record = (sealed: SealedSegment | undefined): void => {
+      if (!sealed) return;
+      const db = this.source.database();
+      recordSegment(db, sealed, (placement) => {
+        if (!rewriting.has(placement.outputId)) return isLive(db, placement.outputId);
+        deferred.push({ n: sealed.n, placement });
+        return false;
+      });
+      recorded.add(sealed.n);
+      // Every chunk added before this seal is in a written segment now.
+      for (const [outputId, content] of added) if (this.pendingContent.get(outputId) === content) this.pendingContent.delete(outputId);
+      added = [];
+    };
+    for (const [outputId, content] of batch) {
+      if (this.pendingContent.get(outputId) !== content) continue;
+      const encoded = await encodeChunks(content);
+      // Evicted or removed meanwhile: then it is no longer pending, and there is nothing to store.
+      if (this.pendingContent.get(outputId) !== content) continue;
+      for (const [idx, chunk] of encoded.entries()) record(await writer.add(outputId, idx, chunk));
+      added.push([outputId, content]);
+    }
+    const rewritten = segmentsToRewrite(this.source.database()).map((segment) => segment.n);
+    for (const n of rewritten) {
+      for (const { outputId, chunks } of liveChunks(this.source.database(), this.source.segments, n)) {
+        rewriting.add(outputId);
+        for (const chunk of chunks) record(await writer.add(outputId, chunk.idx, chunk));
+      }
+    }
+    record(await writer.seal());
+    return { rewritten, deferred };
   }
 
   /** Renames the current journal to `<file>.journal.<n>` (new records start a new file); returns n. */
@@ -325,20 +408,5 @@ export class Checkpointer {
     }
     return this.nextRotation - 1;
   }
-
-  /** Deflates the pending copies (where it pays, as encodeChunks decides) into chunk rows. */
-  private async encodePending(): Promise<void> {
-    for (const [outputId, content] of [...this.pendingContent]) {
-      const encoded = await encodeChunks(content);
-      if (!this.source.isOpen()) return;
-      // Evicted or removed meanwhile: then it is no longer pending, and there is nothing to store.
-      if (this.pendingContent.get(outputId) !== content) continue;
-      this.store(this.source.database(), outputId, encoded);
-    }
-  }
-
-  private store(db: Database, outputId: string, chunks: Parameters<typeof insertChunks>[2]): void {
-    insertChunks(db, outputId, chunks);
-    this.pendingContent.delete(outputId);
-  }
 }
+

@@ -1,12 +1,12 @@
 /**
- * One session's retained copies, in one SQLite file (sql.js) per session plus its journal: the
- * queries. The database lives in memory; how changes become durable (journal first, then a
- * background checkpoint) is the checkpointer's (checkpointer.ts). Opening replays the journal over
- * the database. IDs are looked up only in this session.
+ * One session's retained copies: the queries. The session is a small index database (sql.js, in
+ * memory) beside content segments read on demand (segments.ts) and its journal; how changes become
+ * durable (journal first, then a background checkpoint) is the checkpointer's (checkpointer.ts).
+ * Opening replays the journal over the index. IDs are looked up only in this session.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { Database } from 'sql.js';
+import type { Database, SqlJsStatic } from 'sql.js';
 import { RecallError, describeError } from '../errors';
 import { newOutputId, newSessionId, isSessionIdShape } from '../ids';
 import { DEFAULT_LIMITS, JOURNAL_LIMIT_QUOTAS } from '../limits';
@@ -28,11 +28,15 @@ import { readRow, searchRow } from './rowReads';
 import { Checkpointer } from './checkpointer';
 import { readLeftJournals, type LeftJournals, type RetainRecord } from './journal';
 import { openDatabase } from './database';
+import type { MigrationHooks } from './migration';
+import { SegmentCache, placedChunks } from './segments';
 import { deleteSessionFiles, sessionFile } from './sessionFiles';
 import { inTransaction, queryRows } from './schema';
 import {
   annotateRow,
+  awaitsContent,
   checkAnnotation,
+  checkpointedSeq,
   evictFor,
   insertOutputRow,
   lastSeq,
@@ -63,6 +67,8 @@ export interface OpenStoreOptions {
    * flush(), close(), remove() and fork() still checkpoint.
    */
   checkpoints?: 'auto' | 'manual';
+  /** @internal tests: a failure injected into the migration of a layout-1 file. */
+  migration?: MigrationHooks;
 }
 
 export interface CopySlice {
@@ -91,12 +97,13 @@ export async function openStore(options: OpenStoreOptions): Promise<SessionStore
   const file = sessionFile(options.dir, sessionId);
   try {
     await fs.mkdir(options.dir, { recursive: true });
-    const opened = await openDatabase(file, sessionId, options.forkedFrom);
+    const opened = await openDatabase(file, sessionId, options.forkedFrom, options.migration);
     const left = await readLeftJournals(file);
     const store = new SessionStore(
       sessionId,
       file,
       opened.db,
+      opened.SQL,
       { quotaBytes, copyBytes, journalLimitBytes, checkpoints: options.checkpoints ?? 'auto' },
       opened.report,
       opened.resumed,
@@ -118,7 +125,8 @@ export async function openStore(options: OpenStoreOptions): Promise<SessionStore
 
 export class SessionStore implements RecallStore {
   private closed: 'open' | 'closed' | 'deleted' = 'open';
-  private readonly chunks = new ChunkReader(() => this.db);
+  private readonly chunks = new ChunkReader((outputId, first, last) => placedChunks(this.db, this.segments, outputId, first, last));
+  readonly segments: SegmentCache;
   private nextSeq: number;
   private readonly durability: Checkpointer;
   /** close() or delete() has begun: changes already queued finish, new ones are refused. */
@@ -132,6 +140,7 @@ export class SessionStore implements RecallStore {
     readonly sessionId: string,
     readonly file: string,
     private db: Database,
+    readonly SQL: SqlJsStatic,
     limits: { quotaBytes: number; copyBytes: number; journalLimitBytes: number; checkpoints: 'auto' | 'manual' },
     /** What happened on open (a file moved aside), for the caller to show. */
     readonly openReport: OpenReport,
@@ -143,9 +152,16 @@ export class SessionStore implements RecallStore {
     this.copyBytes = limits.copyBytes;
     this.checkpoints = limits.checkpoints;
     this.nextSeq = lastSeq(this.db) + 1;
+    this.segments = new SegmentCache(file, SQL);
     this.durability = new Checkpointer(
       file,
-      { database: () => this.database(), isOpen: () => this.closed === 'open', lastSeq: () => this.nextSeq - 1 },
+      {
+        database: () => this.database(),
+        segments: this.segments,
+        SQL,
+        isOpen: () => this.closed === 'open',
+        lastSeq: () => this.nextSeq - 1,
+      },
       { mode: limits.checkpoints, journalLimitBytes: limits.journalLimitBytes },
       left,
     );
@@ -164,13 +180,14 @@ export class SessionStore implements RecallStore {
   }
 
   /**
-   * @internal (openStore) Applies the journals a previous run left over the database, oldest
-   * first: retains the database does not hold yet, removals and annotations (merged again: the same
-   * result; one for an output gone since is skipped). A damaged or torn tail ended that file's
+   * @internal (openStore) Applies the journals a previous run left over the index, oldest first:
+   * retains the index does not hold yet (or holds without content: written while they waited for a
+   * checkpoint), removals and annotations (merged again: the same result; one for an output gone
+   * since is skipped). A damaged or torn tail ended that file's
    * replay; the file was kept aside and is reported. Returns whether there were journals.
    */
   replayJournals(left: LeftJournals): boolean {
-    const applied = lastSeq(this.db);
+    const applied = checkpointedSeq(this.db);
     for (const { header, content } of left.entries) {
       if (header.op === 'remove') {
         inTransaction(this.db, () => this.removeOutput(header.outputId));
@@ -182,7 +199,10 @@ export class SessionStore implements RecallStore {
         continue;
       }
       if (header.seq <= applied) continue;
-      if (queryRows(this.db, 'SELECT 1 FROM outputs WHERE id = ?', [header.outputId]).length > 0) continue;
+      if (queryRows(this.db, 'SELECT 1 FROM outputs WHERE id = ?', [header.outputId]).length > 0) {
+        if (awaitsContent(this.db, header.outputId)) this.durability.hold(header.outputId, content);
+        continue;
+      }
       this.applyRetain(header, content);
       this.nextSeq = Math.max(this.nextSeq, header.seq + 1);
     }
@@ -355,7 +375,7 @@ export class SessionStore implements RecallStore {
     });
   }
 
-  /** Deletes the session file and its journals; this store is closed and its IDs resolve nowhere. */
+  /** Deletes the session's files (index, segments, journals); this store is closed and its IDs resolve nowhere. */
   async delete(): Promise<void> {
     if (this.closed === 'deleted') return;
     this.closing = true;
@@ -365,6 +385,7 @@ export class SessionStore implements RecallStore {
     if (this.closed === 'open') this.db.close();
     this.closed = 'deleted';
     this.chunks.clear();
+    this.segments.clear();
     await deleteSessionFiles(this.file);
   }
 
@@ -379,6 +400,7 @@ export class SessionStore implements RecallStore {
     if (this.closed !== 'open') return;
     this.closed = 'closed';
     this.chunks.clear();
+    this.segments.clear();
     this.db.close();
   }
 
@@ -391,7 +413,7 @@ export class SessionStore implements RecallStore {
     return this.durability.flush();
   }
 
-  /** Bytes [from, to) of a copy: pending content from memory, the rest from its chunk rows. */
+  /** Bytes [from, to) of a copy: pending content from memory, the rest from its segments. */
   private bytes(row: OutputRow, from: number, to: number, cache: boolean): Buffer {
     if (to <= from) return Buffer.alloc(0);
     const pending = this.durability.pending(row.id);
@@ -405,7 +427,7 @@ export class SessionStore implements RecallStore {
   }
 
   private removeOutput(outputId: string): void {
-    this.db.run('DELETE FROM chunks WHERE output_id = ?', [outputId]);
+    this.db.run('DELETE FROM placements WHERE output_id = ?', [outputId]);
     this.db.run('DELETE FROM outputs WHERE id = ?', [outputId]);
     this.chunks.forget(outputId);
   }

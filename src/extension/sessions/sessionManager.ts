@@ -179,6 +179,9 @@ export class SessionManager implements vscode.Disposable {
         `session journal ended in a damaged or incomplete record (a crash while saving?): ${torn.bytesIgnored} bytes not replayed; kept the journal as ${torn.path}`,
       );
     }
+    for (const lost of store.openReport.segmentsLost ?? []) {
+      this.log.error(`content segment ${lost.path} is ${lost.reason}: parts of ${lost.outputs.join(', ')} cannot be read`);
+    }
     this.changed.fire();
     void this.prune().catch((error) => this.log.warn(`pruning sessions failed: ${describeError(error)}`));
     return store;
