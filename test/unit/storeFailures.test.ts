@@ -77,15 +77,28 @@ describe('store failures: a session file that will not open is moved aside', () 
     );
     await assertMovedAside(dir, 'foreign', /no such table/);
     await sqliteFile(
-      sessionFile(dir, 'future'),
-      "CREATE TABLE session (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO session VALUES ('schema_version', '99');",
+      sessionFile(dir, 'unversioned'),
+      "CREATE TABLE session (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO session VALUES ('session_id', 'x');",
     );
-    await assertMovedAside(dir, 'future', /schema version 99/);
+    await assertMovedAside(dir, 'unversioned', /schema version missing/);
     await sqliteFile(
       sessionFile(dir, 'partial'),
       "CREATE TABLE session (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO session VALUES ('schema_version', '1');",
     );
     await assertMovedAside(dir, 'partial', /no such table/);
+  });
+
+  it('a session file of a newer layout is refused with STORE_UNAVAILABLE, and left byte for byte as it was', async () => {
+    const dir = dirs.make();
+    const file = sessionFile(dir, 'future');
+    await sqliteFile(file, "CREATE TABLE session (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO session VALUES ('schema_version', '99');");
+    const original = readFileSync(file);
+    const error = await rejectsWith(openStore({ dir, sessionId: 'future' }), 'STORE_UNAVAILABLE');
+    assert.match(error.message, /written by a newer version of Tool Output Recall \(layout 99; this version reads up to 2\)/);
+    assert.match(error.message, /left as it is/);
+    assert.equal(error.details.reason, 'newerLayout');
+    assert.deepEqual(readFileSync(file), original);
+    assert.deepEqual(readdirSync(dir), ['future.sqlite'], 'nothing moved aside, nothing written beside it');
   });
 
   it('moved-aside files are not listed as sessions', async () => {

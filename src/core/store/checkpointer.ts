@@ -38,6 +38,8 @@ import { journalFile, rotatedJournals, segmentFile } from './sessionFiles';
 /** First retry of a failed background checkpoint; doubled on each failure up to the maximum. */
 const RETRY_FIRST_MS = 1000;
 const RETRY_MAX_MS = 30_000;
+/** How long a segment no index names stays on disk for readers of an older index (see removeDoomed). */
+const SEGMENT_GRACE_MS = 10_000;
 /** A retain that finds the journal full tries a checkpoint first, unless one failed this recently. */
 const CATCH_UP_AFTER_MS = 1000;
 
@@ -90,6 +92,8 @@ export class Checkpointer {
   private readonly pendingContent = new Map<string, Buffer>();
   /** The next segment's number: never reused, so no reader's index can name another segment's content. */
   private nextSegment: number;
+  /** Segments no durable index names, waiting out the grace period before they are deleted. */
+  private doomed: { n: number; at: number }[] = [];
   /** Retains, removals, annotations and journal rotations, one at a time. */
   private changes: Promise<unknown> = Promise.resolve();
   /** The latest checkpoint, and the one not yet started that new changes can join. */
@@ -297,11 +301,24 @@ export class Checkpointer {
     this.timer = undefined;
   }
 
-  /** Stops, waits for the running checkpoint, and closes the journal. */
+  /** Stops, waits for the running checkpoint, removes the segments no index names, and closes the journal. */
   async shutdown(): Promise<void> {
     this.stop();
     await this.writeChain.catch(() => undefined);
+    await this.removeDoomed(Infinity);
     await this.journal.close();
+  }
+
+  /**
+   * Deletes the unnamed segments unnamed before `before`. A reader of this session in another
+   * process (readOnlySession.ts) may hold an older index that names one: the grace period lets it
+   * finish the reads of that view; one that finds a segment gone reads the index again. A failed
+   * removal leaves an orphan, removed at the next open.
+   */
+  private async removeDoomed(before: number): Promise<void> {
+    const due = this.doomed.filter((segment) => segment.at <= before);
+    this.doomed = this.doomed.filter((segment) => segment.at > before);
+    for (const { n } of due) await fs.rm(segmentFile(this.file, n), { force: true }).catch(() => undefined);
   }
 
   private async checkpointNow(): Promise<void> {
@@ -330,12 +347,12 @@ export class Checkpointer {
       const data = db.export();
       applyPragmas(db);
       await atomicWriteFile(this.file, data);
-      // 4. No durable index names these now. A reader holding an older index that still does finds
-      //    one gone and reads the index again; a failed removal leaves an orphan, removed at open.
+      // 4. No durable index names these now; they go after a grace period (see removeDoomed).
       for (const n of dead) {
         this.source.segments.drop(n);
-        await fs.rm(segmentFile(this.file, n), { force: true }).catch(() => undefined);
+        this.doomed.push({ n, at: Date.now() });
       }
+      await this.removeDoomed(Date.now() - SEGMENT_GRACE_MS);
     } catch (error) {
       writer.discard();
       for (const n of writer.written)
