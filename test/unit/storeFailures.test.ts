@@ -91,7 +91,10 @@ describe('store failures: a session file that will not open is moved aside', () 
   it('a session file of a newer layout is refused with STORE_UNAVAILABLE, and left byte for byte as it was', async () => {
     const dir = dirs.make();
     const file = sessionFile(dir, 'future');
-    await sqliteFile(file, "CREATE TABLE session (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO session VALUES ('schema_version', '99');");
+    await sqliteFile(
+      file,
+      "CREATE TABLE session (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO session VALUES ('schema_version', '99');",
+    );
     const original = readFileSync(file);
     const error = await rejectsWith(openStore({ dir, sessionId: 'future' }), 'STORE_UNAVAILABLE');
     assert.match(error.message, /written by a newer version of Tool Output Recall \(layout 99; this version reads up to 2\)/);

@@ -355,8 +355,7 @@ export class Checkpointer {
       await this.removeDoomed(Date.now() - SEGMENT_GRACE_MS);
     } catch (error) {
       writer.discard();
-      for (const n of writer.written)
-        if (!recorded.has(n)) await fs.rm(segmentFile(this.file, n), { force: true }).catch(() => undefined);
+      for (const n of writer.written) if (!recorded.has(n)) await fs.rm(segmentFile(this.file, n), { force: true }).catch(() => undefined);
       throw error;
     }
     // 5. Only now are the rotated records redundant. (Should a removal fail, the next checkpoint retries;
@@ -426,4 +425,3 @@ export class Checkpointer {
     return this.nextRotation - 1;
   }
 }
-

@@ -57,7 +57,7 @@ export async function openDatabase(
       applyPragmas(db);
       const layout = layoutOf(db, file);
       await removeOrphanSegments(file, layout === 1 ? new Set() : namedSegments(db));
-      if (layout === 1) await migrateLayout1(db, file, SQL, hooks);
+      if (layout === 1) await migrate(db, file, SQL, hooks);
       addMissingColumns(db);
       await checkSegments(db, file, report);
       return { db, report, resumed: true, SQL };
@@ -83,6 +83,19 @@ export async function openDatabase(
   if (forkedFrom) entries.push(['forked_from', forkedFrom]);
   for (const entry of entries) db.run('INSERT INTO session (key, value) VALUES (?, ?)', entry);
   return { db, report, resumed: false, SQL };
+}
+
+/** A failed migration is not a damaged file: the old file is left as it was, and the next open tries again. */
+async function migrate(db: Database, file: string, SQL: SqlJsStatic, hooks: MigrationHooks | undefined): Promise<void> {
+  try {
+    await migrateLayout1(db, file, SQL, hooks);
+  } catch (error) {
+    throw new RecallError(
+      'STORE_UNAVAILABLE',
+      `The session file ${file}, written by an earlier version, could not be migrated to this version's layout (${describeError(error)}). It is left as it was; the next open tries again.`,
+      { reason: 'migrationFailed' },
+    );
+  }
 }
 
 const namedSegments = (db: Database): Set<number> => new Set(queryRows<{ n: number }>(db, 'SELECT n FROM segments').map((row) => row.n));

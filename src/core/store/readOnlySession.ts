@@ -350,7 +350,11 @@ export class ReadOnlySession implements RecallStore {
   private fetch(outputId: string, first: number, last: number): ChunkRow[] {
     const { db, layout } = this.current();
     if (layout === 2) return placedChunks(db, this.segments, outputId, first, last);
-    return queryRows<ChunkRow>(db, 'SELECT idx, codec, data FROM chunks WHERE output_id = ? AND idx BETWEEN ? AND ?', [outputId, first, last]);
+    return queryRows<ChunkRow>(db, 'SELECT idx, codec, data FROM chunks WHERE output_id = ? AND idx BETWEEN ? AND ?', [
+      outputId,
+      first,
+      last,
+    ]);
   }
 
   private lookup(outputId: string, allowEvicted = false): OutputRow {

@@ -101,7 +101,10 @@ export class SegmentCache {
 }
 
 const damaged = (path: string, error: unknown): RecallError =>
-  new RecallError('STORE_UNAVAILABLE', `The content segment ${path} cannot be read (${describeError(error)}); the outputs in it cannot be read.`);
+  new RecallError(
+    'STORE_UNAVAILABLE',
+    `The content segment ${path} cannot be read (${describeError(error)}); the outputs in it cannot be read.`,
+  );
 
 /** Chunks [first, last] of a copy, from the segments the index places them in (layout 2). */
 export function placedChunks(index: Database, segments: SegmentCache, outputId: string, first: number, last: number): ChunkRow[] {

@@ -26,7 +26,10 @@ export async function storedChunks(file: string): Promise<StoredChunk[]> {
   const chunks: StoredChunk[] = [];
   for (const { n } of rows(readFileSync(file), 'SELECT n FROM segments ORDER BY n'))
     chunks.push(
-      ...(rows(readFileSync(segmentFile(file, n as number)), 'SELECT output_id, idx, codec, length(data) AS size FROM chunks') as unknown as StoredChunk[]),
+      ...(rows(
+        readFileSync(segmentFile(file, n as number)),
+        'SELECT output_id, idx, codec, length(data) AS size FROM chunks',
+      ) as unknown as StoredChunk[]),
     );
   return chunks.sort((a, b) => a.output_id.localeCompare(b.output_id) || a.idx - b.idx);
 }
