@@ -147,7 +147,11 @@ export class Checkpointer {
   /** Runs changes one at a time, in order; a rotation waits for the change before it. */
   change<T>(run: () => Promise<T>): Promise<T> {
     const next = this.changes.then(run, run);
-    this.changes = next.catch(() => undefined);
+    // Not the value: a rotation resolves with the copies it batched, which must not outlive the checkpoint.
+    this.changes = next.then(
+      () => undefined,
+      () => undefined,
+    );
     return next;
   }
 
