@@ -21,6 +21,7 @@ import { atomicWriteFile, syncDirectory } from './atomicWrite';
 import { encodeChunks } from './chunks';
 import { JournalWriter, encodeRecord, type JournalHeader, type LeftJournals } from './journal';
 import { isLive } from './outputRows';
+import { JournalSpans, type PendingContent } from './pendingContent';
 import { applyPragmas, compactIfWasteful, queryRows } from './schema';
 import {
   SegmentWriter,
@@ -89,7 +90,9 @@ export class Checkpointer {
    * Copies journalled since the last checkpoint: their rows are in the index, their content only
    * here (and in the journal) until a checkpoint has written it into segments.
    */
-  private readonly pendingContent = new Map<string, Buffer>();
+  private readonly pendingContent = new Map<string, PendingContent>();
+  /** Where pending copies' content is read from (their journal records). */
+  private readonly spans: JournalSpans;
   /** The next segment's number: never reused, so no reader's index can name another segment's content. */
   private nextSegment: number;
   /** Segments no durable index names, waiting out the grace period before they are deleted. */
@@ -114,6 +117,7 @@ export class Checkpointer {
     left: Pick<LeftJournals, 'nextRotation' | 'rotatedBytes' | 'currentBytes'>,
   ) {
     this.journal = new JournalWriter(journalFile(file), left.currentBytes);
+    this.spans = new JournalSpans(journalFile(file));
     const db = source.database();
     const [stored] = queryRows<{ value: string }>(db, "SELECT value FROM session WHERE key = 'next_segment'");
     const [highest] = queryRows<{ n: number | null }>(db, 'SELECT max(n) AS n FROM segments');
@@ -191,7 +195,11 @@ export class Checkpointer {
    * Appends a record durably (inside a change), then applies it to the database. Nothing changes
    * when the append fails; when applying fails the record is cut back off, so no replay brings it.
    */
-  async record(header: JournalHeader, content: Uint8Array | undefined, apply: () => void): Promise<void> {
+  async record(
+    header: JournalHeader,
+    content: Uint8Array | undefined,
+    apply: (journalled: PendingContent | undefined) => void,
+  ): Promise<void> {
     const buffers = encodeRecord(header, content);
     if (header.op === 'retain') this.ensureRoom(buffers.reduce((sum, buffer) => sum + buffer.length, 0));
     let start: number;
@@ -206,7 +214,9 @@ export class Checkpointer {
       );
     }
     try {
-      apply();
+      // A retain's content is read back from its record (the buffers before it: prefix, header, length).
+      const before = buffers[0].length + buffers[1].length + buffers[2].length;
+      apply(header.op === 'retain' ? this.spans.span(start + before, buffers[3].length) : undefined);
     } catch (error) {
       await this.journal.cutBack(start);
       throw error;
@@ -236,7 +246,7 @@ export class Checkpointer {
   }
 
   /** Keeps a journalled copy's content until a checkpoint stores it in segments. */
-  hold(outputId: string, content: Buffer): void {
+  hold(outputId: string, content: PendingContent): void {
     this.pendingContent.set(outputId, content);
   }
 
@@ -245,7 +255,7 @@ export class Checkpointer {
     this.pendingContent.delete(outputId);
   }
 
-  pending(outputId: string): Buffer | undefined {
+  pending(outputId: string): PendingContent | undefined {
     return this.pendingContent.get(outputId);
   }
 
@@ -310,6 +320,7 @@ export class Checkpointer {
     this.stop();
     await this.writeChain.catch(() => undefined);
     await this.removeDoomed(Infinity);
+    this.spans.closeAll();
     await this.journal.close();
   }
 
@@ -362,6 +373,7 @@ export class Checkpointer {
       for (const n of writer.written) if (!recorded.has(n)) await fs.rm(segmentFile(this.file, n), { force: true }).catch(() => undefined);
       throw error;
     }
+    this.spans.release(this.pendingContent.values());
     // 5. Only now are the rotated records redundant. (Should a removal fail, the next checkpoint retries;
     //    a leftover record is skipped on replay: its seq is at most the index's last_seq.)
     for (const rotated of await rotatedJournals(this.file)) {
@@ -380,12 +392,12 @@ export class Checkpointer {
    */
   private async writeSegments(
     writer: SegmentWriter,
-    batch: [string, Buffer][],
+    batch: [string, PendingContent][],
     recorded: Set<number>,
   ): Promise<{ rewritten: number[]; deferred: { n: number; placement: Placement }[] }> {
     const rewriting = new Set<string>();
     const deferred: { n: number; placement: Placement }[] = [];
-    let added: [string, Buffer][] = [];
+    let added: [string, PendingContent][] = [];
     const record = (sealed: SealedSegment | undefined): void => {
       if (!sealed) return;
       const db = this.source.database();
@@ -401,7 +413,7 @@ export class Checkpointer {
     };
     for (const [outputId, content] of batch) {
       if (this.pendingContent.get(outputId) !== content) continue;
-      const encoded = await encodeChunks(content);
+      const encoded = await encodeChunks(content.read(0, content.length));
       // Evicted or removed meanwhile: then it is no longer pending, and there is nothing to store.
       if (this.pendingContent.get(outputId) !== content) continue;
       for (const [idx, chunk] of encoded.entries()) record(await writer.add(outputId, idx, chunk));
@@ -422,6 +434,7 @@ export class Checkpointer {
   private async rotate(): Promise<number> {
     const n = this.nextRotation;
     const moved = await this.journal.moveTo(`${journalFile(this.file)}.${n}`);
+    this.spans.rotated();
     if (moved !== undefined) {
       this.rotatedBytes.set(n, moved);
       this.nextRotation++;

@@ -30,6 +30,7 @@ import { readLeftJournals, type LeftJournals, type RetainRecord } from './journa
 import { openDatabase } from './database';
 import type { MigrationHooks } from './migration';
 import { SegmentCache, placedChunks } from './segments';
+import { inMemory, type PendingContent } from './pendingContent';
 import { deleteSessionFiles, sessionFile } from './sessionFiles';
 import { inTransaction, queryRows } from './schema';
 import {
@@ -200,10 +201,10 @@ export class SessionStore implements RecallStore {
       }
       if (header.seq <= applied) continue;
       if (queryRows(this.db, 'SELECT 1 FROM outputs WHERE id = ?', [header.outputId]).length > 0) {
-        if (awaitsContent(this.db, header.outputId)) this.durability.hold(header.outputId, content);
+        if (awaitsContent(this.db, header.outputId)) this.durability.hold(header.outputId, inMemory(content));
         continue;
       }
-      this.applyRetain(header, content);
+      this.applyRetain(header, inMemory(content));
       this.nextSeq = Math.max(this.nextSeq, header.seq + 1);
     }
     if (left.torn.length > 0) (this.openReport.journalTruncated ??= []).push(...left.torn);
@@ -231,7 +232,7 @@ export class SessionStore implements RecallStore {
       throw new RecallError('INVALID_ARGUMENT', 'retain() takes a string or a Uint8Array.');
     }
     const capped = capBytes(typeof content === 'string' ? Buffer.from(content, 'utf8') : toBuffer(content), this.copyBytes);
-    // Kept in memory until the next checkpoint: own it (capBytes may return a view of the caller's buffer).
+    // Own it: capBytes may return a view of the caller's buffer, which could change while the journal writes it.
     const bytes = typeof content === 'string' ? capped.bytes : Buffer.from(capped.bytes);
     this.ensureOpen();
     const outputId = newOutputId();
@@ -250,9 +251,9 @@ export class SessionStore implements RecallStore {
       meta: { tool: meta.tool, title: meta.title, extra: meta.extra, notable: meta.notable },
     };
     try {
-      await this.durability.record(record, bytes, () => {
+      await this.durability.record(record, bytes, (journalled) => {
         this.ensureOpen();
-        this.applyRetain(record, bytes);
+        this.applyRetain(record, journalled!);
         this.nextSeq = record.seq + 1;
       });
     } catch (error) {
@@ -268,7 +269,7 @@ export class SessionStore implements RecallStore {
   }
 
   /** Inserts a journalled copy's row (its content waits for the next checkpoint), evicting for the quota. */
-  private applyRetain(record: RetainRecord, content: Buffer): void {
+  private applyRetain(record: RetainRecord, content: PendingContent): void {
     let evicted: string[] = [];
     inTransaction(this.db, () => {
       evicted = evictFor(this.db, this.quotaBytes, record.totalBytes);
@@ -417,7 +418,7 @@ export class SessionStore implements RecallStore {
   private bytes(row: OutputRow, from: number, to: number, cache: boolean): Buffer {
     if (to <= from) return Buffer.alloc(0);
     const pending = this.durability.pending(row.id);
-    if (pending) return pending.subarray(from, to);
+    if (pending) return pending.read(from, to);
     return this.chunks.bytes(row, from, to, cache);
   }
 
