@@ -19,6 +19,7 @@ import type { Database, SqlJsStatic } from 'sql.js';
 import { RecallError, describeError } from '../errors';
 import { atomicWriteFile, syncDirectory } from './atomicWrite';
 import { encodeChunks } from './chunks';
+import { collectGarbageInWorker } from './collectGarbage';
 import { JournalWriter, encodeRecord, type JournalHeader, type LeftJournals } from './journal';
 import { isLive } from './outputRows';
 import { JournalSpans, type PendingContent } from './pendingContent';
@@ -294,6 +295,7 @@ export class Checkpointer {
         this.source.database();
         try {
           await this.checkpointNow();
+          collectGarbageInWorker();
           this.failure = undefined;
           this.failures = 0;
         } catch (error) {
@@ -407,6 +409,8 @@ export class Checkpointer {
         return false;
       });
       recorded.add(sealed.n);
+      // The segment's database and exported bytes, and the chunks it took, are garbage now.
+      collectGarbageInWorker();
       // Every chunk added before this seal is in a written segment now.
       for (const [outputId, content] of added) if (this.pendingContent.get(outputId) === content) this.pendingContent.delete(outputId);
       added = [];
