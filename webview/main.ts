@@ -19,7 +19,7 @@ import { HostConnection, HostError, type VsCodeApi } from './ipc';
 import { Pager } from './pager';
 import { MAX_PAGE_BYTES, type DescribeResult, type HostAction, type PageResult, type PersistedState, type SearchMatch } from './protocol';
 import { SearchPanel, type SearchQuery } from './searchPanel';
-import { renderText } from './textView';
+import { lineRow, renderText } from './textView';
 import { renderSession } from './sessionInfo';
 
 class Inspector {
@@ -248,8 +248,9 @@ class Inspector {
     const omitted = preview.omitted;
     const first = this.previewText.dataset.rendered !== this.describe?.info.outputId;
     this.previewText.dataset.rendered = this.describe?.info.outputId;
-    renderText(this.previewText, preview.text, {
+    const { markerLine } = renderText(this.previewText, preview.text, {
       raw: this.raw,
+      onDemand: true,
       marker: preview.marker && {
         ...preview.marker,
         action:
@@ -262,7 +263,8 @@ class Inspector {
       },
     });
     // What matters most in a cut preview is where it was cut: show the marker first.
-    const marker = first ? this.previewText.querySelector<HTMLElement>('mark.omission') : null;
+    const marker =
+      first && markerLine !== undefined ? lineRow(this.previewText, markerLine)?.querySelector<HTMLElement>('mark.omission') : null;
     if (marker) scrollWithin(this.previewText, marker);
   }
 

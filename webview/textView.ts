@@ -31,12 +31,20 @@ export interface RenderOptions {
    * when the caller keeps the scroll position as it is, so the chunks on screen stay there.
    */
   reuse?: boolean;
+  /**
+   * Build a chunk's rows only while it is near the view, and drop them when it is far again (see
+   * renderOnDemand): for a text of any size (the preview), a bounded number of nodes stays live.
+   * Its highlighted occurrences are not collected.
+   */
+  onDemand?: boolean;
 }
 
 export interface Rendered {
   lines: number;
   /** Highlighted occurrences, in order, for "scroll to match". */
   marks: HTMLElement[];
+  /** The line (0-based) the omission marker is on, when there is one. */
+  markerLine?: number;
 }
 
 /**
@@ -47,10 +55,15 @@ export interface Rendered {
  */
 export const CHUNK_LINES = 64;
 
-/** The row of line `index` (0-based) of what renderText last put in `container`. */
+/**
+ * The row of line `index` (0-based) of what renderText last put in `container` (its chunk's rows
+ * built first when they were not).
+ */
 export function lineRow(container: HTMLElement, index: number): HTMLElement | undefined {
   if (index < 0) return undefined;
-  return container.children[Math.floor(index / CHUNK_LINES)]?.children[index % CHUNK_LINES] as HTMLElement | undefined;
+  const chunk = container.children[Math.floor(index / CHUNK_LINES)] as HTMLElement | undefined;
+  if (chunk) demanded.get(container)?.fill(chunk);
+  return chunk?.children[index % CHUNK_LINES] as HTMLElement | undefined;
 }
 
 export function renderText(container: HTMLElement, text: string, options: RenderOptions): Rendered {
@@ -58,14 +71,22 @@ export function renderText(container: HTMLElement, text: string, options: Render
   const lines = splitLines(items);
   const marks: HTMLElement[] = [];
   const first = options.firstLine;
+  const markerLine = options.marker ? lines.findIndex((line) => line.some((item) => item.kind === 'marker')) : -1;
+  const rendered = (): Rendered => (markerLine < 0 ? { lines: lines.length, marks } : { lines: lines.length, marks, markerLine });
   // Gutter as wide as the largest line number on the page (plus room), set through CSSOM.
   const digits = first === undefined ? 0 : String(first + lines.length).length;
   setVariable(container, '--gutter', first === undefined ? '0px' : `${Math.max(4, digits) + 2}ch`);
   watchChunks(container);
+  demanded.get(container)?.stop();
+  if (options.onDemand) {
+    demanded.set(container, new OnDemand(container, lines, options));
+    return rendered();
+  }
+  demanded.delete(container);
   const row = container.firstElementChild?.firstElementChild;
   if (options.reuse && row?.classList.contains('line') && (row.firstElementChild?.className === 'ln') === (first !== undefined)) {
     updateRows(container, lines, options, marks);
-    return { lines: lines.length, marks };
+    return rendered();
   }
   // Plain blocks with a hanging indent, not a flex row per line: a 4096-line page lays out fast.
   // Rows go in chunks of CHUNK_LINES, and `content-visibility: auto` is on the chunk (see the CSS).
@@ -78,8 +99,76 @@ export function renderText(container: HTMLElement, text: string, options: Render
     fragment.appendChild(chunk);
   }
   container.replaceChildren(fragment);
-  return { lines: lines.length, marks };
+  return rendered();
 }
+
+/**
+ * Lines put in on demand: every chunk is there from the start, empty and as high as its lines
+ * (`pending`, see the CSS), so the scroll range is the text's; a chunk gets its rows when it comes
+ * within a pane's height of the view, and gives them up, keeping the height it had, when it leaves
+ * that again. A 24,000-line preview so keeps a few hundred rows, not 72,000 nodes that every
+ * collection and every frame of the shared main thread would walk (measured with bench/paint.mjs).
+ */
+class OnDemand {
+  private readonly observer: IntersectionObserver;
+
+  constructor(
+    private readonly container: HTMLElement,
+    private readonly lines: Item[][],
+    private readonly options: RenderOptions,
+  ) {
+    this.observer = new IntersectionObserver((entries) => this.update(entries), { root: container, rootMargin: '100% 0px' });
+    const fragment = document.createDocumentFragment();
+    for (let from = 0; from < lines.length; from += CHUNK_LINES) {
+      const chunk = newChunk(Math.min(CHUNK_LINES, lines.length - from));
+      chunk.classList.add('pending');
+      fragment.appendChild(chunk);
+      this.observer.observe(chunk);
+    }
+    container.replaceChildren(fragment);
+    // The first lines are what shows until the caller scrolls: no frame without them.
+    const top = container.firstElementChild as HTMLElement | null;
+    if (top) this.fill(top);
+  }
+
+  /** Builds the rows of `chunk` (one of this text's), unless it has them. */
+  fill(chunk: HTMLElement): void {
+    if (!chunk.classList.contains('pending')) return;
+    const from = Array.prototype.indexOf.call(this.container.children, chunk) * CHUNK_LINES;
+    const first = this.options.firstLine !== undefined;
+    const marks: HTMLElement[] = [];
+    for (let index = from; index < from + CHUNK_LINES && index < this.lines.length; index++) {
+      chunk.appendChild(fillRow(newRow(first), this.lines, index, this.options, marks));
+    }
+    chunk.classList.remove('pending');
+    chunk.style.removeProperty('height');
+  }
+
+  /** Ends the observation: the container shows another text now. */
+  stop(): void {
+    this.observer.disconnect();
+  }
+
+  private update(entries: IntersectionObserverEntry[]): void {
+    const selection = document.getSelection();
+    for (const entry of entries) {
+      const chunk = entry.target as HTMLElement;
+      if (entry.isIntersecting) {
+        this.fill(chunk);
+      } else if (!chunk.classList.contains('pending') && entry.rootBounds && !selection?.containsNode(chunk, true)) {
+        // Far from the view (and holding no selection): the rows go, the height stays. A pane not
+        // laid out (hidden) reports no root bounds and keeps its rows.
+        const height = entry.boundingClientRect.height;
+        if (height > 0) chunk.style.height = `${height}px`;
+        chunk.classList.add('pending');
+        chunk.replaceChildren();
+      }
+    }
+  }
+}
+
+/** The on-demand rendering each container shows, if any. */
+const demanded = new WeakMap<HTMLElement, OnDemand>();
 
 /**
  * Puts `lines` into the chunks and rows `container` already holds, adding or removing what the

@@ -41,6 +41,9 @@ export const PROBES = {
   /** When this document was loaded (performance.timeOrigin): a reloaded page has a new one. */
   loadedAt: () => performance.timeOrigin,
 
+  /** How many elements match `selector` (rendered or not): the nodes a pane keeps live. */
+  count: (selector) => document.querySelectorAll(selector).length,
+
   /** An input's current value. */
   value: (selector) => {
     return document.querySelector(selector)?.value ?? null;

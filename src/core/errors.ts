@@ -16,7 +16,9 @@ export type RecallErrorCode =
   /** The work ran out of its time limit and was stopped (e.g. a regular expression that backtracks without end). */
   | 'TIMEOUT'
   /** The caller cancelled the work (a cancelled tool call, an aborted signal) before it finished. */
-  | 'CANCELLED';
+  | 'CANCELLED'
+  /** Something failed that no other code describes (the system ran out of a resource, or a bug); the message is the cause. */
+  | 'INTERNAL';
 
 export class RecallError extends Error {
   override readonly name = 'RecallError';
@@ -42,4 +44,19 @@ export function describeError(error: unknown): string {
     return code && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
   }
   return String(error);
+}
+
+/** How much of an input a message repeats: enough to recognise it, never the whole of a huge one. */
+export const ECHO_CHARS = 200;
+
+/**
+ * `text` as a message may repeat it: whole when short, else its first `max` characters and how many
+ * more there were. Inputs echoed in errors go through this, so a 1 MB argument never comes back as a
+ * 1 MB error.
+ */
+export function clipEcho(text: string, max: number = ECHO_CHARS): string {
+  if (text.length <= max) return text;
+  // Never end on the first half of a surrogate pair.
+  const end = /[\uD800-\uDBFF]/.test(text[max - 1]) ? max - 1 : max;
+  return `${text.slice(0, end)}… (${text.length - end} more characters)`;
 }

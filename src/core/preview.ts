@@ -10,9 +10,8 @@ import { boundaryAtOrAfter, boundaryAtOrBefore, decodeUtf8 } from './utf8';
 import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from './toolNames';
 import type { NotableDigest, NotableLine } from './types';
 import type { NotableKind } from './notable/patterns';
-import { scanNotable } from './notable/scanner';
-import { countLineBreaks } from './notable/prefilter';
 import { renderNotableBlock, textBytesFor } from './notable/render';
+import { LineCounter, type PreviewSource, TAIL_TEXT_BYTES, bytesSource, scanSource, stringSource } from './previewSource';
 
 /** `json` is told apart from `generic` by the first byte anyway; say it when it is known. */
 export type PreviewKind = 'command' | 'search' | 'json' | 'generic';
@@ -101,14 +100,16 @@ export function previewHeadTail(content: string | Uint8Array, options: PreviewOp
       `The preview budget must be an integer of at least ${MIN_PREVIEW_BUDGET} bytes; got ${budgetBytes}.`,
     );
   }
-  const bytes = typeof content === 'string' ? encodeUtf8(content) : toBuffer(content);
-  const totalBytes = bytes.length;
-  const lines = new LineCounter(bytes);
+  // A string with a capture gap (only a capture's bytes have one) is encoded whole: the gap's line is read in it.
+  const source =
+    typeof content === 'string' ? stringSource(content, budgetBytes, options.gapOffset === undefined) : bytesSource(toBuffer(content));
+  const { totalBytes, head, tail, tailStart } = source;
+  const lines = new LineCounter(source);
   const totalLines = lines.total;
-  const tailText = decodeUtf8(bytes.subarray(Math.max(0, totalBytes - TAIL_WINDOW_CHARS * 4)));
+  const tailText = decodeUtf8(tail.subarray(Math.max(0, totalBytes - TAIL_TEXT_BYTES) - tailStart));
   const importantTail = hasImportantTail(tailText);
   if (totalBytes <= budgetBytes) {
-    const whole = typeof content === 'string' ? content : decodeUtf8(bytes);
+    const whole = typeof content === 'string' ? content : decodeUtf8(head);
     // Invalid bytes decode to U+FFFD (3 bytes each), so binary content can outgrow its byte count.
     if (typeof content === 'string' || Buffer.byteLength(whole) <= budgetBytes)
       return { text: whole, truncated: false, totalBytes, totalLines, importantTail };
@@ -124,14 +125,14 @@ export function previewHeadTail(content: string | Uint8Array, options: PreviewOp
       `A preview budget of ${budgetBytes} bytes leaves no room for text beside the omission marker; use at least ${reserve + 64}.`,
     );
   }
-  const cutAt = (textBytes: number) => cutHeadTail(bytes, textBytes, tailShare(kind, importantTail));
+  const cutAt = (textBytes: number) => cutHeadTail(source, textBytes, tailShare(kind, importantTail));
   // The notable lines take up to a quarter of the text budget, from head and tail; what they do not
   // use goes back to head and tail, so the whole stays within the budget.
   const blockCap = options.notable === false ? 0 : Math.floor(available / 4);
   let { from, to } = cutAt(available - blockCap);
   let block: NotableSection | undefined;
   if (blockCap > 0) {
-    block = notableSection(bytes, lines, from, to, blockCap, { ...options, kind });
+    block = notableSection(source, lines, from, to, blockCap, { ...options, kind });
     const wider = cutAt(available - block.bytes);
     if (wider.from !== from || wider.to !== to) block = block.narrow(wider.from, wider.to);
     ({ from, to } = wider);
@@ -142,37 +143,41 @@ export function previewHeadTail(content: string | Uint8Array, options: PreviewOp
     to,
     bytes: to - from,
     firstLine: lines.lineAt(from),
-    lines: lines.between(from, to) + (to > from && bytes[to - 1] !== 0x0a ? 1 : 0),
+    lines: lines.between(from, to) + (to > from && tail[to - 1 - tailStart] !== 0x0a ? 1 : 0),
   };
-  const head = decodeUtf8(bytes.subarray(0, from));
-  const tail = decodeUtf8(bytes.subarray(to));
-  const before = head.length === 0 || head.endsWith('\n') ? '' : '\n';
-  const after = tail.length === 0 ? '' : '\n';
+  const shownHead = decodeUtf8(head.subarray(0, from));
+  const shownTail = decodeUtf8(tail.subarray(to - tailStart));
+  const before = shownHead.length === 0 || shownHead.endsWith('\n') ? '' : '\n';
+  const after = shownTail.length === 0 ? '' : '\n';
   const listed = block?.text ? `\n${block.text.replace(/\n$/, '')}` : '';
-  const text = `${head}${before}${marker(omitted, totalBytes, totalLines, options)}${listed}${after}${tail}`;
+  const text = `${shownHead}${before}${marker(omitted, totalBytes, totalLines, options)}${listed}${after}${shownTail}`;
   const preview: Preview = { text, truncated: true, totalBytes, totalLines, omitted, importantTail };
   if (block?.text) preview.notable = block.facts;
   return preview;
 }
 
-/** Where head and tail end, for `textBytes` of text of which `share` goes to the tail. */
-function cutHeadTail(bytes: Buffer, textBytes: number, share: number): { from: number; to: number } {
-  const totalBytes = bytes.length;
+/**
+ * Where head and tail end, for `textBytes` of text of which `share` goes to the tail: the head is
+ * cut in the head window, the tail in the tail window (both the whole buffer, given bytes).
+ */
+function cutHeadTail(source: PreviewSource, textBytes: number, share: number): { from: number; to: number } {
+  const { totalBytes, head, tail, tailStart } = source;
   const tailBytes = Math.floor(textBytes * share);
   const headBytes = textBytes - tailBytes;
 
-  let from = boundaryAtOrBefore(bytes, headBytes);
-  const headBreak = bytes.lastIndexOf(0x0a, from - 1);
+  let from = boundaryAtOrBefore(head, headBytes);
+  const headBreak = head.lastIndexOf(0x0a, from - 1);
   if (headBreak >= 0 && from - (headBreak + 1) <= lineSnapWindow(headBytes)) from = headBreak + 1;
 
   let to = totalBytes;
   if (tailBytes > 0) {
-    to = boundaryAtOrAfter(bytes, totalBytes - tailBytes);
-    const tailBreak = bytes.indexOf(0x0a, to > 0 ? to - 1 : 0);
-    if (tailBreak >= 0 && tailBreak + 1 - to <= lineSnapWindow(tailBytes) && tailBreak + 1 <= totalBytes) to = tailBreak + 1;
+    to = tailStart + boundaryAtOrAfter(tail, totalBytes - tailBytes - tailStart);
+    const tailBreak = tail.indexOf(0x0a, to > 0 ? to - 1 - tailStart : 0);
+    if (tailBreak >= 0 && tailStart + tailBreak + 1 - to <= lineSnapWindow(tailBytes) && tailStart + tailBreak + 1 <= totalBytes)
+      to = tailStart + tailBreak + 1;
   }
-  from = fitHead(bytes, from, headBytes);
-  to = fitTail(bytes, to, tailBytes);
+  from = fitHead(head, from, headBytes);
+  to = tailStart + fitTail(tail, to - tailStart, tailBytes);
   if (to < from) to = from;
   return { from, to };
 }
@@ -202,21 +207,22 @@ function notableKind(bytes: Buffer, kind: PreviewKind): NotableKind {
 }
 
 function notableSection(
-  bytes: Buffer,
+  source: PreviewSource,
   lines: LineCounter,
   from: number,
   to: number,
   budget: number,
   options: PreviewOptions & { kind: PreviewKind },
 ): NotableSection {
-  const kind = notableKind(bytes, options.kind);
+  const kind = notableKind(source.head, options.kind);
   const gap = options.gapOffset;
-  // The copy's own gap marker is not output: leave its line out of the scan.
-  const skip = gap !== undefined && gap >= from && gap < to ? { at: gap, end: lineEndAfter(bytes, gap) } : undefined;
+  // The copy's own gap marker is not output: leave its line out of the scan. (Content with a gap is
+  // never streamed: its head window is all of it.)
+  const skip = gap !== undefined && gap >= from && gap < to ? { at: gap, end: lineEndAfter(source.head, gap) } : undefined;
   const scan = (start: number, end: number): NotableDigest | undefined => {
     if (start >= end) return undefined;
     const range = (rangeFrom: number, rangeTo: number): NotableDigest =>
-      scanNotable(bytes, kind, { from: rangeFrom, to: rangeTo, line: lines.lineAt(rangeFrom) });
+      scanSource(source, kind, rangeFrom, rangeTo, lines.lineAt(rangeFrom));
     if (!skip || skip.end <= start || skip.at >= end) return range(start, end);
     return merge(skip.at > start ? range(start, skip.at) : undefined, skip.end < end ? range(skip.end, end) : undefined);
   };
@@ -337,66 +343,6 @@ function marker(omitted: NonNullable<Preview['omitted']>, totalBytes: number, to
       ? ' The retained copy is itself incomplete (capture dropped bytes): complete=false even after the last page.'
       : '';
   return `${what} The full output is retained: call ${READ_TOOL_OUTPUT_TOOL} ${call} to continue (pages of up to 4096 bytes; follow nextOffset), or ${SEARCH_TOOL_OUTPUT_TOOL} with the same outputId to find a field. Check the copy before concluding something is absent.${incomplete}]`;
-}
-
-/**
- * Line numbers of one buffer from a single count of its line breaks: a count over a part of it is
- * made from the nearer end (head and tail are small, the omitted middle is most of it).
- */
-class LineCounter {
-  private readonly breaks: number;
-  /** Lines in all (a last line without a break counts). */
-  readonly total: number;
-
-  constructor(private readonly bytes: Buffer) {
-    this.breaks = countLineBreaks(bytes);
-    this.total = bytes.length === 0 ? 0 : this.breaks + (bytes[bytes.length - 1] === 0x0a ? 0 : 1);
-  }
-
-  /** Line breaks in `[0, at)`. */
-  private before(at: number): number {
-    return at <= this.bytes.length / 2 ? countLineBreaks(this.bytes, 0, at) : this.breaks - countLineBreaks(this.bytes, at);
-  }
-
-  /** Number of the line that holds byte `at`. */
-  lineAt(at: number): number {
-    return this.before(at) + 1;
-  }
-
-  /** Line breaks in `[from, to)`. */
-  between(from: number, to: number): number {
-    return to - from <= this.bytes.length / 2 ? countLineBreaks(this.bytes, from, to) : this.before(to) - this.before(from);
-  }
-}
-
-/** From this size on, a string's bytes are written into `scratch`. */
-const SCRATCH_MIN = 1024 * 1024;
-/**
- * The buffer the last large string was encoded into, held weakly: a preview uses the bytes only
- * while it runs (its result holds strings), so the next one writes over them, where new memory of
- * that size would cost more to touch than to encode; a garbage collection frees it between.
- */
-let scratch: WeakRef<Buffer> | undefined;
-
-/**
- * UTF-8 bytes of a string, as `Buffer.from` makes them (invalid surrogates as U+FFFD), several
- * times faster for a large one: its size first, then one write into a buffer of that size (a
- * large one reused), valid until the next call.
- */
-function encodeUtf8(text: string): Buffer {
-  const size = Buffer.byteLength(text, 'utf8');
-  let buffer: Buffer;
-  if (size >= SCRATCH_MIN) {
-    let held = scratch?.deref();
-    if (!held || held.length < size) {
-      held = Buffer.allocUnsafeSlow(size);
-      scratch = new WeakRef(held);
-    }
-    buffer = held.subarray(0, size);
-  } else {
-    buffer = Buffer.allocUnsafe(size);
-  }
-  return buffer.write(text, 'utf8') === size ? buffer : Buffer.from(text, 'utf8');
 }
 
 export function toBuffer(bytes: Uint8Array): Buffer {

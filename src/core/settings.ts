@@ -15,6 +15,8 @@ export interface RecallSettings extends Limits {
   /** Journal bytes a session may hold on disk while checkpoints fail; 0 leaves it to the store (2 × the quota). */
   journalLimitBytes: number;
   defaultTimeoutSeconds: number;
+  /** Most commands (and, apart, programs) running at once; 0: sized to the machine (see capture/workGate.ts). */
+  commandsMaxConcurrent: number;
   sensitivePatterns: string[];
   allowOutsideWorkspace: boolean;
 }
@@ -40,6 +42,7 @@ export function resolveSettings(get: (key: string) => unknown): RecallSettings {
     sessionsTotalQuotaBytes: int('sessions.totalQuotaBytes', 512 * 1024 * 1024),
     journalLimitBytes: journalLimit === 0 ? 0 : Math.max(4096, journalLimit),
     defaultTimeoutSeconds: int('runCommand.defaultTimeoutSeconds', 600),
+    commandsMaxConcurrent: int('commands.maxConcurrent', 0),
     sensitivePatterns: Array.isArray(patterns) ? patterns.filter((p): p is string => typeof p === 'string') : [],
     allowOutsideWorkspace: get('readFilePage.allowOutsideWorkspace') === true,
   };

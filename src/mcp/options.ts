@@ -27,6 +27,7 @@ export const SERVER_SETTINGS = [
   'sessions.totalQuotaBytes',
   'store.journalLimitBytes',
   'runCommand.defaultTimeoutSeconds',
+  'commands.maxConcurrent',
   'readFilePage.allowOutsideWorkspace',
 ] as const;
 

@@ -102,8 +102,10 @@ export class AgentTools {
           defaultTimeoutSeconds: settings.defaultTimeoutSeconds,
           previewBytes: settings.previewBytes,
           streamBytes: settings.streamBytes,
+          maxConcurrent: settings.commandsMaxConcurrent,
           signal,
           onPreviewNotRecorded: (message) => log.warn(`${RUN_COMMAND_TOOL}: ${message}`),
+          onQueued: (reason) => log.info(`${RUN_COMMAND_TOOL} queued: ${reason}`),
         });
         log.info(describeCommandRun(result));
         return text;
@@ -127,8 +129,10 @@ export class AgentTools {
           callTool,
           store,
           previewBytes: settings.previewBytes,
+          maxConcurrent: settings.commandsMaxConcurrent,
           signal,
           onPreviewNotRecorded: (message) => log.warn(`${RUN_CODE_TOOL}: ${message}`),
+          onQueued: (reason) => log.info(`${RUN_CODE_TOOL} queued: ${reason}`),
         });
         log.info(describeCodeRun(result));
         return text;

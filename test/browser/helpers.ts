@@ -74,15 +74,31 @@ export function assertNoErrors(errors: string[]): void {
   assert.deepEqual(errors, [], `errors in the page or host:\n${errors.join('\n')}`);
 }
 
-/** The preview pane's text as rendered, without the inspector's own buttons. */
+/**
+ * The preview pane's text as rendered, without the inspector's own buttons: its chunks get their
+ * rows only near the view (textView.ts, on demand), so each one is scrolled to and read in turn,
+ * and the pane is left scrolled where it was.
+ */
 export function shownPreview(page: Page): Promise<string> {
-  return page.evaluate(() =>
-    [...document.querySelectorAll('.preview-text > .chunk > .line > .text')]
-      .map((e) => {
-        const clone = e.cloneNode(true) as HTMLElement;
+  return page.evaluate(async () => {
+    const pane = document.querySelector('.preview-text') as HTMLElement;
+    const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    const top = pane.scrollTop;
+    const texts: string[] = [];
+    for (const chunk of pane.querySelectorAll<HTMLElement>(':scope > .chunk')) {
+      for (let frames = 0; chunk.classList.contains('pending') && frames < 100; frames++) {
+        pane.scrollTop = chunk.offsetTop - pane.offsetTop;
+        await frame();
+      }
+      for (const text of chunk.querySelectorAll(':scope > .line > .text')) {
+        const clone = text.cloneNode(true) as HTMLElement;
         clone.querySelectorAll('.gap-inline, .inline-action').forEach((n) => n.remove());
-        return clone.textContent ?? '';
-      })
-      .join('\n'),
-  );
+        texts.push(clone.textContent ?? '');
+      }
+    }
+    // Back where it was, its rows built again, for what the test reads next.
+    pane.scrollTop = top;
+    for (let frames = 0; frames < 3; frames++) await frame();
+    return texts.join('\n');
+  });
 }

@@ -68,7 +68,7 @@ export const CLAUDE = {
 export const CODEX = {
   name: 'Codex',
   /** Writes `$CODEX_HOME/config.toml`: the scripted model as the provider, then our server for `how`. */
-  configure({ how, workspace, codexHome, home, url, connectJs, shim, modelPort }) {
+  configure({ how, workspace, codexHome, home, url, connectJs, shim, modelPort, serverArgs = [] }) {
     mkdirSync(workspace, { recursive: true });
     mkdirSync(codexHome, { recursive: true });
     const file = path.join(codexHome, 'config.toml');
@@ -90,7 +90,7 @@ export const CODEX = {
         : [
             `[mcp_servers.${KEY}]`,
             'command = "node"',
-            `args = [${JSON.stringify(DIST_MCP)}, "--workspace", ${JSON.stringify(workspace)}]`,
+            `args = ${JSON.stringify([DIST_MCP, ...serverArgs, '--workspace', workspace])}`,
             'tool_timeout_sec = 600',
           ];
     writeFileSync(file, [...provider, ...(how === 'connect' ? [] : entry), ''].join('\n'));

@@ -95,11 +95,13 @@ async function main() {
       ['mcp_servers.tool-output-recall.tools.run_command.output_token_limit=20000'],
       'stdio, run_command output_token_limit = 20000',
     ],
+    // …and the preview size of our server that fits Codex's default limit.
+    ['codex', 'stdio', [], 'stdio, server --preview-bytes 10240', ['--preview-bytes', '10240']],
   ].filter(([cli]) => !only || cli === only);
   const runs = [];
   try {
-    for (const [cli, how, codexConfig, label] of plan) {
-      const run = await evidenceRun({ cli, how, scratch, bins, connectJs, codexConfig, label });
+    for (const [cli, how, codexConfig, label, serverArgs] of plan) {
+      const run = await evidenceRun({ cli, how, scratch, bins, connectJs, codexConfig, serverArgs, label });
       runs.push(run);
       assertEvidence(run);
     }

@@ -59,9 +59,10 @@ function filesWithOurStderr(home) {
 
 /**
  * The evidence chain with one CLI and one way of connecting (stdio | http | connect). `codexConfig`:
- * extra `-c` overrides for Codex (a tool-output limit).
+ * extra `-c` overrides for Codex (a tool-output limit); `serverArgs`: flags for our server in Codex's
+ * stdio entry (a smaller preview).
  */
-export async function evidenceRun({ cli, how, scratch, bins, connectJs, codexConfig = [], label = how }) {
+export async function evidenceRun({ cli, how, scratch, bins, connectJs, codexConfig = [], serverArgs = [], label = how }) {
   const agent = cli === 'claude' ? CLAUDE : CODEX;
   agent.bin = cli === 'claude' ? bins.claude : bins.codex;
   const f = scratchFolders(scratch, `${cli}-${label}`);
@@ -75,7 +76,7 @@ export async function evidenceRun({ cli, how, scratch, bins, connectJs, codexCon
   let run;
   let configured;
   try {
-    configured = agent.configure({ how, ...f, url: http?.url, connectJs, modelPort: model.port });
+    configured = agent.configure({ how, ...f, url: http?.url, connectJs, modelPort: model.port, serverArgs });
     run = await agent.run({
       prompt: 'Run the command, then find the checksum on its last line.',
       ...f,

@@ -276,15 +276,17 @@ describe('inspector webview', function () {
     for (const [rendering, css] of renderings) {
       const { times, parts, lines, visibility } = await view.probe<SliderToPaintResult>('sliderToPaint', { positions, css });
       const figures = paintFigures(times);
+      // The preview beside the page holds ~24,000 lines; it keeps rows only near its view.
+      const previewRows = await view.probe<number>('count', '.preview-text .line');
       // Timing is reported, not asserted; a page that never arrives is a failure of the pager.
       assert.equal(figures.values.lost, 0, `${figures.summary}; the webview was ${visibility}`);
-      testLog(`    slider→painted page (${lines} lines), ${rendering}: ${figures.summary}`);
+      testLog(`    slider→painted page (${lines} lines; ${previewRows} preview rows live), ${rendering}: ${figures.summary}`);
       const part = (key: 'toDom' | 'frame') => paintFigures(parts.map((p) => p[key])).summary.replace(/ over .*/, '');
       testLog(
         `      input to the page in the DOM (request, host, reply, rendering): ${part('toDom')}; then to the next frame: ${part('frame')}`,
       );
       // One line for bench/paint.mjs to collect.
-      testLog(`    PAINT ${JSON.stringify({ where: 'host', browser: info.mode, rendering, lines, ...figures.values })}`);
+      testLog(`    PAINT ${JSON.stringify({ where: 'host', browser: info.mode, rendering, lines, previewRows, ...figures.values })}`);
     }
     testLog(
       `    (load average ${os

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { resolveReadablePath, type ReadPolicy } from '../../src/core/files/readablePath';
+import type { ReadPolicy } from '../../src/core/files/readablePath';
+import { readablePath } from './helpers/readable';
 import { DEFAULT_SENSITIVE_PATTERNS } from '../../src/core/files/sensitivePaths';
 import { rejectsWith } from './helpers/assertions';
 import { useTempDirs } from './helpers/tempDirs';
 
-describe('read_file_page: which files it may read (resolveReadablePath)', () => {
+describe('read_file_page: which files it may read (openReadableFile)', () => {
   const dirs = useTempDirs('readable');
   let workspace: string;
   let outside: string;
@@ -25,11 +26,11 @@ describe('read_file_page: which files it may read (resolveReadablePath)', () => 
   });
 
   it('resolves a relative path from the first workspace folder', async () => {
-    assert.equal(await resolveReadablePath('notes.txt', policy), path.join(workspace, 'notes.txt'));
+    assert.equal(await readablePath('notes.txt', policy), path.join(workspace, 'notes.txt'));
   });
 
   it('REFUSED: a symlink from the workspace to a file outside it, saying how the user can allow it', async () => {
-    const error = await rejectsWith(resolveReadablePath('link-out.txt', policy), 'REFUSED');
+    const error = await rejectsWith(readablePath('link-out.txt', policy), 'REFUSED');
     assert.match(
       error.message,
       /outside the workspace folders; read_file_page does not read there \(only the files a chat saves oversized tool results to\)/,
@@ -38,12 +39,12 @@ describe('read_file_page: which files it may read (resolveReadablePath)', () => 
       error.message,
       /Use a file inside the workspace, or ask the user to allow it with the setting toolOutputRecall\.readFilePage\.allowOutsideWorkspace/,
     );
-    assert.equal(await resolveReadablePath('link-out.txt', { ...policy, allowOutsideWorkspace: true }), path.join(outside, 'notes.txt'));
+    assert.equal(await readablePath('link-out.txt', { ...policy, allowOutsideWorkspace: true }), path.join(outside, 'notes.txt'));
   });
 
   it('REFUSED: a sensitive file, by its name or by the file a link reaches, without its content', async () => {
     for (const requested of ['.env', 'innocent.txt']) {
-      const error = await rejectsWith(resolveReadablePath(requested, policy), 'REFUSED', requested);
+      const error = await rejectsWith(readablePath(requested, policy), 'REFUSED', requested);
       assert.match(
         error.message,
         /is a sensitive file .*read_file_page does not read credentials\. Ask the user for the specific non-secret value you need\./,
@@ -51,12 +52,12 @@ describe('read_file_page: which files it may read (resolveReadablePath)', () => 
       assert.ok(!error.message.includes('S3CR3T'));
     }
     // Allowing the outside does not allow credentials there.
-    await rejectsWith(resolveReadablePath(path.join(outside, 'id_rsa'), { ...policy, allowOutsideWorkspace: true }), 'REFUSED');
+    await rejectsWith(readablePath(path.join(outside, 'id_rsa'), { ...policy, allowOutsideWorkspace: true }), 'REFUSED');
   });
 
   it('INVALID_ARGUMENT for a path that is not one, NOT_FOUND for a missing file', async () => {
-    for (const bad of ['', '  ', 42, undefined]) await rejectsWith(resolveReadablePath(bad, policy), 'INVALID_ARGUMENT', String(bad));
-    const error = await rejectsWith(resolveReadablePath('missing.txt', policy), 'NOT_FOUND');
+    for (const bad of ['', '  ', 42, undefined]) await rejectsWith(readablePath(bad, policy), 'INVALID_ARGUMENT', String(bad));
+    const error = await rejectsWith(readablePath('missing.txt', policy), 'NOT_FOUND');
     assert.match(error.message, /Check the path/);
   });
 });

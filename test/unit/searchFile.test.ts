@@ -4,7 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { FILE_WINDOW_BYTES, OVERLAP_BYTES, searchFile } from '../../src/core/files/fileSearch';
 import { readFilePage } from '../../src/core/files/filePager';
-import { resolveReadablePath, type ReadPolicy } from '../../src/core/files/readablePath';
+import type { ReadPolicy } from '../../src/core/files/readablePath';
+import { readablePath, spillName } from './helpers/readable';
 import { DEFAULT_SENSITIVE_PATTERNS } from '../../src/core/files/sensitivePaths';
 import { isChatSpillFile } from '../../src/core/files/spillFiles';
 import { searchFileText } from '../../src/core/tools/searchFile';
@@ -14,9 +15,6 @@ import { rejectsWith } from './helpers/assertions';
 import { useTempDirs } from './helpers/tempDirs';
 
 const MiB = 1024 * 1024;
-/** A spill file's name as VS Code 1.139.1 writes them (`copilot-tool-output-<ms>-<id>.txt`), unique per call. */
-const spillName = (): string =>
-  `copilot-tool-output-${Date.now()}${Math.floor(Math.random() * 1000)}-${Math.random().toString(36).slice(2, 8)}.txt`;
 
 describe('search_tool_output over a file (searchFile)', function () {
   this.timeout(120_000);
@@ -60,7 +58,7 @@ describe('search_tool_output over a file (searchFile)', function () {
     const tail = Buffer.from(`${needle} total=1\nERROR ${cjk}: pool drained\nend\n`);
     const file = await spill(Buffer.concat([body, tail]));
     assert.ok((await fs.stat(file)).size > 50 * 1000 * 1000);
-    assert.equal(await resolveReadablePath(file, policy), file, 'a spill file is readable outside the workspace');
+    assert.equal(await readablePath(file, policy), file, 'a spill file is readable outside the workspace');
 
     const found = await searchFile(file, 'settlement_REF=zx9');
     assert.equal(found.matches.length, 1);
@@ -145,7 +143,7 @@ describe('search_tool_output over a file (searchFile)', function () {
     spills.push(link);
     await fs.symlink(secret, link);
     const outside: ReadPolicy = { ...policy, folders: [path.join(workspace, 'elsewhere')] };
-    const error = await rejectsWith(resolveReadablePath(link, outside), 'REFUSED');
+    const error = await rejectsWith(readablePath(link, outside), 'REFUSED');
     assert.match(error.message, /outside the workspace folders/);
     // The refusal names the tool that was called.
     const searched = await rejectsWith(searchFileText({ path: link, pattern: 'spill' }, outside), 'REFUSED');
@@ -155,13 +153,13 @@ describe('search_tool_output over a file (searchFile)', function () {
     // The right name in a folder of the temp folder is not one of VS Code's spill files.
     const nested = path.join(workspace, spillName());
     await fs.writeFile(nested, 'x');
-    await rejectsWith(resolveReadablePath(nested, outside), 'REFUSED');
+    await rejectsWith(readablePath(nested, outside), 'REFUSED');
     // Nor is a file in the temp folder with another name.
     const other = path.join(await fs.realpath(os.tmpdir()), `copilot-tool-output-${Date.now()}.log`);
     spills.push(other);
     await fs.writeFile(other, 'x');
-    await rejectsWith(resolveReadablePath(other, outside), 'REFUSED');
-    assert.equal(await resolveReadablePath(await spill('ok'), outside).then(() => 'allowed'), 'allowed');
+    await rejectsWith(readablePath(other, outside), 'REFUSED');
+    assert.equal(await readablePath(await spill('ok'), outside).then(() => 'allowed'), 'allowed');
   });
 
   it('bad inputs: a missing file is NOT_FOUND, a bad pattern INVALID_ARGUMENT, an aborted signal CANCELLED', async () => {

@@ -175,6 +175,46 @@ describe('sensitive paths: the defaults', () => {
     assert.deepEqual(isSensitivePath('/r/secret.txt', ['secret.*'], exact), { sensitive: true, pattern: 'secret.*' });
   });
 
+  // Issue 21: the gaps found by trying (README, "Files the tools read", gives each decision's reason).
+  const issue21: [file: string, pattern: string | undefined][] = [
+    ['/repo/prod.env', '*.env'],
+    ['/repo/config/staging.env', '*.env'],
+    ['/home/me/keys/id_ed25519.bak', 'id_ed25519*'],
+    ['/home/me/keys/id_ed25519 (copy)', 'id_ed25519*'],
+    ['/home/me/keys/id_rsa2', 'id_rsa*'],
+    ['/home/me/.ssh.bak/id_rsa2', '.ssh*/'],
+    ['/home/me/.ssh.bak/config', '.ssh*/'],
+    ['/repo/deploy/service-account.json', '*service-account*.json'],
+    ['/repo/my-project-service_account-key.json', '*service_account*.json'],
+    ['/home/me/.config/gh/hosts.yml', '.config/gh/hosts.yml'],
+    ['/repo/infra/terraform.tfstate', '*.tfstate'],
+    ['/repo/infra/terraform.tfstate.backup', '*.tfstate.backup'],
+    // Judged by content, not by name: a credential in them is refused (.npmrc.bak) or masked (.git/config).
+    ['/repo/.npmrc.bak', undefined],
+    ['/repo/.git/config', undefined],
+    // Still not sensitive: public keys and notes about keys, a template beside prod.env.
+    ['/repo/keys/id_ed25519.pub', undefined],
+    ['/repo/keys/id_ed25519.bak.pub', undefined],
+    ['/repo/docs/id_ed25519.md', undefined],
+    ['/repo/prod.env.example', undefined],
+  ];
+  for (const [file, pattern] of issue21) {
+    it(`issue 21: ${file} is ${pattern ? `sensitive (${pattern})` : 'not sensitive by name'}`, () => {
+      assert.deepEqual(
+        isSensitivePath(file, DEFAULT_SENSITIVE_PATTERNS, exact),
+        pattern ? { sensitive: true, pattern } : { sensitive: false },
+      );
+    });
+  }
+
+  it("the defaults are the setting's defaults in package.json (the list both front ends use)", async () => {
+    const manifest = JSON.parse(await fs.readFile(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+      contributes: { configuration: { properties: Record<string, { default?: unknown }> } };
+    };
+    const setting = manifest.contributes.configuration.properties['toolOutputRecall.readFilePage.sensitivePatterns'];
+    assert.deepEqual(setting.default, [...DEFAULT_SENSITIVE_PATTERNS]);
+  });
+
   it('folds case for the defaults on case-insensitive systems', () => {
     assert.equal(isSensitivePath('C:\\Users\\Me\\.SSH\\ID_RSA', DEFAULT_SENSITIVE_PATTERNS, folded).sensitive, true);
     assert.equal(isSensitivePath('/Users/me/Project/.ENV', DEFAULT_SENSITIVE_PATTERNS, folded).sensitive, true);
@@ -250,6 +290,18 @@ describe('sensitive files: credentials in config files', () => {
     const npmrc = await file('.npmrc', '_authToken=abc\n');
     assert.equal((await isSensitiveFile(npmrc, DEFAULT_SENSITIVE_PATTERNS, { ...exact, contentChecks: false })).sensitive, false);
     assert.equal((await isSensitiveFile(npmrc, [], exact)).sensitive, true, 'content checks do not depend on the pattern list');
+  });
+
+  it('flags a copy of a credential config file that holds a credential (.npmrc.bak, .npmrc~), not one without', async () => {
+    for (const name of ['.npmrc.bak', '.npmrc~', '.npmrc (copy)']) {
+      const withToken = await file(name, '//registry.npmjs.org/:_authToken=npm_abcdefghijklmnopqrstuvwxyz0123456789\n');
+      assert.deepEqual(await isSensitiveFile(withToken, DEFAULT_SENSITIVE_PATTERNS, exact), {
+        sensitive: true,
+        pattern: '.npmrc',
+        reason: `${name} contains a credential (_authToken)`,
+      });
+      assert.equal((await isSensitiveFile(await file(name, 'save-exact=true\n'), DEFAULT_SENSITIVE_PATTERNS, exact)).sensitive, false);
+    }
   });
 
   it('judges a missing or unreadable file by its name', async () => {

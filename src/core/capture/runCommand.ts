@@ -5,15 +5,16 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { RecallError, describeError } from '../errors';
+import { RecallError, clipEcho, describeError } from '../errors';
 import { DEFAULT_LIMITS } from '../limits';
 import { previewHeadTail } from '../preview';
 import { retainOrExplain } from '../retention';
 import type { NotableDigest, RecallStore } from '../types';
 import { HeadTailBuffer, type CappedBytes } from './headTailBuffer';
-import { killTree, signalGroup, spawnShell } from './processTree';
+import { killTree, signalGroup, spawnShell, type ShellTree } from './processTree';
 import { splitFailureBudget, stderrExcerpt } from './stderrExcerpt';
 import { RUN_COMMAND_TOOL } from '../toolNames';
+import { COMMAND_GATE } from './workGate';
 
 export interface RunCommandOptions {
   command: string;
@@ -23,13 +24,17 @@ export interface RunCommandOptions {
   env?: Record<string, string>;
   /** Stop the command (and everything it started) after this long. */
   timeoutMs?: number;
-  /** Aborting stops the whole process tree. */
+  /** Aborting stops the whole process tree (or, while it waits for a slot, starts nothing). */
   signal?: AbortSignal;
+  /** Told why, when the command has to wait for a slot before it starts (for a log). */
+  onQueued?: (reason: string) => void;
 }
 
 export interface CaptureLimits {
   previewBytes: number;
   streamBytes: number;
+  /** Most commands this process runs at once (COMMAND_GATE; 0: sized to the machine). */
+  maxConcurrent: number;
 }
 
 export interface StreamReport {
@@ -67,6 +72,8 @@ export interface CommandResult {
   stderrExcerpt?: string;
   /** The notable lines the capture saw in the bytes it dropped (also retained with the copy). */
   droppedNotable?: NotableDigest;
+  /** Set when the command waited for a slot before it started (durationMs counts from the start). */
+  queued?: { waitedMs: number; reason: string };
 }
 
 /** After the shell exits, how long to wait for pipes still held open by its background children. */
@@ -80,12 +87,18 @@ export async function runCommand(
   const { command } = options;
   if (typeof command !== 'string' || command.trim().length === 0)
     throw new RecallError('INVALID_ARGUMENT', 'command must be a non-empty shell command line.');
+  const nul = command.indexOf('\0');
+  if (nul >= 0)
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `command holds a NUL character (at index ${nul}), which no command line can carry. Remove it; to write one, use printf '\\0' in the command.`,
+    );
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const stat = await fs.stat(cwd).catch(() => undefined);
   if (!stat?.isDirectory())
     throw new RecallError(
       'INVALID_ARGUMENT',
-      `The working folder "${cwd}" does not exist or is not a folder. Pass an existing cwd, or omit it.`,
+      `The working folder "${clipEcho(cwd)}" does not exist or is not a folder. Pass an existing cwd, or omit it.`,
     );
   if (options.timeoutMs !== undefined && (!Number.isFinite(options.timeoutMs) || options.timeoutMs <= 0)) {
     throw new RecallError('INVALID_ARGUMENT', `timeoutMs must be a positive number; got ${options.timeoutMs}.`);
@@ -96,6 +109,26 @@ export async function runCommand(
   // then the preview's offsets are the copy's offsets.
   const mergedCap = Math.min(streamBytes, store?.copyBytes ?? streamBytes);
 
+  if (limits.maxConcurrent !== undefined) COMMAND_GATE.configure({ maxConcurrent: limits.maxConcurrent });
+  // The three sinks, and the finished copy built from the merged one.
+  const admission = await COMMAND_GATE.enter(2 * streamBytes + 2 * mergedCap, options.signal, options.onQueued);
+  try {
+    const result = await captureAndPreview(command, cwd, options, store, { previewBytes, streamBytes, mergedCap });
+    if (admission.waitedFor) result.queued = { waitedMs: admission.waitedMs, reason: admission.waitedFor };
+    return result;
+  } finally {
+    admission.release();
+  }
+}
+
+/** Runs the admitted command and builds its result: the preview, and the retained copy when it is needed. */
+async function captureAndPreview(
+  command: string,
+  cwd: string,
+  options: RunCommandOptions,
+  store: RecallStore | undefined,
+  { previewBytes, streamBytes, mergedCap }: { previewBytes: number; streamBytes: number; mergedCap: number },
+): Promise<CommandResult> {
   const started = Date.now();
   const captured = await capture(command, cwd, { ...process.env, ...options.env }, streamBytes, mergedCap, options);
   const stdout = report(captured.stdout);
@@ -215,7 +248,14 @@ function capture(
 
   return new Promise<Captured>((resolve, reject) => {
     const flags = { timedOut: false, cancelled: false };
-    const child = spawnShell(command, cwd, env);
+    let tree: ShellTree;
+    try {
+      tree = spawnShell(command, cwd, env);
+    } catch (error) {
+      // Node throws at once for what the system refuses outright (E2BIG, a NUL in the environment).
+      return reject(startError(command, error));
+    }
+    const { child } = tree;
     child.stdout!.on('data', (chunk: Buffer) => {
       out.write(chunk);
       merged.write(chunk);
@@ -227,7 +267,7 @@ function capture(
 
     const stop = (reason: 'timedOut' | 'cancelled') => {
       flags[reason] = true;
-      killTree(child);
+      killTree(tree);
     };
     const timer = options.timeoutMs ? setTimeout(() => stop('timedOut'), options.timeoutMs) : undefined;
     const onAbort = () => stop('cancelled');
@@ -241,7 +281,7 @@ function capture(
     };
     child.on('error', (error) => {
       cleanup();
-      reject(new RecallError('COMMAND_FAILED', `The command could not be started (${describeError(error)}).`));
+      reject(startError(command, error));
     });
     // Background children may keep the pipes open after the shell exits: give them a moment, then
     // stop reading (and stop them) so the result does not wait forever.
@@ -257,6 +297,21 @@ function capture(
       resolve(finish(code, signal, flags));
     });
   });
+}
+
+/** Why a command could not start, as the error the model reads. */
+function startError(command: string, error: unknown): RecallError {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'E2BIG') {
+    return new RecallError(
+      'INVALID_ARGUMENT',
+      `The command is ${Buffer.byteLength(command)} bytes: with the environment, more than the system passes to a new process (E2BIG). Write the long part to a file (a script or a data file) and run or read that.`,
+    );
+  }
+  if (code === 'ERR_INVALID_ARG_VALUE' || code === 'ERR_INVALID_ARG_TYPE') {
+    return new RecallError('INVALID_ARGUMENT', `The command could not be started: ${describeError(error)}. Remove the NUL character.`);
+  }
+  return new RecallError('COMMAND_FAILED', `The command could not be started (${describeError(error)}).`);
 }
 
 function report(bytes: StreamCount): StreamReport {

@@ -22,8 +22,12 @@
  * with their line numbers) and the line count once known. A later request starts its scan from the
  * nearest known point, so line 150,000 of a 200,000-line file costs a full scan once and at most
  * 4096 lines afterwards, and continuing a page (by `line` or `byteOffset`) scans nothing.
+ *
+ * The file is read only through a descriptor opened as openedFile.ts does (never a FIFO or device,
+ * never a link swapped in after the check), and secret-shaped values in the page are masked
+ * (secretShapes.ts) with their count in `masked`.
  */
-import { promises as fs } from 'node:fs';
+import type { promises as fs } from 'node:fs';
 import { RecallError } from '../errors';
 import { DEFAULT_LIMITS } from '../limits';
 import { clampPageBytes, PAGE_CONTEXT } from '../pager';
@@ -41,6 +45,8 @@ import {
   type LineIndex,
 } from './lineIndex';
 import { READ_FILE_PAGE_TOOL } from '../toolNames';
+import { withRegularFile, type OpenedFile } from './openedFile';
+import { maskSecrets, rangesWithin, SECRET_CONTEXT_BYTES } from './secretShapes';
 
 /** Largest page (bytes); larger `maxBytes` is clamped to it. */
 export const MAX_FILE_PAGE_BYTES = DEFAULT_LIMITS.pageBytes;
@@ -95,135 +101,132 @@ export interface FilePage {
   endsMidLine: boolean;
   /** The exact next call, for the model, or a note that the file is done. */
   continuation: string;
+  /** Secret-shaped values masked in `text` (each byte of one shown as '*'; secretShapes.ts). */
+  masked: number;
 }
 
 /**
- * Reads one page of `file` (an absolute path the caller has already checked). See the module
- * comment for line semantics; throws `RecallError` (INVALID_ARGUMENT, NOT_FOUND,
- * OFFSET_OUT_OF_RANGE, MID_CHARACTER_OFFSET) with messages written for the model.
+ * Reads one page of `file`: a file the caller opened and checked (readablePath.ts), or an absolute
+ * path, opened here as openedFile.ts does. See the module comment for line semantics; throws
+ * `RecallError` (INVALID_ARGUMENT, NOT_FOUND, REFUSED, OFFSET_OUT_OF_RANGE, MID_CHARACTER_OFFSET)
+ * with messages written for the model.
  */
-export async function readFilePage(file: string, options: FilePageOptions = {}): Promise<FilePage> {
-  const shown = options.displayPath ?? file;
+export async function readFilePage(file: string | OpenedFile, options: FilePageOptions = {}): Promise<FilePage> {
+  const shown = options.displayPath ?? (typeof file === 'string' ? file : file.path);
   const request = validateRequest(shown, options);
+  if (typeof file !== 'string') return pageOf(file, request, shown);
+  return withRegularFile(file, { shown, tool: READ_FILE_PAGE_TOOL }, (opened) => pageOf(opened, request, shown));
+}
 
-  const stat = await fs.stat(file).catch((error: NodeJS.ErrnoException) => {
-    throw fileError(shown, error);
-  });
-  // Refuse FIFOs, devices and directories before opening: opening a FIFO would block.
-  if (!stat.isFile()) {
-    throw new RecallError(
-      'INVALID_ARGUMENT',
-      `${shown} is ${stat.isDirectory() ? 'a directory' : 'not a regular file'}; ${READ_FILE_PAGE_TOOL} reads regular files only. Pass the path of a file inside it.`,
-    );
+async function pageOf({ handle, path: file, stats }: OpenedFile, request: ValidRequest, shown: string): Promise<FilePage> {
+  const identity: FileIdentity = { size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino, dev: stats.dev };
+  const index = lineIndexFor(file, identity);
+  const size = identity.size;
+
+  let start: KnownPoint | undefined;
+  let startByte: number;
+  if (request.kind === 'line') {
+    start = await locateLine(handle, index, request.line, shown);
+    startByte = start.offset;
+  } else {
+    startByte = request.byteOffset;
+    if (startByte > size) {
+      throw new RecallError(
+        'OFFSET_OUT_OF_RANGE',
+        `byteOffset ${startByte} is past the end of ${shown}, which has ${size} bytes (valid byte offsets: 0 to ${size}). Start over with ${call(shown, { line: 1 })}, or pass the nextByteOffset of the previous page.`,
+        { totalBytes: size },
+      );
+    }
   }
-  const handle = await fs.open(file, 'r').catch((error: NodeJS.ErrnoException) => {
-    throw fileError(shown, error);
-  });
-  try {
-    const current = await handle.stat();
-    const identity: FileIdentity = { size: current.size, mtimeMs: current.mtimeMs, ino: current.ino, dev: current.dev };
-    const index = lineIndexFor(file, identity);
-    const size = identity.size;
 
-    let start: KnownPoint | undefined;
-    let startByte: number;
-    if (request.kind === 'line') {
-      start = await locateLine(handle, index, request.line, shown);
-      startByte = start.offset;
+  // The window holds PAGE_CONTEXT bytes before the start (to reject a mid-character offset) and
+  // after the cut (to decide the boundary there), as the retained-copy pager does.
+  const windowStart = Math.max(0, startByte - PAGE_CONTEXT);
+  const windowEnd = Math.min(size, startByte + request.maxBytes + PAGE_CONTEXT);
+  // Read with SECRET_CONTEXT_BYTES more on both sides, masked whole: a secret that reaches into
+  // the page is seen whole (a private-key block from its BEGIN or END line outside the page).
+  // Masking replaces ASCII with ASCII, so the boundaries and line ends below are the file's own.
+  const contextStart = Math.max(0, windowStart - SECRET_CONTEXT_BYTES);
+  const context = await readRange(handle, contextStart, Math.min(size, windowEnd + SECRET_CONTEXT_BYTES) - contextStart);
+  const secrets = maskSecrets(context, contextStart > 0 ? 'unknown' : false);
+  const windowAt = windowStart - contextStart;
+  const window = context.subarray(windowAt, windowEnd - contextStart);
+  const fileEnd = windowStart + window.length; // < windowEnd only if the file shrank underneath
+  const s = startByte - windowStart;
+  rejectMidCharacter(
+    window,
+    s,
+    windowStart,
+    (before, after) =>
+      `byteOffset ${startByte} is inside a UTF-8 character of ${shown} (the character spans bytes ${before} to ${after}). Use a character boundary: ${call(shown, { byteOffset: before })} or ${call(shown, { byteOffset: after })}.`,
+  );
+  // Only now, with the offset known to be valid, count the lines before it.
+  start ??= await locateOffset(handle, index, startByte);
+
+  // Where the page ends (relative to the window).
+  let e: number;
+  if (startByte + request.maxBytes >= fileEnd) {
+    e = fileEnd - windowStart;
+  } else {
+    const target = s + request.maxBytes;
+    const lastNewline = window.lastIndexOf(0x0a, target - 1);
+    if (lastNewline >= s) {
+      e = lastNewline + 1; // the end of the last whole line that fits
     } else {
-      startByte = request.byteOffset;
-      if (startByte > size) {
-        throw new RecallError(
-          'OFFSET_OUT_OF_RANGE',
-          `byteOffset ${startByte} is past the end of ${shown}, which has ${size} bytes (valid byte offsets: 0 to ${size}). Start over with ${call(shown, { line: 1 })}, or pass the nextByteOffset of the previous page.`,
-          { totalBytes: size },
-        );
-      }
+      e = pageCut(window, s, target); // not one line end fits: cut inside the line
     }
-
-    // The window holds PAGE_CONTEXT bytes before the start (to reject a mid-character offset) and
-    // after the cut (to decide the boundary there), as the retained-copy pager does.
-    const windowStart = Math.max(0, startByte - PAGE_CONTEXT);
-    const windowEnd = Math.min(size, startByte + request.maxBytes + PAGE_CONTEXT);
-    const window = await readRange(handle, windowStart, windowEnd - windowStart);
-    const fileEnd = windowStart + window.length; // < windowEnd only if the file shrank underneath
-    const s = startByte - windowStart;
-    rejectMidCharacter(
-      window,
-      s,
-      windowStart,
-      (before, after) =>
-        `byteOffset ${startByte} is inside a UTF-8 character of ${shown} (the character spans bytes ${before} to ${after}). Use a character boundary: ${call(shown, { byteOffset: before })} or ${call(shown, { byteOffset: after })}.`,
-    );
-    // Only now, with the offset known to be valid, count the lines before it.
-    start ??= await locateOffset(handle, index, startByte);
-
-    // Where the page ends (relative to the window).
-    let e: number;
-    if (startByte + request.maxBytes >= fileEnd) {
-      e = fileEnd - windowStart;
-    } else {
-      const target = s + request.maxBytes;
-      const lastNewline = window.lastIndexOf(0x0a, target - 1);
-      if (lastNewline >= s) {
-        e = lastNewline + 1; // the end of the last whole line that fits
-      } else {
-        e = pageCut(window, s, target); // not one line end fits: cut inside the line
-      }
-    }
-    const endByte = windowStart + e;
-    const page = window.subarray(s, e);
-    // A file that shrank while being read ends where the read ended; its index is stale.
-    const shrank = fileEnd < windowEnd;
-    if (shrank) forgetLineIndex(file);
-    const hasMore = endByte < (shrank ? fileEnd : size);
-    const endsWithNewline = page.length > 0 && page[page.length - 1] === 0x0a;
-
-    let startLine: number;
-    let endLine: number;
-    if (page.length === 0) {
-      // Only at the end of the file: report the last line (line 1 for an empty file).
-      const last = start.lineStart && start.offset > 0 ? start.line - 1 : start.line;
-      startLine = endLine = Math.max(1, last);
-      if (index.totalLines === undefined && endByte === size) index.totalLines = start.offset === 0 ? 0 : last;
-    } else {
-      startLine = start.line;
-      endLine = startLine + countNewlines(page, 0, page.length - 1);
-      remember(index, start);
-      remember(index, { offset: endByte, line: endsWithNewline ? endLine + 1 : endLine, lineStart: endsWithNewline });
-      if (!hasMore) index.totalLines = endLine;
-    }
-
-    let totalLines = index.totalLines ?? (hasMore ? undefined : endLine);
-    if (totalLines === undefined && size - endByte <= CHEAP_COUNT_BYTES) {
-      const from: KnownPoint = { offset: endByte, line: endsWithNewline ? endLine + 1 : endLine, lineStart: endsWithNewline };
-      totalLines = (await scan(handle, index, size, from, {})).totalLines;
-    }
-
-    const endsMidLine = hasMore && !endsWithNewline;
-    const continuation = !hasMore
-      ? `None: this page reaches the end of ${shown}${totalLines !== undefined ? ` (${totalLines} line${totalLines === 1 ? '' : 's'}, ${size} bytes)` : ''}.`
-      : endsMidLine
-        ? `${call(shown, { byteOffset: endByte })} (line ${endLine} continues; pass byteOffset, not line)`
-        : call(shown, { line: endLine + 1 });
-
-    const result: FilePage = {
-      text: decodeUtf8(page),
-      startLine,
-      endLine,
-      startByte,
-      endByte,
-      totalBytes: size,
-      nextByteOffset: endByte,
-      hasMore,
-      endsMidLine,
-      continuation,
-    };
-    if (totalLines !== undefined) result.totalLines = totalLines;
-    return result;
-  } finally {
-    await handle.close();
   }
+  const endByte = windowStart + e;
+  const page = window.subarray(s, e);
+  // A file that shrank while being read ends where the read ended; its index is stale.
+  const shrank = fileEnd < windowEnd;
+  if (shrank) forgetLineIndex(file);
+  const hasMore = endByte < (shrank ? fileEnd : size);
+  const endsWithNewline = page.length > 0 && page[page.length - 1] === 0x0a;
+
+  let startLine: number;
+  let endLine: number;
+  if (page.length === 0) {
+    // Only at the end of the file: report the last line (line 1 for an empty file).
+    const last = start.lineStart && start.offset > 0 ? start.line - 1 : start.line;
+    startLine = endLine = Math.max(1, last);
+    if (index.totalLines === undefined && endByte === size) index.totalLines = start.offset === 0 ? 0 : last;
+  } else {
+    startLine = start.line;
+    endLine = startLine + countNewlines(page, 0, page.length - 1);
+    remember(index, start);
+    remember(index, { offset: endByte, line: endsWithNewline ? endLine + 1 : endLine, lineStart: endsWithNewline });
+    if (!hasMore) index.totalLines = endLine;
+  }
+
+  let totalLines = index.totalLines ?? (hasMore ? undefined : endLine);
+  if (totalLines === undefined && size - endByte <= CHEAP_COUNT_BYTES) {
+    const from: KnownPoint = { offset: endByte, line: endsWithNewline ? endLine + 1 : endLine, lineStart: endsWithNewline };
+    totalLines = (await scan(handle, index, size, from, {})).totalLines;
+  }
+
+  const endsMidLine = hasMore && !endsWithNewline;
+  const continuation = !hasMore
+    ? `None: this page reaches the end of ${shown}${totalLines !== undefined ? ` (${totalLines} line${totalLines === 1 ? '' : 's'}, ${size} bytes)` : ''}.`
+    : endsMidLine
+      ? `${call(shown, { byteOffset: endByte })} (line ${endLine} continues; pass byteOffset, not line)`
+      : call(shown, { line: endLine + 1 });
+
+  const result: FilePage = {
+    text: decodeUtf8(page),
+    startLine,
+    endLine,
+    startByte,
+    endByte,
+    totalBytes: size,
+    nextByteOffset: endByte,
+    hasMore,
+    endsMidLine,
+    continuation,
+    masked: rangesWithin(secrets, windowAt + s, windowAt + e),
+  };
+  if (totalLines !== undefined) result.totalLines = totalLines;
+  return result;
 }
 
 type ValidRequest = { kind: 'line'; line: number; maxBytes: number } | { kind: 'offset'; byteOffset: number; maxBytes: number };
@@ -274,24 +277,6 @@ function validateRequest(shown: string, options: FilePageOptions): ValidRequest 
 /** `read_file_page {"path":"…","line":N}` with the path JSON-quoted exactly. */
 function call(shown: string, args: { line?: number; byteOffset?: number }): string {
   return `${READ_FILE_PAGE_TOOL} ${JSON.stringify({ path: shown, ...args })}`;
-}
-
-function fileError(shown: string, error: NodeJS.ErrnoException): Error {
-  switch (error.code) {
-    case 'ENOENT':
-    case 'ENOTDIR':
-      return new RecallError(
-        'NOT_FOUND',
-        `${shown} does not exist. Check the path (list the folder first), then call ${READ_FILE_PAGE_TOOL} again.`,
-        { errno: error.code },
-      );
-    case 'EISDIR':
-      return new RecallError('INVALID_ARGUMENT', `${shown} is a directory; ${READ_FILE_PAGE_TOOL} reads regular files only.`, {
-        errno: error.code,
-      });
-    default:
-      return error;
-  }
 }
 
 /** Reads `[position, position + length)`, or less if the file ends sooner. */

@@ -11,17 +11,29 @@
  * pattern that names a line break (`\n`) may span lines up to the end of the window it starts in.
  * `searchFile` sends the search to the search lane; `scanFile` is what the search worker runs, in
  * slices between which a cancel gets through.
+ *
+ * The worker reads the caller's descriptor (worker threads share the process's descriptors), opened
+ * and checked as openedFile.ts does, so it searches exactly the file the policy allowed. Every
+ * window is masked before it is searched (secretShapes.ts): a pattern cannot find, show or probe a
+ * secret-shaped value, and offsets are unchanged.
  */
-import { promises as fs } from 'node:fs';
+import { fstat as fstatCallback, read as readCallback } from 'node:fs';
 import * as path from 'node:path';
+import { promisify } from 'node:util';
 import { RecallError } from '../errors';
 import { checkSearchRequest, MatchCollector, searchWindow, type CompiledSearch } from '../search';
 import { DEFAULT_SEARCH_TIMEOUT_MS, SearchLane } from '../search/lane';
-import type { SearchOutcome } from '../search/protocol';
+import type { FileSource, SearchOutcome } from '../search/protocol';
 import { checkStopped, runSliced, type StepControl } from '../search/sliced';
 import { defaultExecArgv, defaultWorkerPath } from '../store/workerScript';
+import { SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
 import type { SearchOptions } from '../types';
 import { boundaryAtOrBefore, countNewlines } from '../utf8';
+import { withRegularFile, type OpenedFile } from './openedFile';
+import { maskSecrets, SECRET_GUARD_BYTES, type SecretRange } from './secretShapes';
+
+const fstat = promisify(fstatCallback);
+const read = promisify(readCallback);
 
 /** Bytes read at a time; a window holds at most twice this (an unfinished line carried over, then a read). */
 export const FILE_WINDOW_BYTES = 4 * 1024 * 1024;
@@ -37,64 +49,85 @@ export interface FileSearchOptions extends SearchOptions {
 }
 
 /**
- * Searches a file (a path the caller's read policy allowed: see resolveReadablePath) on the search
- * lane. The matches' offsets are `read_file_page` byte offsets; `totalBytes` is the file's size.
+ * Searches a file on the search lane: one the caller opened and checked (readablePath.ts), or an
+ * absolute path, opened here as openedFile.ts does. The matches' offsets are `read_file_page` byte
+ * offsets; `totalBytes` is the file's size; `masked` counts the secret-shaped values hidden.
  */
-export async function searchFile(file: string, pattern: string, options: FileSearchOptions = {}): Promise<SearchOutcome> {
+export async function searchFile(file: string | OpenedFile, pattern: string, options: FileSearchOptions = {}): Promise<SearchOutcome> {
   const { timeoutMs = DEFAULT_SEARCH_TIMEOUT_MS, signal, workerPath, execArgv, ...searchOptions } = options;
-  checkSearchRequest(file, pattern, searchOptions);
+  const subject = typeof file === 'string' ? file : file.path;
+  checkSearchRequest(subject, pattern, searchOptions);
+  if (typeof file === 'string') {
+    return withRegularFile(file, { shown: file, tool: SEARCH_TOOL_OUTPUT_TOOL }, (opened) => searchFile(opened, pattern, options));
+  }
   const script = path.resolve(workerPath ?? defaultWorkerPath());
   const lane = SearchLane.acquire(script, execArgv ?? defaultExecArgv(script));
+  const { handle, stats } = file;
   try {
+    // The descriptor stays open until the search is settled (the caller closes it after this
+    // returns); a worker still reading past that point has its reply dropped by the lane.
     return await lane.search({
       pattern,
       options: searchOptions,
-      subject: file,
+      subject,
       timeoutMs,
       signal,
-      source: async () => ({ source: { kind: 'file', path: file } }),
+      source: async () => ({ source: { kind: 'file', fd: handle.fd, dev: stats.dev, ino: stats.ino } }),
     });
   } finally {
     lane.release();
   }
 }
 
-/** Streams `file` through a compiled search (in the search worker). */
-export async function scanFile(file: string, search: CompiledSearch, control: StepControl): Promise<SearchOutcome> {
-  const handle = await fs.open(file, 'r').catch((error: NodeJS.ErrnoException) => {
-    throw new RecallError('NOT_FOUND', `${file} cannot be opened (${error.code ?? error.message}); check the path.`);
-  });
-  try {
-    const { size } = await handle.stat();
-    const found = new MatchCollector(search.maxMatches);
-    let carry: Buffer = Buffer.alloc(0);
-    let base = 0;
-    let line = 1;
-    let lineStart = 0;
-    /** Matches before this index of the next window were reported by the one before. */
-    let acceptFrom = 0;
-    for (let position = 0; ;) {
-      const chunk = Buffer.allocUnsafe(FILE_WINDOW_BYTES);
-      const { bytesRead } = await handle.read(chunk, 0, FILE_WINDOW_BYTES, position);
-      checkStopped(control);
-      position += bytesRead;
-      const bytes = carry.length === 0 ? chunk.subarray(0, bytesRead) : Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
-      const last = bytesRead === 0;
-      const newline = last ? -1 : bytes.lastIndexOf(0x0a);
-      // Where the next window starts: after the last line break, or (a line longer than the window)
-      // OVERLAP_BYTES back, at a character boundary, so a match there is seen whole from its start.
-      const cut = last ? bytes.length : newline >= 0 ? newline + 1 : boundaryAtOrBefore(bytes, bytes.length - OVERLAP_BYTES);
-      const window = { bytes, base, acceptFrom, acceptBefore: last ? bytes.length + 1 : cut, line, lineStart };
-      await runSliced(searchWindow(search, window, found), control);
-      if (last || found.full) return { matches: found.matches, truncated: found.truncated, totalBytes: size };
-      const next = newline >= 0 ? cut : boundaryAtOrBefore(bytes, Math.max(0, cut - 4));
-      line += countNewlines(bytes, 0, next);
-      if (newline >= 0) lineStart = base + cut;
-      acceptFrom = cut - next;
-      carry = bytes.subarray(next);
-      base += next;
-    }
-  } finally {
-    await handle.close();
+/** Streams the caller's open file through a compiled search (in the search worker), masking secrets first. */
+export async function scanFile(file: FileSource, search: CompiledSearch, control: StepControl): Promise<SearchOutcome> {
+  const { size, dev, ino } = await fstat(file.fd).catch(() => ({ size: 0, dev: -1, ino: -1 }));
+  // The caller closes the descriptor only once the search is settled; a number that now names
+  // another file means this search was cancelled: nothing of it is read.
+  if (dev !== file.dev || ino !== file.ino) throw new RecallError('CANCELLED', 'The search was cancelled before it started.');
+  const found = new MatchCollector(search.maxMatches);
+  let carry: Buffer = Buffer.alloc(0);
+  let base = 0;
+  let line = 1;
+  let lineStart = 0;
+  /** Matches before this index of the next window were reported by the one before. */
+  let acceptFrom = 0;
+  /** Whether the next window starts inside a private-key block, and the values masked so far. */
+  let inside = false;
+  let masked = 0;
+  for (let position = 0; ;) {
+    const chunk = Buffer.allocUnsafe(FILE_WINDOW_BYTES);
+    const { bytesRead } = await read(file.fd, chunk, 0, FILE_WINDOW_BYTES, position);
+    checkStopped(control);
+    position += bytesRead;
+    const bytes = carry.length === 0 ? chunk.subarray(0, bytesRead) : Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
+    const last = bytesRead === 0;
+    // Masked whole, but searched only up to SECRET_GUARD_BYTES before the end of what was read (the
+    // rest is carried over): a value cut off by the end of a read is never matched or shown.
+    const secrets = maskSecrets(bytes, inside);
+    const seen = last ? bytes : bytes.subarray(0, Math.max(0, bytes.length - SECRET_GUARD_BYTES));
+    const newline = last ? -1 : seen.lastIndexOf(0x0a);
+    // Where the next window starts: after the last line break, or (a line longer than the window)
+    // OVERLAP_BYTES back, at a character boundary, so a match there is seen whole from its start.
+    const cut = last ? seen.length : newline >= 0 ? newline + 1 : boundaryAtOrBefore(seen, seen.length - OVERLAP_BYTES);
+    const window = { bytes: seen, base, acceptFrom, acceptBefore: last ? seen.length + 1 : cut, line, lineStart };
+    await runSliced(searchWindow(search, window, found), control);
+    const next = last ? seen.length : newline >= 0 ? cut : boundaryAtOrBefore(seen, Math.max(0, cut - 4));
+    masked += newlyMasked(secrets, last ? Infinity : next);
+    if (last || found.full) return { matches: found.matches, truncated: found.truncated, totalBytes: size, masked };
+    inside = secrets.some((secret) => secret.block && secret.from < next && next < secret.end);
+    line += countNewlines(seen, 0, next);
+    if (newline >= 0) lineStart = base + cut;
+    acceptFrom = cut - next;
+    carry = bytes.subarray(next);
+    base += next;
   }
 }
+
+/**
+ * The values masked in a window for the first time: every token (it stays masked in what is
+ * carried over, so it is not found again), and a private-key block from its BEGIN line before
+ * `next` (a BEGIN line carried over is found, and counted, again in the next window).
+ */
+const newlyMasked = (secrets: readonly SecretRange[], next: number): number =>
+  secrets.filter((secret) => !secret.block || (secret.from >= 0 && secret.from < next)).length;

@@ -1,7 +1,9 @@
-/** Workspace files for the model: the `read_file_page` pager, its read policy and the sensitive-path guard. */
+/** Workspace files for the model: the `read_file_page` pager, its read policy, the sensitive-path guard and the secret masker. */
 export { readFilePage, MAX_FILE_PAGE_BYTES, SCAN_CHUNK_BYTES, CHEAP_COUNT_BYTES, type FilePage, type FilePageOptions } from './filePager';
 export { READ_FILE_PAGE_TOOL } from '../toolNames';
-export { resolveReadablePath, type ReadPolicy } from './readablePath';
+export { openReadableFile, type ReadPolicy } from './readablePath';
+export { openRegularFile, READ_FLAGS, type OpenedFile } from './openedFile';
+export { maskSecrets, type SecretRange } from './secretShapes';
 export { searchFile, FILE_WINDOW_BYTES, OVERLAP_BYTES, type FileSearchOptions } from './fileSearch';
 export { isChatSpillFile, SPILL_FILE_NAME } from './spillFiles';
 export type { SearchOutcome } from '../search/protocol';
@@ -9,6 +11,7 @@ export { clearLineIndexCache, lineIndexStats, LINE_INDEX_STRIDE } from './lineIn
 export {
   isSensitivePath,
   isSensitiveFile,
+  sensitiveVerdict,
   matchesPathPattern,
   findCredentialKey,
   pathSegments,

@@ -17,7 +17,8 @@
  *     take it back. (Unlike .gitignore, an exception may re-include a file under a matched directory.)
  *   - '\' is a path separator (Windows paths); matching ignores case on win32 and darwin.
  */
-import { promises as fs } from 'node:fs';
+import type { promises as fs } from 'node:fs';
+import { withRegularFile } from './openedFile';
 
 /**
  * Decisions:
@@ -29,14 +30,27 @@ import { promises as fs } from 'node:fs';
  *     often tokens. Look-alikes that are source code (`environment.ts`, `env.ts`, `dotenv.js`) are not.
  *   - `.ssh/` blocks the whole directory (known_hosts and public keys included: they map hosts and
  *     identities, and a blanket rule cannot miss a key with an unusual name). A public key outside
- *     `.ssh` (`keys/id_rsa.pub`) is not sensitive; the private key names are matched exactly.
+ *     `.ssh` (`keys/id_rsa.pub`) is not sensitive.
  *   - Beyond the brief's list: `id_ecdsa_sk`/`id_ed25519_sk` (security-key SSH keys), `.pgpass`,
  *     `.docker/config.json` (registry auths) and gcloud's Windows config folder.
  *   - `.npmrc`, `.yarnrc`, `.yarnrc.yml` and `.pypirc` are not path patterns: they are sensitive
- *     only when their content holds a credential (see `isSensitiveFile`).
+ *     only when their content holds a credential (see `isSensitiveFile`); so are their copies
+ *     (`.npmrc.bak`, `.npmrc~`).
+ *   - Issue 21 (each decision with its reason in the README, "Files the tools read"):
+ *     `*.env` (prod.env: a dotenv file by another name); the private key names with anything after
+ *     them (`id_ed25519.bak`, `id_ed25519 (copy)`, `id_rsa2`), except public keys (`*.pub`) and
+ *     notes about keys (`*.md`); `.ssh*` folders (`.ssh.bak/`); `.config/gh/hosts.yml` (the GitHub
+ *     CLI's tokens); `*service-account*.json` and `*service_account*.json` (Google service account
+ *     keys); `*.tfstate` and `*.tfstate.backup` (Terraform state holds every resource attribute in
+ *     clear, generated passwords included, in no recognisable shape). Not by name: `.git/config`
+ *     (its remotes and branches are worth reading; a token in a remote URL or an extra header is
+ *     masked: secretShapes.ts).
+ *   - A broader pattern comes before the exact one it widens, so the exact one still names the
+ *     match (`id_rsa` reports `id_rsa`, `id_rsa.bak` reports `id_rsa*`).
  */
 export const DEFAULT_SENSITIVE_PATTERNS: readonly string[] = Object.freeze([
   // dotenv
+  '*.env',
   '.env',
   '.env.*',
   '!.env*.example',
@@ -44,7 +58,13 @@ export const DEFAULT_SENSITIVE_PATTERNS: readonly string[] = Object.freeze([
   '!.env*.template',
   '!.env*.dist',
   '.envrc',
-  // private keys
+  // private keys, with their copies and backups
+  'id_rsa*',
+  'id_dsa*',
+  'id_ecdsa*',
+  'id_ed25519*',
+  '!id_*.pub',
+  '!id_*.md',
   'id_rsa',
   'id_dsa',
   'id_ecdsa',
@@ -55,6 +75,7 @@ export const DEFAULT_SENSITIVE_PATTERNS: readonly string[] = Object.freeze([
   '*.key',
   '*.p12',
   '*.pfx',
+  '.ssh*/',
   '.ssh/',
   // cloud credentials
   '.aws/credentials',
@@ -63,8 +84,13 @@ export const DEFAULT_SENSITIVE_PATTERNS: readonly string[] = Object.freeze([
   '.config/gcloud/',
   'AppData/Roaming/gcloud/',
   'application_default_credentials.json',
+  '*service-account*.json',
+  '*service_account*.json',
   '.kube/config',
   '.docker/config.json',
+  '.config/gh/hosts.yml',
+  '*.tfstate',
+  '*.tfstate.backup',
   // login files
   '.netrc',
   '_netrc',
@@ -256,10 +282,46 @@ function basenameOf(absPath: string): string {
   return segments.length > 0 ? segments[segments.length - 1] : '';
 }
 
+/** The credential config file a file named `name` is, or is a copy of (`.npmrc.bak`, `.npmrc~`); longest first, so `.yarnrc.yml` is not `.yarnrc`. */
+function credentialConfigName(name: string, caseInsensitive: boolean): string | undefined {
+  const fold = (text: string): string => (caseInsensitive ? text.toLowerCase() : text);
+  return [...CREDENTIAL_CONFIG_FILES].sort((a, b) => b.length - a.length).find((candidate) => fold(name).startsWith(fold(candidate)));
+}
+
 /**
- * `isSensitivePath`, plus a look inside `.npmrc`, `.yarnrc`, `.yarnrc.yml` and `.pypirc` for a
- * credential (`_authToken`, `_auth`, `_password`, `password`, `npmAuthToken`, `npmAuthIdent`).
- * A file that cannot be read is judged by its name alone (reading it will fail anyway).
+ * The verdict on an open file known by `names` (the path as given, the real path): the name
+ * patterns for each, then, for a credential config file (or a copy of one) by either name, a look
+ * inside through `handle` for a credential (`_authToken`, `_auth`, `_password`, `password`,
+ * `npmAuthToken`, `npmAuthIdent`).
+ */
+export async function sensitiveVerdict(
+  names: readonly string[],
+  handle: fs.FileHandle,
+  patterns: readonly string[] = DEFAULT_SENSITIVE_PATTERNS,
+  options: SensitiveFileOptions = {},
+): Promise<SensitivityResult> {
+  for (const name of new Set(names)) {
+    const byName = isSensitivePath(name, patterns, options);
+    if (byName.sensitive) return byName;
+  }
+  if (options.contentChecks === false) return { sensitive: false };
+  const caseInsensitive = options.caseInsensitive ?? defaultCaseInsensitive();
+  const config = names
+    .map((name) => ({ name: basenameOf(name), configName: credentialConfigName(basenameOf(name), caseInsensitive) }))
+    .find((each) => each.configName !== undefined);
+  if (!config?.configName) return { sensitive: false };
+  const buffer = Buffer.alloc(CONTENT_CHECK_BYTES);
+  const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+  const key = findCredentialKey(buffer.toString('utf8', 0, bytesRead));
+  return key === undefined
+    ? { sensitive: false }
+    : { sensitive: true, pattern: config.configName, reason: `${config.name} contains a credential (${key})` };
+}
+
+/**
+ * `sensitiveVerdict` for a path: opened as the tools open files (openedFile.ts: never a FIFO, a
+ * device, or a link swapped in). A file that cannot be opened is judged by its name alone (reading
+ * it will fail anyway).
  */
 export async function isSensitiveFile(
   absPath: string,
@@ -268,27 +330,8 @@ export async function isSensitiveFile(
 ): Promise<SensitivityResult> {
   const byName = isSensitivePath(absPath, patterns, options);
   if (byName.sensitive || options.contentChecks === false) return byName;
-  const caseInsensitive = options.caseInsensitive ?? defaultCaseInsensitive();
-  const name = basenameOf(absPath);
-  const configName = CREDENTIAL_CONFIG_FILES.find((candidate) =>
-    caseInsensitive ? candidate.toLowerCase() === name.toLowerCase() : candidate === name,
-  );
-  if (!configName) return byName;
-  let content: string;
-  try {
-    // stat before open: opening a FIFO would block.
-    if (!(await fs.stat(absPath)).isFile()) return byName;
-    const handle = await fs.open(absPath, 'r');
-    try {
-      const buffer = Buffer.alloc(CONTENT_CHECK_BYTES);
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-      content = buffer.toString('utf8', 0, bytesRead);
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    return byName;
-  }
-  const key = findCredentialKey(content);
-  return key === undefined ? byName : { sensitive: true, pattern: configName, reason: `${configName} contains a credential (${key})` };
+  if (!credentialConfigName(basenameOf(absPath), options.caseInsensitive ?? defaultCaseInsensitive())) return byName;
+  return withRegularFile(absPath, { shown: absPath, tool: 'the sensitive-file check' }, ({ handle }) =>
+    sensitiveVerdict([absPath], handle, patterns, options),
+  ).catch(() => byName);
 }

@@ -1,12 +1,20 @@
 /**
  * The messages between `lane.ts` (the caller's thread) and `service.ts` (the search worker). A
  * search carries its text: a retained copy's bytes (in transferred parts, fetched from the store
- * worker) or a file path the worker streams itself. Every search gets exactly one reply with its
+ * worker) or an open file the worker streams itself. Every search gets exactly one reply with its
  * `id` (the worker's shape: `WorkerReply`); a `cancel` gets none.
  */
 import type { SearchMatch, SearchOptions } from '../types';
 
-export type SearchSource = { kind: 'bytes'; parts: Uint8Array[] } | { kind: 'file'; path: string };
+/** A file the caller opened and checked (files/openedFile.ts): the worker reads this descriptor, if it is still that file. */
+export interface FileSource {
+  kind: 'file';
+  fd: number;
+  dev: number;
+  ino: number;
+}
+
+export type SearchSource = { kind: 'bytes'; parts: Uint8Array[] } | FileSource;
 
 export interface SearchRequest {
   id: number;
@@ -32,4 +40,6 @@ export interface SearchOutcome {
   truncated: boolean;
   /** Bytes searched: the copy's or the file's size. */
   totalBytes: number;
+  /** A file's secret-shaped values masked before the search (files/secretShapes.ts). */
+  masked?: number;
 }

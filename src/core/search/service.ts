@@ -40,7 +40,7 @@ export function serveSearches(port: Port): void {
       timeoutMs: request.timeoutMs,
     };
     const { source } = request;
-    if (source.kind === 'file') return scanFile(source.path, search, control);
+    if (source.kind === 'file') return scanFile(source, search, control);
     const bytes = source.parts.length === 1 ? toBuffer(source.parts[0]) : Buffer.concat(source.parts);
     const found = new MatchCollector(search.maxMatches);
     await runSliced(searchWindow(search, wholeWindow(bytes), found), control);

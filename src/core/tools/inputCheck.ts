@@ -59,8 +59,22 @@ export function schemaProblem(schema: JsonSchema, value: unknown): string | unde
   }
 }
 
+/**
+ * How deep tool inputs may nest (objects and arrays inside each other). The manifest's inputs are one
+ * object of plain values; the bound is far above that and far below what would overflow the call
+ * stack of the recursive checks and the JSON.stringify that follow.
+ */
+export const MAX_INPUT_DEPTH = 64;
+
 /** Throws RecallError INVALID_ARGUMENT when `input` does not fit a tool's input schema. */
 export function checkToolInput(schema: JsonSchema, input: unknown): void {
+  // First, and without recursion: an input nested 5,000 deep would overflow the checks below.
+  if (nestingDepth(input, MAX_INPUT_DEPTH) > MAX_INPUT_DEPTH) {
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `the input nests objects or arrays more than ${MAX_INPUT_DEPTH} levels deep; tool inputs are flat objects of strings, numbers and booleans. Pass the values themselves.`,
+    );
+  }
   const problem = schemaProblem(schema, input);
   if (problem) throw new RecallError('INVALID_ARGUMENT', `the input ${problem}`);
 }
@@ -99,4 +113,18 @@ function describe(value: unknown): string {
   if (value === undefined) return 'nothing';
   const json = JSON.stringify(value);
   return json.length > 80 ? `${json.slice(0, 77)}…` : json;
+}
+
+/** How deep `value` nests, counted iteratively, stopping once it is past `limit` (then limit + 1). */
+export function nestingDepth(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > limit) return limit + 1;
+    deepest = Math.max(deepest, depth);
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return deepest;
 }

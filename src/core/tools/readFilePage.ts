@@ -1,5 +1,6 @@
 import { readFilePage, type FilePage } from '../files/filePager';
-import { resolveReadablePath, type ReadPolicy } from '../files/readablePath';
+import { openReadableFile, type ReadPolicy } from '../files/readablePath';
+import { maskedNote } from '../files/secretShapes';
 
 export interface ReadFilePageInput {
   path: string;
@@ -10,12 +11,17 @@ export interface ReadFilePageInput {
 
 /**
  * `read_file_page`'s result text: once the read policy allows the path, a JSON header (line and
- * byte range, totals, the next offset), the range in words with the exact next call, then the page.
+ * byte range, totals, the next offset), the range in words with the exact next call, a line saying
+ * how many secret-shaped values were masked (if any), then the page.
  */
 export async function readFilePageText(input: ReadFilePageInput, policy: ReadPolicy): Promise<string> {
   const { line, byteOffset, maxBytes } = input;
-  const file = await resolveReadablePath(input.path, policy);
-  return render(await readFilePage(file, { line, byteOffset, maxBytes, displayPath: input.path }));
+  const file = await openReadableFile(input.path, policy);
+  try {
+    return render(await readFilePage(file, { line, byteOffset, maxBytes, displayPath: input.path }));
+  } finally {
+    await file.handle.close();
+  }
 }
 
 function render(page: FilePage): string {
@@ -30,6 +36,8 @@ function render(page: FilePage): string {
     hasMore: page.hasMore,
     endsMidLine: page.endsMidLine,
     nextByteOffset: page.nextByteOffset,
+    masked: page.masked || undefined,
   };
-  return `${JSON.stringify(header)}\n${lines}, bytes [${page.startByte}, ${page.endByte}) of ${page.totalBytes}. Next: ${page.continuation}\n---\n${page.text}`;
+  const masked = page.masked > 0 ? `${maskedNote(page.masked, 'in this page')}\n` : '';
+  return `${JSON.stringify(header)}\n${lines}, bytes [${page.startByte}, ${page.endByte}) of ${page.totalBytes}. Next: ${page.continuation}\n${masked}---\n${page.text}`;
 }

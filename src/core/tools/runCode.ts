@@ -4,6 +4,7 @@ import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../codeMode/sandbo
 import { RecallError } from '../errors';
 import { RUN_CODE_TOOL } from '../toolNames';
 import type { RecallStore } from '../types';
+import { PROGRAM_GATE, queuedLine } from '../capture/workGate';
 import { annotateOf, recordPreview, type PreviewErrorFn } from './recordPreview';
 
 export interface RunCodeInput {
@@ -16,9 +17,13 @@ export interface RunCodeContext {
   callTool: RunCodeDeps['callTool'];
   store: RecallStore | undefined;
   previewBytes: number;
+  /** Most programs running at once in this process (the setting commands.maxConcurrent; 0: sized to the machine). */
+  maxConcurrent?: number;
   signal?: AbortSignal;
   /** Told when the text the model gets could not be recorded as a copy's preview (the call still succeeds). */
   onPreviewNotRecorded?: PreviewErrorFn;
+  /** Told why, when the program has to wait for a slot before it starts (for the log). */
+  onQueued?: (reason: string) => void;
 }
 
 /** Header, recovery section and console output take about this much of a token budget. */
@@ -58,11 +63,21 @@ export function validateRunCodeInput(input: RunCodeInput): void {
  * value's and its nested results'. A nested run_command's own copy was annotated by that call.
  */
 export async function runCodeTool(input: RunCodeInput, context: RunCodeContext): Promise<{ text: string; result: CodeRunResult }> {
-  const result = await runCode(
-    { code: input.code, timeoutMs: (input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000, signal: context.signal },
-    { callTool: context.callTool, store: context.store, previewBytes: context.previewBytes },
-  );
-  const text = renderCodeRun(result, context.previewBytes);
+  if (context.maxConcurrent !== undefined) PROGRAM_GATE.configure({ maxConcurrent: context.maxConcurrent });
+  // A sandbox is a Node process: they wait for a slot as commands do (an abort while waiting
+  // reaches runCode already aborted, which then starts nothing and says it was cancelled).
+  const admission = await PROGRAM_GATE.enter(0, context.signal, context.onQueued);
+  let result: CodeRunResult;
+  try {
+    result = await runCode(
+      { code: input.code, timeoutMs: (input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000, signal: context.signal },
+      { callTool: context.callTool, store: context.store, previewBytes: context.previewBytes },
+    );
+  } finally {
+    admission.release();
+  }
+  const rendered = renderCodeRun(result, context.previewBytes);
+  const text = admission.waitedFor ? `${queuedLine({ waitedMs: admission.waitedMs, reason: admission.waitedFor })}\n${rendered}` : rendered;
   const retained = result.nested.filter((record) => record.status === 'retained').map((record) => record.outputId);
   await recordPreview(annotateOf(context.store), [result.valueOutputId, ...retained], text, context.onPreviewNotRecorded);
   return { text, result };

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { runCommand, type CommandResult } from '../capture/runCommand';
-import { RecallError } from '../errors';
+import { queuedLine } from '../capture/workGate';
+import { RecallError, clipEcho } from '../errors';
 import { READ_TOOL_OUTPUT_TOOL, RUN_COMMAND_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
 import type { RecallStore } from '../types';
 import { annotateOf, recordPreview, type PreviewErrorFn } from './recordPreview';
@@ -19,9 +20,13 @@ export interface RunCommandContext {
   defaultTimeoutSeconds: number;
   previewBytes: number;
   streamBytes: number;
+  /** Most commands running at once in this process (the setting commands.maxConcurrent; 0: sized to the machine). */
+  maxConcurrent?: number;
   signal?: AbortSignal;
   /** Told when the text the model gets could not be recorded as the copy's preview (the call still succeeds). */
   onPreviewNotRecorded?: PreviewErrorFn;
+  /** Told why, when the command has to wait for a slot before it starts (for the log). */
+  onQueued?: (reason: string) => void;
 }
 
 /** Header and guidance around the preview take about this much of a token budget. */
@@ -56,9 +61,10 @@ export async function runCommandTool(input: RunCommandInput, context: RunCommand
       cwd: resolveCwd(context.baseDir, input.cwd),
       timeoutMs: (timeoutSeconds ?? context.defaultTimeoutSeconds) * 1000,
       signal: context.signal,
+      onQueued: context.onQueued,
     },
     context.store,
-    { previewBytes: context.previewBytes, streamBytes: context.streamBytes },
+    { previewBytes: context.previewBytes, streamBytes: context.streamBytes, maxConcurrent: context.maxConcurrent },
   );
   const text = renderCommandResult(result);
   await recordPreview(annotateOf(context.store), [result.outputId], text, context.onPreviewNotRecorded);
@@ -67,7 +73,7 @@ export async function runCommandTool(input: RunCommandInput, context: RunCommand
 
 /** One log line about a finished command. */
 export function describeCommandRun(result: CommandResult): string {
-  return `${RUN_COMMAND_TOOL} ${JSON.stringify(result.command)}: exit ${result.exitCode ?? result.signal}, ${result.merged.totalBytes} bytes, ${result.outputId ?? result.recovery}`;
+  return `${RUN_COMMAND_TOOL} ${JSON.stringify(clipEcho(result.command))}: exit ${result.exitCode ?? result.signal}, ${result.merged.totalBytes} bytes, ${result.outputId ?? result.recovery}`;
 }
 
 function renderCommandResult(result: CommandResult): string {
@@ -82,6 +88,7 @@ function renderCommandResult(result: CommandResult): string {
     `${name}: ${s.totalBytes} bytes${s.complete ? '' : `, ${s.capturedBytes} kept, ${s.droppedBytes} dropped (complete: false)`}`;
   const lines = [
     `$ ${result.command}`,
+    ...(result.queued ? [queuedLine(result.queued)] : []),
     `${status}; ${(result.durationMs / 1000).toFixed(1)} s; cwd ${result.cwd}`,
     `${stream('stdout', result.stdout)}; ${stream('stderr', result.stderr)}`,
   ];

@@ -1,5 +1,6 @@
 import { searchFile } from '../files/fileSearch';
-import { resolveReadablePath, type ReadPolicy } from '../files/readablePath';
+import { openReadableFile, type ReadPolicy } from '../files/readablePath';
+import { maskedNote } from '../files/secretShapes';
 import { RecallError } from '../errors';
 import { READ_FILE_PAGE_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
 
@@ -21,10 +22,17 @@ export async function searchFileText(input: SearchFileInput, policy: ReadPolicy 
   if (!policy) {
     throw new RecallError('REFUSED', `${SEARCH_TOOL_OUTPUT_TOOL} searches no files here; search a retained output by its outputId.`);
   }
-  const file = await resolveReadablePath(input.path, policy, SEARCH_TOOL_OUTPUT_TOOL);
+  const file = await openReadableFile(input.path, policy, SEARCH_TOOL_OUTPUT_TOOL);
   const { pattern, regex, caseSensitive, maxMatches } = input;
-  const found = await searchFile(file, pattern, { regex, caseSensitive, maxMatches, signal });
-  const summary = { path: input.path, matches: found.matches.length, truncated: found.truncated, totalBytes: found.totalBytes };
+  const found = await searchFile(file, pattern, { regex, caseSensitive, maxMatches, signal }).finally(() => file.handle.close());
+  const masked = found.masked ?? 0;
+  const summary = {
+    path: input.path,
+    matches: found.matches.length,
+    truncated: found.truncated,
+    totalBytes: found.totalBytes,
+    masked: masked || undefined,
+  };
   const lines = found.matches.map((match) => JSON.stringify(match));
   const first = found.matches[0];
   const at = (byteOffset: number): string => `${READ_FILE_PAGE_TOOL} ${JSON.stringify({ path: input.path, byteOffset })}`;
@@ -34,5 +42,6 @@ export async function searchFileText(input: SearchFileInput, policy: ReadPolicy 
   const advice = first
     ? `Read around a match with ${at(first.lineOffset)} (a match's offset and lineOffset are byteOffsets for ${READ_FILE_PAGE_TOOL}; its line is a line number).${clipped}${found.truncated ? ' More matches exist: refine the pattern or raise maxMatches (up to 1000).' : ''}`
     : `No match in the whole file (${found.totalBytes} bytes).`;
-  return [JSON.stringify(summary), ...lines, advice].join('\n');
+  const note = masked > 0 ? [maskedNote(masked, 'in the text searched (the search ran over the masked text)')] : [];
+  return [JSON.stringify(summary), ...lines, advice, ...note].join('\n');
 }

@@ -63,7 +63,7 @@ export class RunCodeTool implements vscode.LanguageModelTool<RunCodeInput> {
       validate: () => validateRunCodeInput(options.input),
       headerBytes: RUN_CODE_HEADER_BYTES,
       progressTitle: `$(code) ${RUN_CODE_TOOL}`,
-      run: async ({ store, signal, previewBytes }) => {
+      run: async ({ store, settings, signal, previewBytes }) => {
         const callTool = async (name: string, input: object, ended: AbortSignal): Promise<string> => {
           // The nested tool stops when the model's request is cancelled or when this program ends.
           const source = new vscode.CancellationTokenSource();
@@ -82,8 +82,10 @@ export class RunCodeTool implements vscode.LanguageModelTool<RunCodeInput> {
           callTool,
           store,
           previewBytes,
+          maxConcurrent: settings.commandsMaxConcurrent,
           signal,
           onPreviewNotRecorded: (message) => this.deps.log.warn(`${RUN_CODE_TOOL}: ${message}`),
+          onQueued: (reason) => this.deps.log.info(`${RUN_CODE_TOOL} queued: ${reason}`),
         });
         this.deps.log.info(describeCodeRun(result));
         if (retainedByCodeRun(result) > 0) this.deps.onRetained();

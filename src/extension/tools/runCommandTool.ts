@@ -50,8 +50,10 @@ export class RunCommandTool implements vscode.LanguageModelTool<RunCommandInput>
           defaultTimeoutSeconds: settings.defaultTimeoutSeconds,
           previewBytes,
           streamBytes: settings.streamBytes,
+          maxConcurrent: settings.commandsMaxConcurrent,
           signal,
           onPreviewNotRecorded: (message) => this.deps.log.warn(`${RUN_COMMAND_TOOL}: ${message}`),
+          onQueued: (reason) => this.deps.log.info(`${RUN_COMMAND_TOOL} queued: ${reason}`),
         });
         this.deps.log.info(describeCommandRun(result));
         if (result.outputId) this.deps.onRetained();

@@ -1,0 +1,203 @@
+/**
+ * Secret-shaped values in the text of a file the name rules let through (sensitivePaths.ts): a
+ * private-key block, a GitHub, npm, Slack, Stripe, Google or AI-provider token, an AWS key, an npm
+ * config credential, an `Authorization:` header's credential, a password in a URL, a JWT's signature.
+ * `read_file_page` and `search_tool_output` mask them before the model sees a byte: every ASCII
+ * printable byte of the value becomes '*', so lengths, line breaks and UTF-8 boundaries stay exactly
+ * where they were (ASCII replaced by ASCII never moves a character boundary) and every byte offset
+ * stays valid. A search runs over the masked text, so a pattern cannot probe a secret byte by byte.
+ *
+ * Masked rather than refused: a log or a fixture that holds one token is still worth reading, and
+ * the text around it is what the model came for. The literal prefix that names a token's kind
+ * (`ghp_`, `AKIA`, `xoxb-` …) stays visible, so the model can tell the user what was there.
+ */
+
+/** A masked range of the bytes, [start, end). */
+export interface SecretRange {
+  start: number;
+  end: number;
+  /** A private-key block (its body; the BEGIN and END lines stay visible). */
+  block: boolean;
+  /** Where the value begins, header included; -1 for a block that began before these bytes. */
+  from: number;
+}
+
+/**
+ * How far beyond a page `read_file_page` reads to find the secrets that reach into it: a token is
+ * at most a few KiB, and a private-key block whose BEGIN line lies this far before the page, or its
+ * END line this far after it, is masked even when the page holds neither line.
+ */
+export const SECRET_CONTEXT_BYTES = 32 * 1024;
+/** Longer than any token shape below (a JWT: at most 10,020 bytes), so a value cut by the end of a read is never shown unmasked. */
+export const SECRET_GUARD_BYTES = 16 * 1024;
+
+interface Shape {
+  /** A literal part every match holds, found first (one pass over the text for all shapes). */
+  anchor: string;
+  /** How far before its anchor a match may start. */
+  before: number;
+  /** Sticky; its one capture group is the masked part, at the end of the match. */
+  pattern: RegExp;
+}
+
+const shape = (anchor: string, before: number, source: string): Shape => ({ anchor, before, pattern: new RegExp(source, 'y') });
+
+/**
+ * A token's start is not preceded by a letter or digit (the same characters inside a longer word are
+ * not a token); key names are matched as the tools that write them spell them.
+ */
+const SHAPES: readonly Shape[] = [
+  // GitHub: classic personal, OAuth, user-to-server, server-to-server and refresh tokens; fine-grained PATs.
+  shape('gh[pousr]_', 0, String.raw`(?<![A-Za-z0-9_])gh[pousr]_([A-Za-z0-9]{36,251})`),
+  shape('github_pat_', 0, String.raw`(?<![A-Za-z0-9_])github_pat_([A-Za-z0-9_]{22,251})`),
+  // AWS access key IDs (long-term and temporary), and secret access keys by their key names.
+  shape('A[KS]IA', 0, String.raw`(?<![A-Za-z0-9])A[KS]IA([A-Z0-9]{16})(?![A-Za-z0-9])`),
+  shape(
+    'aws_secret_access_key|AWS_SECRET_ACCESS_KEY|[Ss]ecretAccessKey',
+    0,
+    String.raw`(?:aws_secret_access_key|AWS_SECRET_ACCESS_KEY|[Ss]ecretAccessKey)["']?[ \t]*[:=][ \t]*["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])`,
+  ),
+  // npm, yarn and pip config credentials (an environment reference such as ${NPM_TOKEN} is not one).
+  shape(
+    '_auth|_password|npmAuth',
+    0,
+    String.raw`(?<![A-Za-z0-9_])(?:_authToken|_auth|_password|npmAuthToken|npmAuthIdent)["']?[ \t]*[:=][ \t]*["']?([A-Za-z0-9._~+/=:-]{6,1000})`,
+  ),
+  shape('npm_', 0, String.raw`(?<![A-Za-z0-9_])npm_([A-Za-z0-9]{36})(?![A-Za-z0-9])`),
+  // Slack bot, user, app, workspace-refresh and legacy tokens.
+  shape('xox[abposr]-', 0, String.raw`(?<![A-Za-z0-9])xox[abposr]-([A-Za-z0-9-]{10,250})`),
+  // An HTTP Authorization credential (git's http.extraheader, curl -v, request logs).
+  shape(
+    '[Aa]uthorization|AUTHORIZATION',
+    0,
+    String.raw`(?:[Aa]uthorization|AUTHORIZATION)["']?[ \t]*[:=][ \t]*["']?(?:[Bb]asic|[Bb]earer|[Tt]oken|BASIC|BEARER|TOKEN)[ \t]+([A-Za-z0-9._~+/=-]{8,2000})`,
+  ),
+  // Google API keys, Stripe live keys, OpenAI and Anthropic keys.
+  shape('AIza', 0, String.raw`(?<![A-Za-z0-9_-])AIza([0-9A-Za-z_-]{35})`),
+  shape('[sr]k_live_', 0, String.raw`(?<![A-Za-z0-9])[sr]k_live_([0-9A-Za-z]{16,250})`),
+  shape('sk-(?:proj|ant|svcacct|admin)-', 0, String.raw`(?<![A-Za-z0-9])sk-(?:proj|ant|svcacct|admin)-([A-Za-z0-9_-]{20,500})`),
+  // A JWT: its signature (header and claims stay readable; without the signature it grants nothing).
+  shape(
+    'eyJ[A-Za-z0-9_-]{8}',
+    0,
+    String.raw`(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,1000}\.eyJ[A-Za-z0-9_-]{8,8000}\.([A-Za-z0-9_-]{8,1000})`,
+  ),
+  // PEM, OpenSSH and PGP private-key armour lines (the whole line is the match; `maskSecrets` pairs them).
+  shape('PRIVATE KEY', 64, String.raw`-----(BEGIN|END) (?:[A-Z0-9]+ ){0,6}PRIVATE KEY(?: BLOCK)?-----`),
+];
+const ARMOUR = SHAPES[SHAPES.length - 1];
+/** The longest match of any shape (a JWT), and how far before its anchor a match and its lookbehind may reach. */
+const LONGEST_MATCH = 10_100;
+const LOOK_BEHIND = 65;
+const TEXT_SLICE_BYTES = 64 * 1024;
+/** Every shape's anchor, each in its own group: one pass of V8's engine over literals finds them all. */
+const ANCHORS = new RegExp(SHAPES.map((each) => `(${each.anchor})`).join('|'), 'g');
+
+/** The characters of a URL's user and password (RFC 3986 unreserved, sub-delims and %; no `$`, so `${VAR}` is none). */
+const USERINFO = new Uint8Array(128);
+for (const char of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~%!&'()*+,;=-") USERINFO[char.charCodeAt(0)] = 1;
+const isUserinfo = (byte: number | undefined): boolean => byte !== undefined && byte < 128 && USERINFO[byte] === 1;
+
+/**
+ * The password of a URL's user info, https://user:PASSWORD@host (.git/config, .git-credentials,
+ * DSNs): from each '@', back over the password to a ':', over the user to "://".
+ */
+function* urlPasswords(bytes: Buffer): Generator<SecretRange> {
+  for (let at = bytes.indexOf(0x40); at >= 0; at = bytes.indexOf(0x40, at + 1)) {
+    let colon = at - 1;
+    while (colon >= 0 && at - colon <= 1000 && isUserinfo(bytes[colon])) colon--;
+    if (colon === at - 1 || bytes[colon] !== 0x3a) continue;
+    let scheme = colon - 1;
+    while (scheme >= 0 && colon - scheme <= 256 && isUserinfo(bytes[scheme])) scheme--;
+    // All '*': masked already (a window's carried-over end is masked again with the next one).
+    const masked = bytes.subarray(colon + 1, at).every((byte) => byte === 0x2a);
+    if (!masked && bytes[scheme] === 0x2f && bytes[scheme - 1] === 0x2f && bytes[scheme - 2] === 0x3a) {
+      yield { start: colon + 1, end: at, block: false, from: scheme - 2 };
+    }
+  }
+}
+
+/** Where `found` matches at its anchor `at` (trying each start up to `before` back), or undefined. */
+function matchAt(text: string, found: Shape, at: number): RegExpExecArray | undefined {
+  for (let start = Math.max(0, at - found.before); start <= at; start++) {
+    found.pattern.lastIndex = start;
+    const match = found.pattern.exec(text);
+    if (match) return match;
+  }
+  return undefined;
+}
+
+/**
+ * Masks the secret-shaped values in `bytes` in place and returns their ranges, in order, overlapping
+ * ones merged. `inside`: whether `bytes[0]` lies in a private-key block whose BEGIN line came earlier
+ * (true), does not (false), or is not known ('unknown': an END line with no BEGIN before it then
+ * masks everything before it).
+ */
+export function maskSecrets(bytes: Buffer, inside: boolean | 'unknown' = false): SecretRange[] {
+  const ranges: SecretRange[] = [...urlPasswords(bytes)];
+  const armour: { index: number; length: number; begin: boolean }[] = [];
+  // The text is decoded a slice at a time: a string this small is made on V8's heap, a large one
+  // in fresh memory the kernel must map page by page (sixteen times the cost here). Each slice's
+  // string runs on past it by the longest match, and starts early enough for a lookbehind.
+  let skip = 0;
+  for (let from = 0; from < bytes.length; from += TEXT_SLICE_BYTES) {
+    const offset = Math.max(0, from - LOOK_BEHIND);
+    const text = bytes.toString('latin1', offset, Math.min(bytes.length, from + TEXT_SLICE_BYTES + LONGEST_MATCH));
+    const sliceEnd = from + TEXT_SLICE_BYTES - offset;
+    ANCHORS.lastIndex = Math.max(from, skip) - offset;
+    for (let anchor = ANCHORS.exec(text); anchor && anchor.index < sliceEnd; anchor = ANCHORS.exec(text)) {
+      const found = SHAPES[anchor.findIndex((group, index) => index > 0 && group !== undefined) - 1];
+      const match = matchAt(text, found, anchor.index);
+      if (!match) continue;
+      const [start, end] = [offset + match.index, offset + match.index + match[0].length];
+      if (found === ARMOUR) armour.push({ index: start, length: end - start, begin: match[1] === 'BEGIN' });
+      else ranges.push({ start: end - match[1].length, end, block: false, from: start });
+      ANCHORS.lastIndex = Math.max(ANCHORS.lastIndex, end - offset);
+      skip = Math.max(skip, end);
+    }
+  }
+  let open = inside === true ? 0 : -1;
+  let openFrom = -1;
+  let orphanEnds = inside === 'unknown';
+  for (const line of armour) {
+    if (line.begin) {
+      if (open < 0) [open, openFrom] = [line.index + line.length, line.index];
+    } else if (open >= 0) {
+      ranges.push({ start: open, end: line.index, block: true, from: openFrom });
+      open = -1;
+    } else if (orphanEnds) {
+      ranges.push({ start: 0, end: line.index, block: true, from: -1 });
+    }
+    orphanEnds = false;
+  }
+  if (open >= 0) ranges.push({ start: open, end: bytes.length, block: true, from: openFrom });
+  for (const range of ranges) {
+    for (let i = range.start; i < range.end; i++) if (bytes[i] > 0x20 && bytes[i] < 0x7f) bytes[i] = 0x2a;
+  }
+  return merged(ranges);
+}
+
+/** Ranges in order of their start, overlapping ones as one (a value two shapes both match is one value). */
+function merged(ranges: SecretRange[]): SecretRange[] {
+  const out: SecretRange[] = [];
+  for (const range of ranges.filter((each) => each.end > each.start).sort((a, b) => a.start - b.start)) {
+    const last = out[out.length - 1];
+    if (last && range.start < last.end) {
+      last.end = Math.max(last.end, range.end);
+      last.block ||= range.block;
+      last.from = last.from < 0 || range.from < 0 ? -1 : Math.min(last.from, range.from);
+    } else {
+      out.push({ ...range });
+    }
+  }
+  return out;
+}
+
+/** The ranges that reach into [from, to). */
+export const rangesWithin = (ranges: readonly SecretRange[], from: number, to: number): number =>
+  ranges.filter((range) => range.start < to && range.end > from).length;
+
+/** The sentence the tools add when they masked values. */
+export function maskedNote(count: number, where: string): string {
+  return `masked: ${count} secret-shaped value${count === 1 ? '' : 's'} ${where} (each byte shown as '*': lengths and byte offsets unchanged). Do not try to recover them; ask the user if a task needs one.`;
+}
