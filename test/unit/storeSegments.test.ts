@@ -93,9 +93,9 @@ describe('store: content segments', function () {
     const reopened = await openStore({ dir, sessionId: store.sessionId });
     const lost = reopened.openReport.segmentsLost;
     assert.equal(lost?.length, 1);
-    assert.match(lost![0].path, /\.segment\.1\.torn-\d+-[0-9a-f]{6}$/);
-    assert.match(lost![0].reason, /1000 bytes, \d+ were written/);
-    assert.deepEqual(lost![0].outputs, [a.outputId]);
+    assert.match(lost[0].path, /\.segment\.1\.torn-\d+-[0-9a-f]{6}$/);
+    assert.match(lost[0].reason, /1000 bytes, \d+ were written/);
+    assert.deepEqual(lost[0].outputs, [a.outputId]);
     const error = await rejectsWith(reopened.read(a.outputId), 'STORE_UNAVAILABLE');
     assert.match(error.message, /missing from the session file/);
     assert.equal((await reopened.read(b.outputId)).text, 'in the next segment');
