@@ -96,6 +96,11 @@ export class Checkpointer {
   private readonly spans: JournalSpans;
   /** The next segment's number: never reused, so no reader's index can name another segment's content. */
   private nextSegment: number;
+  /**
+   * Segments the in-memory index names that may not be durable yet: a checkpoint that failed after
+   * writing them. The next one fsyncs them before its index names them on disk.
+   */
+  private readonly notDurable = new Set<number>();
   /** Segments no durable index names, waiting out the grace period before they are deleted. */
   private doomed: { n: number; at: number }[] = [];
   /** Retains, removals, annotations and journal rotations, one at a time. */
@@ -352,6 +357,8 @@ export class Checkpointer {
     const recorded = new Set<number>();
     try {
       const { rewritten, deferred } = await this.writeSegments(writer, batch, recorded);
+      await writer.sync();
+      await this.syncEarlierSegments(writer.written);
       await syncDirectory(path.dirname(this.file));
       // 3. The index, naming only segments that are durable. From here to the export nothing awaits.
       const db = this.source.database();
@@ -371,7 +378,7 @@ export class Checkpointer {
       }
       await this.removeDoomed(Date.now() - SEGMENT_GRACE_MS);
     } catch (error) {
-      writer.discard();
+      await writer.discard();
       for (const n of writer.written) if (!recorded.has(n)) await fs.rm(segmentFile(this.file, n), { force: true }).catch(() => undefined);
       throw error;
     }
@@ -382,6 +389,23 @@ export class Checkpointer {
       if (rotated.n > upTo) continue;
       await fs.rm(rotated.path, { force: true });
       this.rotatedBytes.delete(rotated.n);
+    }
+  }
+
+  /** See notDurable. A segment gone since was dead and removed: nothing names it. */
+  private async syncEarlierSegments(justSynced: number[]): Promise<void> {
+    for (const n of justSynced) this.notDurable.delete(n);
+    for (const n of [...this.notDurable]) {
+      const handle = await fs.open(segmentFile(this.file, n), 'r').catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return undefined;
+        throw error;
+      });
+      try {
+        await handle?.sync();
+      } finally {
+        await handle?.close();
+      }
+      this.notDurable.delete(n);
     }
   }
 
@@ -409,6 +433,7 @@ export class Checkpointer {
         return false;
       });
       recorded.add(sealed.n);
+      this.notDurable.add(sealed.n);
       // The segment's database and exported bytes, and the chunks it took, are garbage now.
       collectGarbageInWorker();
       // Every chunk added before this seal is in a written segment now.

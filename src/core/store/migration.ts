@@ -38,13 +38,14 @@ export async function migrateLayout1(db: Database, file: string, SQL: SqlJsStati
     db.run("UPDATE session SET value = ? WHERE key = 'schema_version'", [String(SCHEMA_VERSION)]);
     db.run("INSERT OR REPLACE INTO session (key, value) VALUES ('next_segment', ?)", [String(next)]);
     db.exec('VACUUM');
+    await writer.sync();
     await syncDirectory(path.dirname(file));
     hooks.beforeIndex?.();
     const data = db.export();
     applyPragmas(db);
     await atomicWriteFile(file, data);
   } catch (error) {
-    writer.discard();
+    await writer.discard();
     for (const n of writer.written) await fs.rm(segmentFile(file, n), { force: true }).catch(() => undefined);
     throw error;
   }
