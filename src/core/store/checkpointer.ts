@@ -18,23 +18,12 @@ import * as path from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { RecallError, describeError } from '../errors';
 import { atomicWriteFile, syncDirectory } from './atomicWrite';
-import { encodeChunks } from './chunks';
+import { placeRewritten, writeSegments } from './checkpointSegments';
 import { collectGarbageInWorker } from './collectGarbage';
 import { JournalWriter, encodeRecord, type JournalHeader, type LeftJournals } from './journal';
-import { isLive } from './outputRows';
 import { JournalSpans, type PendingContent } from './pendingContent';
 import { applyPragmas, compactIfWasteful, queryRows } from './schema';
-import {
-  SegmentWriter,
-  liveChunks,
-  placeRun,
-  recordSegment,
-  segmentsToRewrite,
-  unnameDeadSegments,
-  type Placement,
-  type SealedSegment,
-  type SegmentCache,
-} from './segments';
+import { SegmentWriter, unnameDeadSegments, type SegmentCache } from './segments';
 import { journalFile, rotatedJournals, segmentFile } from './sessionFiles';
 
 /** First retry of a failed background checkpoint; doubled on each failure up to the maximum. */
@@ -356,14 +345,21 @@ export class Checkpointer {
     const writer = new SegmentWriter(this.file, this.source.SQL, () => this.nextSegment++);
     const recorded = new Set<number>();
     try {
-      const { rewritten, deferred } = await this.writeSegments(writer, batch, recorded);
+      const rewrites = await writeSegments(writer, batch, {
+        index: () => this.source.database(),
+        segments: this.source.segments,
+        pending: this.pendingContent,
+        sealed: (n) => {
+          recorded.add(n);
+          this.notDurable.add(n);
+        },
+      });
       await writer.sync();
       await this.syncEarlierSegments(writer.written);
       await syncDirectory(path.dirname(this.file));
       // 3. The index, naming only segments that are durable. From here to the export nothing awaits.
       const db = this.source.database();
-      for (const n of rewritten) db.run('DELETE FROM placements WHERE segment = ?', [n]);
-      for (const { n, placement } of deferred) if (isLive(db, placement.outputId)) placeRun(db, n, placement);
+      placeRewritten(db, rewrites);
       const dead = unnameDeadSegments(db);
       db.run("INSERT OR REPLACE INTO session (key, value) VALUES ('last_seq', ?)", [String(seq)]);
       db.run("INSERT OR REPLACE INTO session (key, value) VALUES ('next_segment', ?)", [String(this.nextSegment)]);
@@ -407,56 +403,6 @@ export class Checkpointer {
       }
       this.notDurable.delete(n);
     }
-  }
-
-  /**
-   * Deflates each pending copy of `batch` and adds its chunks, then the live chunks of the segments
-   * worth rewriting; records each segment in the index as it is written. A copy's pending content
-   * is dropped once all its chunks are in written segments (reads then go there), so at most one
-   * copy's content is held twice. Rewritten chunks are placed only at the end (`deferred`), with
-   * their old segments' placements removed in the same step, so a failure leaves no chunk placed twice.
-   */
-  private async writeSegments(
-    writer: SegmentWriter,
-    batch: [string, PendingContent][],
-    recorded: Set<number>,
-  ): Promise<{ rewritten: number[]; deferred: { n: number; placement: Placement }[] }> {
-    const rewriting = new Set<string>();
-    const deferred: { n: number; placement: Placement }[] = [];
-    let added: [string, PendingContent][] = [];
-    const record = (sealed: SealedSegment | undefined): void => {
-      if (!sealed) return;
-      const db = this.source.database();
-      recordSegment(db, sealed, (placement) => {
-        if (!rewriting.has(placement.outputId)) return isLive(db, placement.outputId);
-        deferred.push({ n: sealed.n, placement });
-        return false;
-      });
-      recorded.add(sealed.n);
-      this.notDurable.add(sealed.n);
-      // The segment's database and exported bytes, and the chunks it took, are garbage now.
-      collectGarbageInWorker();
-      // Every chunk added before this seal is in a written segment now.
-      for (const [outputId, content] of added) if (this.pendingContent.get(outputId) === content) this.pendingContent.delete(outputId);
-      added = [];
-    };
-    for (const [outputId, content] of batch) {
-      if (this.pendingContent.get(outputId) !== content) continue;
-      const encoded = await encodeChunks(content.read(0, content.length));
-      // Evicted or removed meanwhile: then it is no longer pending, and there is nothing to store.
-      if (this.pendingContent.get(outputId) !== content) continue;
-      for (const [idx, chunk] of encoded.entries()) record(await writer.add(outputId, idx, chunk));
-      added.push([outputId, content]);
-    }
-    const rewritten = segmentsToRewrite(this.source.database()).map((segment) => segment.n);
-    for (const n of rewritten) {
-      for (const { outputId, chunks } of liveChunks(this.source.database(), this.source.segments, n)) {
-        rewriting.add(outputId);
-        for (const chunk of chunks) record(await writer.add(outputId, chunk.idx, chunk));
-      }
-    }
-    record(await writer.seal());
-    return { rewritten, deferred };
   }
 
   /** Renames the current journal to `<file>.journal.<n>` (new records start a new file); returns n. */

@@ -17,151 +17,26 @@
  * view is old: it is read again and the read retried. A layout-1 file (an owner of the previous
  * release) holds its chunks itself and is read as it is.
  */
-import { promises as fs, type BigIntStats } from 'node:fs';
+import type { promises as fs } from 'node:fs';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { RecallError, describeError } from '../errors';
 import { DEFAULT_LIMITS, JOURNAL_LIMIT_QUOTAS } from '../limits';
 import type { OutputInfo, ReadResult, RecallStore, RetainResult, SearchOptions, SearchResult, StoreStats } from '../types';
 import { ChunkReader } from './chunkReader';
 import { readRow, searchRow } from './rowReads';
-import { parseJournal, type JournalEntry } from './journal';
 import { annotateRow, awaitsContent, checkpointedSeq, insertOutputRow, lookupRow, outputStats, toInfo, type OutputRow } from './outputRows';
 import { layoutOf } from './database';
 import { addMissingColumns, queryRows } from './schema';
 import { SEGMENT_GONE, SegmentCache, placedChunks, type ChunkRow } from './segments';
-import { journalFiles } from './sessionFiles';
+import { currentSignature, readView, signatureText, type RawView, type Signature } from './readOnlyView';
 import { loadSqlJs } from './sqljs';
 
-/** Starts over this many times while the owner keeps checkpointing under the reader, then gives up. */
-const MAX_ATTEMPTS = 50;
 /** Reads the index again this many times when a segment it named is gone, then gives up. */
 const SEGMENT_RETRIES = 5;
 
 export interface ReadOnlySessionOptions {
   /** The owner's quota, for messages and stats (it is not recorded in the file); default 64 MiB. */
   quotaBytes?: number;
-}
-
-/** One version of one file: its path, which file it is (device and inode), and its size and times. */
-interface Mark {
-  path: string;
-  identity: string;
-  version: string;
-}
-const markOf = (path: string, st: BigIntStats): Mark => ({
-  path,
-  identity: `${st.dev}:${st.ino}`,
-  version: `${st.size}:${st.mtimeNs}:${st.ctimeNs}`,
-});
-
-/** The session file's mark, then its journals' in replay order. */
-type Signature = Mark[];
-
-const signatureText = (signature: Signature): string => signature.map((m) => `${m.path}=${m.identity}:${m.version}`).join('|');
-
-interface RawView {
-  /** How many reads it took (more than 1: a checkpoint ran under the reader). */
-  attempts: number;
-  /** The session file, open: see readView. */
-  handle: fs.FileHandle;
-  bytes: Buffer;
-  entries: JournalEntry[];
-  journalBytes: number;
-  signature: Signature;
-}
-
-/** The marks of the session file and its journals as they are now; undefined when the session file is gone. */
-async function currentSignature(file: string): Promise<Signature | undefined> {
-  const db = await fs.stat(file, { bigint: true }).catch(() => undefined);
-  if (!db) return undefined;
-  const marks = [markOf(file, db)];
-  for (const journal of await journalFiles(file)) {
-    const st = await fs.stat(journal, { bigint: true }).catch(() => undefined);
-    marks.push(st ? markOf(journal, st) : { path: journal, identity: 'gone', version: '' });
-  }
-  return marks;
-}
-
-/** Opens a file read-only, or undefined when it is gone. */
-async function openIfThere(file: string): Promise<fs.FileHandle | undefined> {
-  try {
-    return await fs.open(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-}
-
-/** A file's content and the mark of the version read (through one descriptor). */
-async function readOpen(handle: fs.FileHandle, file: string): Promise<{ bytes: Buffer; mark: Mark }> {
-  const st = await handle.stat({ bigint: true });
-  return { bytes: await handle.readFile(), mark: markOf(file, st) };
-}
-
-/**
- * Steps 1-3 above: the file and its journal records, as one state of the owner. The session file
- * stays open (the view keeps the descriptor): while it is open its inode cannot be freed and given
- * to a newer version, so "the path still names the inode read" is exact even when two checkpoints
- * write files of one size within one tick of the file system's clock (seen here: 4 ms ticks).
- */
-async function readView(file: string): Promise<RawView> {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const handle = await openIfThere(file);
-    if (!handle) {
-      throw new RecallError(
-        'NOT_FOUND',
-        `The session file ${file} is gone (the session was deleted or pruned); its outputs can no longer be read.`,
-      );
-    }
-    let kept = false;
-    try {
-      const db = await readOpen(handle, file);
-      const entries: JournalEntry[] = [];
-      const marks: Signature = [db.mark];
-      let journalBytes = 0;
-      let whole = true;
-      for (const journal of await journalFiles(file)) {
-        const journalHandle = await openIfThere(journal);
-        // Removed between the listing and the read: a checkpoint finished; its records are in a newer file.
-        if (!journalHandle) {
-          whole = false;
-          break;
-        }
-        const read = await readOpen(journalHandle, journal).finally(() => journalHandle.close());
-        // A torn tail is the record being appended (or a damaged one): the records before it stand.
-        entries.push(...parseJournal(read.bytes).entries);
-        journalBytes += read.bytes.length;
-        marks.push(read.mark);
-      }
-      if (!whole) continue;
-      const now = await currentSignature(file);
-      if (now && continuesFrom(now, marks)) {
-        kept = true;
-        return { attempts: attempt + 1, handle, bytes: db.bytes, entries, journalBytes, signature: marks };
-      }
-    } finally {
-      if (!kept) await handle.close();
-    }
-  }
-  throw new RecallError(
-    'STORE_UNAVAILABLE',
-    `The session file ${file} changed under every one of ${MAX_ATTEMPTS} reads (its owner keeps checkpointing); try again in a moment.`,
-  );
-}
-
-/**
- * Whether the files now are the files that were read, in the same versions, except that the last
- * journal may have grown since: appends to the current journal continue the state that was read.
- * Anything else (the session file replaced, a journal rotated or removed) means a checkpoint ran.
- */
-function continuesFrom(now: Signature, read: Signature): boolean {
-  if (now.length !== read.length) return false;
-  return now.every(
-    (mark, index) =>
-      mark.path === read[index].path &&
-      mark.identity === read[index].identity &&
-      (mark.version === read[index].version || (index > 0 && index === now.length - 1)),
-  );
 }
 
 export async function openReadOnlySession(file: string, options: ReadOnlySessionOptions = {}): Promise<ReadOnlySession> {
