@@ -19,6 +19,7 @@ import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -62,9 +63,13 @@ async function readOverMcp(client, outputId, offset) {
   if (result.isError) throw new Error(textOf(result));
 }
 
+// The HTTP server always needs a bearer token; the client sends it, as agents do, from the environment's value.
+const TOKEN = randomBytes(32).toString('base64url');
+
 async function startHttpServer() {
   const child = spawn(process.execPath, [SERVER, '--http', '0', '--workspace', scratch, '--store', path.join(scratch, 'store-http')], {
     stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, TOOL_OUTPUT_RECALL_MCP_TOKEN: TOKEN },
   });
   let stderr = '';
   const url = await new Promise((resolve, reject) => {
@@ -107,7 +112,9 @@ await stdio.connect(
 );
 const http = await startHttpServer();
 const httpClient = new Client({ name: 'recall-bench', version: '1' });
-await httpClient.connect(new StreamableHTTPClientTransport(new URL(http.url)));
+await httpClient.connect(
+  new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }),
+);
 const store = await core.openWorkerStore({ dir: path.join(scratch, 'in-process') });
 
 const paging = {};

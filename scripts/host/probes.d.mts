@@ -12,6 +12,7 @@ export interface SliderToPaintResult {
 
 export declare const PROBES: {
   sliderToPaint(arg: { positions: number[]; css?: string }): Promise<SliderToPaintResult>;
+  count(selector: string): number;
   [name: string]: (arg: never) => unknown;
 };
 

@@ -147,10 +147,11 @@ export interface OpenReport {
   /** Set when the session file would not open: where it was moved, and why. */
   movedAside?: { path: string; reason: string };
   /**
-   * Set when a journal file ended in a torn or damaged record (a crash mid-append, or damage): the
-   * records before it were replayed; the file was kept aside at `path`, `bytesIgnored` not replayed.
+   * Set when a journal file held torn or damaged bytes (a crash mid-append, or damage): the records
+   * around them were replayed; the file was kept aside at `path`; `skipped` says where the
+   * `bytesIgnored` not replayed were (byte offsets in that file).
    */
-  journalTruncated?: { path: string; bytesIgnored: number }[];
+  journalTruncated?: { path: string; bytesIgnored: number; skipped: { offset: number; bytes: number }[] }[];
   /**
    * Content segments the session's index names that were missing or torn (moved aside to `path`
    * when there): the parts of `outputs` they held cannot be read.

@@ -7,6 +7,7 @@ import { promises as fs } from 'node:fs';
 import { RecallError, describeError } from '../core/errors';
 import { newSessionId } from '../core/ids';
 import { sessionStoreOptions, type RecallSettings } from '../core/settings';
+import { journalDamageText } from '../core/store/journal';
 import { listSessions, sessionFile } from '../core/store/sessionFiles';
 import { tryLockSession } from '../core/store/sessionLock';
 import { pruneSessions } from '../core/store/sessionPruning';
@@ -47,11 +48,7 @@ export async function openAgentSession(dir: string, settings: RecallSettings, lo
   log.info(`${store.resumed ? 'resumed' : 'started'} session ${store.sessionId} at ${store.file}`);
   const aside = store.openReport.movedAside;
   if (aside) log.error(`the session file would not open (${aside.reason}); kept it as ${aside.path} and started empty`);
-  for (const torn of store.openReport.journalTruncated ?? []) {
-    log.warn(
-      `the session journal ended in a damaged or incomplete record: ${torn.bytesIgnored} bytes not replayed; kept it as ${torn.path}`,
-    );
-  }
+  for (const torn of store.openReport.journalTruncated ?? []) log.warn(journalDamageText(torn));
   for (const lost of store.openReport.segmentsLost ?? []) {
     log.error(`the content segment ${lost.path} is ${lost.reason}: parts of ${lost.outputs.join(', ')} cannot be read`);
   }

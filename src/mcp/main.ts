@@ -12,6 +12,7 @@ import { serveHttp, type HttpServer } from './http';
 import { PROGRAM, stderrLog } from './log';
 import { UsageError, parseOptions } from './options';
 import { serverFactory } from './server';
+import { TOKEN_ENV, bearerToken } from './token';
 import { AgentTools } from './tools';
 
 async function main(): Promise<void> {
@@ -21,6 +22,8 @@ async function main(): Promise<void> {
     process.stdout.write(`${'help' in parsed ? parsed.help : parsed.version}\n`);
     return;
   }
+  // Before the session opens: a token file that cannot be trusted stops the start with nothing created.
+  const bearer = parsed.http ? await bearerToken(parsed.http.auth) : undefined;
   const session = await openAgentSession(parsed.storeDir, parsed.settings, log, parsed.sessionId);
   const shutdown = new AbortController();
   const tools = new AgentTools({
@@ -54,14 +57,19 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
 
-  if (parsed.http) {
+  if (parsed.http && bearer) {
     try {
-      http = await serveHttp(factory, parsed.http, log);
+      http = await serveHttp(factory, { port: parsed.http.port, bearer }, log);
     } catch (error) {
       await session.close();
       throw error;
     }
-    log.info(`serving MCP at ${http.url}${parsed.http.token ? ' (bearer token required)' : ''}; workspace ${parsed.workspace}`);
+    // Where the token is, never the token: clients keep this log.
+    if (bearer.created) log.info(`made a new bearer token ${bearer.where} (mode 0600: only you can read it)`);
+    if ('from' in parsed.http.auth && parsed.http.auth.from === '--token') {
+      log.warn(`--token shows the token to every local user (ps, /proc); set ${TOKEN_ENV} or use --token-file instead`);
+    }
+    log.info(`serving MCP at ${http.url}; bearer token required, ${bearer.where}; workspace ${parsed.workspace}`);
   } else {
     // The client ends a stdio server by closing its stdin (the MCP stdio binding).
     process.stdin.once('end', () => stop('stdin closed'));

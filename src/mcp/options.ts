@@ -1,6 +1,6 @@
 /**
  * The command line: `tool-output-recall-mcp [--workspace DIR] [--store DIR] [--session ID]
- * [--http PORT [--token TOKEN]] [limits…]`. Each limit is the extension's setting of the same name
+ * [--http PORT [--token-file PATH | --token TOKEN]] [limits…]`. Each limit is the extension's setting of the same name
  * (`sessions.maxCount` → `--sessions-max-count`, or the environment variable
  * `TOOL_OUTPUT_RECALL_SESSIONS_MAX_COUNT`), checked against the setting's schema in package.json and
  * defaulting to the setting's default, so both front ends enforce one set of limits.
@@ -8,12 +8,13 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultStoreDir } from '../core/agentStore';
+import { AGENT_STORE_APP, defaultStoreDir } from '../core/agentStore';
 import { isSessionIdShape } from '../core/ids';
 import { resolveSettings, type RecallSettings } from '../core/settings';
 import { schemaProblem } from '../core/tools/inputCheck';
 import { PACKAGE_VERSION, settingSchema } from '../core/tools/manifest';
 import { PROGRAM } from './log';
+import { TOKEN_ENV, TOKEN_FILE_NAME, defaultTokenFile, tokenProblem, type TokenSource } from './token';
 
 /** The settings an agent outside VS Code can set (historyBytes belongs to the @recall chat participant). */
 export const SERVER_SETTINGS = [
@@ -31,7 +32,6 @@ export const SERVER_SETTINGS = [
   'readFilePage.allowOutsideWorkspace',
 ] as const;
 
-export const TOKEN_ENV = 'TOOL_OUTPUT_RECALL_MCP_TOKEN';
 const ENV_PREFIX = 'TOOL_OUTPUT_RECALL_';
 const SENSITIVE_KEY = 'readFilePage.sensitivePatterns';
 
@@ -42,8 +42,8 @@ export interface ServerOptions {
   storeDir: string;
   /** Resume this session instead of starting one. */
   sessionId?: string;
-  /** Serve Streamable HTTP on 127.0.0.1 instead of stdio (port 0: any free port). */
-  http?: { port: number; token?: string };
+  /** Serve Streamable HTTP on 127.0.0.1 instead of stdio (port 0: any free port), always behind a bearer token. */
+  http?: { port: number; auth: TokenSource };
   settings: RecallSettings;
 }
 
@@ -78,6 +78,7 @@ export async function parseOptions(
         session: { type: 'string' },
         http: { type: 'string' },
         token: { type: 'string' },
+        'token-file': { type: 'string' },
         'sensitive-pattern': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean' },
@@ -97,20 +98,16 @@ export async function parseOptions(
   if (sessionId !== undefined && !isSessionIdShape(sessionId)) {
     throw new UsageError(`--session ${JSON.stringify(sessionId)} is not a session ID (the file name of a session, without .sqlite).`);
   }
-  const token = (values.token as string | undefined) ?? env[TOKEN_ENV];
   let http: ServerOptions['http'];
   if (values.http !== undefined) {
     const port = Number(values.http);
     if (!/^\d+$/.test(String(values.http)) || port > 65535) {
       throw new UsageError(`--http takes a TCP port (0-65535, 0 for any free one); got ${JSON.stringify(values.http)}.`);
     }
-    if (token !== undefined && token.length < 16) {
-      throw new UsageError(`the bearer token (--token or ${TOKEN_ENV}) must be at least 16 characters; it has ${token.length}.`);
-    }
-    http = { port, ...(token ? { token } : {}) };
-  } else if (values.token !== undefined) {
+    http = { port, auth: tokenSource(values, env, cwd) };
+  } else if (values.token !== undefined || values['token-file'] !== undefined) {
     throw new UsageError(
-      '--token applies only with --http (stdio needs no token: only the client that started the server can talk to it).',
+      `--${values.token !== undefined ? 'token' : 'token-file'} applies only with --http (stdio needs no token: only the client that started the server can talk to it).`,
     );
   }
 
@@ -131,6 +128,22 @@ export async function parseOptions(
         : defaults(key),
   );
   return { workspace, storeDir, ...(sessionId ? { sessionId } : {}), ...(http ? { http } : {}), settings };
+}
+
+/**
+ * The HTTP server's token: --token, else --token-file, else TOOL_OUTPUT_RECALL_MCP_TOKEN (unset or
+ * empty: not given), else the default token file. Flags win over the environment, as for the limits.
+ */
+function tokenSource(values: Record<string, unknown>, env: NodeJS.ProcessEnv, cwd: string): TokenSource {
+  const flag = values.token as string | undefined;
+  const file = values['token-file'] as string | undefined;
+  if (flag !== undefined && file !== undefined) throw new UsageError('--token and --token-file name two tokens; give one.');
+  if (file !== undefined) return { file: path.resolve(cwd, file) };
+  const given = flag ?? (env[TOKEN_ENV] || undefined);
+  if (given === undefined) return { file: defaultTokenFile(env) };
+  const problem = tokenProblem(given);
+  if (problem) throw new UsageError(`the bearer token (${flag !== undefined ? '--token' : TOKEN_ENV}) ${problem}.`);
+  return { token: given, from: flag !== undefined ? '--token' : TOKEN_ENV };
 }
 
 /** A flag's or variable's text as the setting's value, checked against its schema. */
@@ -169,8 +182,13 @@ export function usage(): string {
     '  --store DIR           session folder (default: $XDG_STATE_HOME or ~/.local/state,',
     '                        tool-output-recall/workspaces/<name>-<hash of the workspace path>)',
     '  --session ID          resume this session (default: start a new one)',
-    '  --http PORT           serve Streamable HTTP at http://127.0.0.1:PORT/mcp (0: any free port)',
-    `  --token TOKEN         with --http: require "Authorization: Bearer TOKEN" (or set ${TOKEN_ENV})`,
+    '  --http PORT           serve Streamable HTTP at http://127.0.0.1:PORT/mcp (0: any free port); every',
+    '                        request needs "Authorization: Bearer <token>", the token being, first found:',
+    `  --token TOKEN           this one (other users see it in ps: prefer ${TOKEN_ENV})`,
+    '  --token-file PATH       the one in PATH (made, mode 0600, when missing)',
+    `                          ${TOKEN_ENV} from the environment`,
+    '                          the one in $XDG_STATE_HOME (or ~/.local/state)',
+    `                          /${AGENT_STORE_APP}/${TOKEN_FILE_NAME} (made when missing)`,
     '  --sensitive-pattern P another file read_file_page refuses (added to the defaults; !P for an exception)',
     '  --help, --version',
     '',

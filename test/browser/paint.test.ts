@@ -19,13 +19,14 @@ test('slider to painted page on a 4096-line page: measured (reported, not assert
   const positions = Array.from({ length: 40 }, (_, i) => 1 + Math.floor((((i * 7919) % 40) / 40) * (content.length - 4097)));
   const { times, parts, lines } = await panel.page.evaluate(PROBES.sliderToPaint, { positions });
   const figures = paintFigures(times);
+  const previewRows = await panel.page.evaluate(PROBES.count, '.preview-text .line');
   // Timing is reported, not asserted; a page that never arrives is a failure of the pager.
   assert.equal(figures.values.lost, 0, figures.summary);
-  ctx.log(`slider→painted page (${lines} lines): ${figures.summary}`);
+  ctx.log(`slider→painted page (${lines} lines; ${previewRows} preview rows live): ${figures.summary}`);
   const part = (key: 'toDom' | 'frame') => paintFigures(parts.map((p) => p[key])).summary.replace(/ over .*/, '');
   ctx.log(`  input to the page in the DOM (request, host, reply, rendering): ${part('toDom')}; then to the next frame: ${part('frame')}`);
   ctx.log(
-    `PAINT ${JSON.stringify({ where: 'browser', browser: 'headless', rendering: 'chunks of 64 lines (shipped)', lines, ...figures.values })}`,
+    `PAINT ${JSON.stringify({ where: 'browser', browser: 'headless', rendering: 'chunks of 64 lines (shipped)', lines, previewRows, ...figures.values })}`,
   );
   ctx.log(
     `(load average ${os

@@ -8,8 +8,15 @@
 // the run, so the lists stay true. Prints one line per scenario; writes the counts for npm test to
 // $TOR_RESULTS_FILE (one test per required scenario, plus one per stale or unknown scenario).
 //
+// The server refuses every HTTP request without its bearer token, and the suite's client has no
+// option to send one; so the suite talks to a forwarder that adds the token and passes everything
+// else through unchanged (method, target, every header including Host and Origin, the body, the
+// answer as it streams), so the Host/Origin checks the suite probes are the server's own.
+//
 //   node test/mcp/conformance.mjs [--keep DIR]   (--keep: leave the suite's checks.json files in DIR)
 import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -56,13 +63,14 @@ export const EXCLUDED = {
   'prompts-get-with-image': NO_PROMPTS,
 };
 
-/** Starts the built server on a free port; resolves with its URL and a stop function. */
-function startServer(scratch) {
+/** Starts the built server on a free port with `token`; resolves with its URL and a stop function. */
+function startServer(scratch, token) {
   const workspace = path.join(scratch, 'workspace');
   const store = path.join(scratch, 'store');
   spawnSync('mkdir', ['-p', workspace, store]);
   const child = spawn(process.execPath, [path.join(root, 'dist/mcp.js'), '--http', '0', '--workspace', workspace, '--store', store], {
     stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, TOOL_OUTPUT_RECALL_MCP_TOKEN: token },
   });
   let stderr = '';
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -73,6 +81,42 @@ function startServer(scratch) {
       if (match) resolve({ url: match[1], stderr: () => stderr, stop: () => (child.kill('SIGTERM'), exited) });
     });
     exited.then((code) => reject(new Error(`the server exited with ${code}: ${stderr}`)));
+  });
+}
+
+/** Serves on a free 127.0.0.1 port what `target` (the server's URL) answers, adding `Authorization: Bearer <token>`. */
+function forwarderWithToken(target, token) {
+  const upstream = new URL(target);
+  const proxy = http.createServer((req, res) => {
+    const headers = { ...req.headers, authorization: `Bearer ${token}` };
+    const out = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    out.on('error', () => res.destroy());
+    req.pipe(out);
+  });
+  return new Promise((resolve) => {
+    proxy.listen(0, '127.0.0.1', () =>
+      resolve({ url: `http://127.0.0.1:${proxy.address().port}${upstream.pathname}`, close: () => proxy.close() }),
+    );
+  });
+}
+
+/** Runs the suite's CLI to its end (killed after 10 minutes); resolves with its output. */
+function runSuite(node, args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(node, args, { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10 * 60_000);
+    child.once('error', reject);
+    child.once('close', () => {
+      clearTimeout(timer);
+      resolve({ stdout, stderr });
+    });
   });
 }
 
@@ -102,18 +146,17 @@ async function main() {
     spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
   const scratch = mkdtempSync(path.join(tmpdir(), 'tor-conformance-'));
   const outDir = keep ? path.resolve(keep) : path.join(scratch, 'results');
-  const server = await startServer(scratch);
+  const token = randomBytes(32).toString('base64url');
+  const server = await startServer(scratch, token);
+  const forwarder = await forwarderWithToken(server.url, token);
   let results;
   try {
-    const run = spawnSync(node, [CLI, 'server', '--url', server.url, '--suite', 'active', '-o', outDir], {
-      encoding: 'utf8',
-      timeout: 10 * 60_000,
-      env: { ...process.env, NO_COLOR: '1' },
-    });
-    if (run.error) throw run.error;
+    // Not spawnSync: the forwarder answers from this process's event loop while the suite runs.
+    const run = await runSuite(node, [CLI, 'server', '--url', forwarder.url, '--suite', 'active', '-o', outDir]);
     results = readResults(outDir);
     if (results.size === 0) throw new Error(`the suite wrote no results:\n${run.stdout}\n${run.stderr}`);
   } finally {
+    forwarder.close();
     await server.stop();
     if (!keep) rmSync(scratch, { recursive: true, force: true });
   }

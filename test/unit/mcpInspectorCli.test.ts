@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { TOOL_DECLARATIONS } from '../../src/core/tools/manifest';
 import { useTempDirs } from './helpers/tempDirs';
-import { MCP_BUNDLE, REPO, ensureBuilt, startHttp } from './helpers/mcpServer';
+import { HTTP_TEST_TOKEN, MCP_BUNDLE, REPO, ensureBuilt, startHttp } from './helpers/mcpServer';
 
 const exec = promisify(execFile);
 const CLI_DIR = path.join(REPO, 'node_modules/@modelcontextprotocol/inspector-cli/build');
@@ -73,7 +73,16 @@ describe('mcp: the MCP Inspector CLI as a client', function () {
     const server = await startHttp(['--workspace', workspace, '--store', dirs.make()]);
     try {
       const call = (tool: string, ...args: string[]) =>
-        inspector([server.url, '--method', 'tools/call', '--tool-name', tool, ...args.flatMap((arg) => ['--tool-arg', arg])]);
+        inspector([
+          server.url,
+          '--header',
+          `Authorization: Bearer ${HTTP_TEST_TOKEN}`,
+          '--method',
+          'tools/call',
+          '--tool-name',
+          tool,
+          ...args.flatMap((arg) => ['--tool-arg', arg]),
+        ]);
       const ran = text(await call('run_command', 'command=sh build.sh'));
       const outputId = /retained as outputId "(out_[0-9a-f]+)"/.exec(ran)?.[1];
       assert.ok(outputId, ran.slice(0, 300));

@@ -169,13 +169,21 @@ describe('mcp: command line', () => {
     assert.deepEqual(options.settings.sensitivePatterns, [...(defaults('readFilePage.sensitivePatterns') as string[]), '*.secret']);
   });
 
-  it('serves HTTP with a token from the flag or the environment', async () => {
-    assert.deepEqual((await parse(['--http', '0'])).http, { port: 0 });
-    assert.deepEqual((await parse(['--http', '8123', '--token', 'x'.repeat(16)])).http, { port: 8123, token: 'x'.repeat(16) });
-    assert.deepEqual((await parse(['--http', '8123'], { TOOL_OUTPUT_RECALL_MCP_TOKEN: 'y'.repeat(20) })).http, {
+  it('serves HTTP always behind a token: the flag, a token file, the environment, else the default token file', async () => {
+    const cwd = dirs.make();
+    const env = { XDG_STATE_HOME: '/srv/state', TOOL_OUTPUT_RECALL_MCP_TOKEN: 'y'.repeat(20) };
+    const at = async (argv: string[], environment: NodeJS.ProcessEnv) =>
+      ((await parseOptions(argv, environment, cwd)) as ServerOptions).http;
+    assert.deepEqual(await at(['--http', '8123', '--token', 'x'.repeat(16)], env), {
       port: 8123,
-      token: 'y'.repeat(20),
+      auth: { token: 'x'.repeat(16), from: '--token' },
     });
+    assert.deepEqual(await at(['--http', '0', '--token-file', 'tok'], env), { port: 0, auth: { file: path.join(cwd, 'tok') } });
+    assert.deepEqual(await at(['--http', '0'], env), { port: 0, auth: { token: 'y'.repeat(20), from: 'TOOL_OUTPUT_RECALL_MCP_TOKEN' } });
+    // Unset or empty (a client config's ${VAR} of an unset variable): the default file.
+    for (const environment of [{ XDG_STATE_HOME: '/srv/state' }, { XDG_STATE_HOME: '/srv/state', TOOL_OUTPUT_RECALL_MCP_TOKEN: '' }]) {
+      assert.deepEqual(await at(['--http', '0'], environment), { port: 0, auth: { file: '/srv/state/tool-output-recall/mcp-http-token' } });
+    }
   });
 
   it('prints help and version', async () => {
@@ -193,10 +201,18 @@ describe('mcp: command line', () => {
       [['--http', 'eighty'], {}, /^--http takes a TCP port \(0-65535, 0 for any free one\); got "eighty"\.$/],
       [['--http', '70000'], {}, /^--http takes a TCP port/],
       [['--token', 'x'.repeat(16)], {}, /^--token applies only with --http/],
+      [['--token-file', 'tok'], {}, /^--token-file applies only with --http \(stdio needs no token/],
+      [['--http', '0', '--token', 'x'.repeat(16), '--token-file', 'tok'], {}, /^--token and --token-file name two tokens; give one\.$/],
+      [['--http', '0', '--token', 'short'], {}, /^the bearer token \(--token\) must be at least 16 characters; it has 5\.$/],
       [
-        ['--http', '0', '--token', 'short'],
+        ['--http', '0'],
+        { TOOL_OUTPUT_RECALL_MCP_TOKEN: 'short' },
+        /^the bearer token \(TOOL_OUTPUT_RECALL_MCP_TOKEN\) must be at least 16 characters; it has 5\.$/,
+      ],
+      [
+        ['--http', '0', '--token', 'a token with spaces in it'],
         {},
-        /^the bearer token \(--token or TOOL_OUTPUT_RECALL_MCP_TOKEN\) must be at least 16 characters; it has 5\.$/,
+        /^the bearer token \(--token\) must be printable ASCII without spaces \(it is sent in an HTTP header\)\.$/,
       ],
       [['--page-bytes', '9000'], {}, /^--page-bytes must be an integer ≥ 256 and ≤ 4096; got "9000"\.$/],
       [['--preview-bytes', '12k'], {}, /^--preview-bytes must be an integer ≥ 1024 and ≤ 1048576; got "12k"\.$/],

@@ -68,7 +68,7 @@ describe('mcp server: the SDK client over stdio and HTTP', function () {
     it(`HTTP (${era} era): the same scenario over Streamable HTTP at 127.0.0.1/mcp`, async () => {
       const { workspace, runs } = workspaceWithScript(dirs);
       const server = await startHttp(['--workspace', workspace, '--store', dirs.make()]);
-      const client = await connectHttp(server.url, era);
+      const client = await connectHttp(server.url, era, server.auth);
       try {
         assert.equal(await findTheField(client, era), FIELD);
         assert.equal(runs(), 1);

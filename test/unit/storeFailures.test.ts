@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { openStore } from '../../src/core/store/sessionStore';
@@ -102,6 +103,38 @@ describe('store failures: a session file that will not open is moved aside', () 
     assert.equal(error.details.reason, 'newerLayout');
     assert.deepEqual(readFileSync(file), original);
     assert.deepEqual(readdirSync(dir), ['future.sqlite'], 'nothing moved aside, nothing written beside it');
+  });
+
+  it('bytes appended after the last page (4,096 random bytes): found at open, not by a later read; a clean file opens as before', async () => {
+    const dir = dirs.make();
+    const store = await openStore({ dir, sessionId: 'appended' });
+    const { outputId } = await store.retain('keep me '.repeat(50_000));
+    await store.close();
+    const clean = await openStore({ dir, sessionId: 'appended' });
+    assert.deepEqual([clean.openReport, clean.resumed], [{}, true]);
+    assert.equal((await clean.readAll(outputId)).toString(), 'keep me '.repeat(50_000));
+    await clean.close();
+    appendFileSync(store.file, randomBytes(4096));
+    await assertMovedAside(
+      dir,
+      'appended',
+      /holds \d+ bytes, but its \d+ pages of 4096 bytes make \d+: bytes were added to it or cut from it/,
+    );
+  });
+
+  it("a damaged page inside (the placements table's root zeroed, which opening's queries do not read): found at open by PRAGMA quick_check", async () => {
+    const dir = dirs.make();
+    const store = await openStore({ dir, sessionId: 'damaged' });
+    await store.retain('keep me '.repeat(50_000));
+    await store.close();
+    const SQL = await loadSqlJs();
+    const whole = readFileSync(store.file);
+    const db = new SQL.Database(whole);
+    const [root] = db.exec("SELECT rootpage FROM sqlite_master WHERE name = 'placements'")[0].values[0] as number[];
+    const pageSize = db.exec('PRAGMA page_size')[0].values[0][0] as number;
+    db.close();
+    writeFileSync(store.file, Buffer.from(whole).fill(0, (root - 1) * pageSize, root * pageSize));
+    await assertMovedAside(dir, 'damaged', /^damaged pages \(PRAGMA quick_check: .+\)$/);
   });
 
   it('moved-aside files are not listed as sessions', async () => {

@@ -54,9 +54,8 @@ interface Held {
 
 export class DigestBuilder {
   /**
-   * The entries held per class, in the order they came (a Map's order: an entry that leaves is
-   * taken out, a new one goes last), at most FIRST_KEPT + RECENT_KEPT: a scan of their keys is
-   * cheaper than a Map's upkeep for a stream of distinct lines.
+   * The entries held per class, at most FIRST_KEPT + RECENT_KEPT, each key once: a scan of their
+   * keys is cheaper than a Map's upkeep for a stream of distinct lines.
    */
   private readonly held: Record<NotableClass, Held[]> = { error: [], summary: [], warning: [] };
   private readonly recent: Record<NotableClass, Held[]> = { error: [], summary: [], warning: [] };
@@ -97,13 +96,11 @@ export class DigestBuilder {
     const pinned = this.pinned[hit.class] < FIRST_KEPT;
     const lru = this.recent[hit.class];
     if (!pinned && lru.length >= RECENT_KEPT) {
-      // The LRU is full: the entry seen longest ago (`seen` is unique) leaves, its object reused.
+      // The LRU is full: the entry seen longest ago (`seen` is unique) leaves, its object reused
+      // in its place (the order of `held` does not matter: keys are unique in it, `finish` sorts).
       let oldest = 0;
       for (let i = 1; i < lru.length; i++) if (lru[i].seen < lru[oldest].seen) oldest = i;
-      const entry = lru[oldest];
-      held.splice(held.indexOf(entry), 1);
-      this.fill(entry, hit, false);
-      held.push(entry);
+      this.fill(lru[oldest], hit, false);
       return;
     }
     const entry = this.fill(undefined, hit, pinned);

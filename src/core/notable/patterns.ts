@@ -232,7 +232,7 @@ export function classifyHit(text: string, index: number, word: string, kind: Not
  */
 export function classifyHitAt(text: Buffer, index: number, word: string, kind: NotableKind): HitClass | undefined {
   if (word.charCodeAt(word.length - 1) === 0x3a) return classifyJsonKey(text, index, word);
-  const known = WORD_CLASS.get(word.toLowerCase());
+  const known = SPELLINGS.get(word) ?? spelling(word);
   if (!known) return undefined;
   const before = index > 0 ? text[index - 1] : 0;
   if (before === 0x5f || (isLetter(before) && !compoundName(text, index, word))) return undefined;
@@ -242,6 +242,17 @@ export function classifyHitAt(text: Buffer, index: number, word: string, kind: N
   if (countNear(text, index, word.length) || negated(text, index)) return 'count';
   if (kind === 'search' && looksLikeSearchHit(text, index)) return undefined;
   return 'error';
+}
+
+/**
+ * WORD_CLASS by a word as it was matched, in its case: each spelling is lower-cased once, not at
+ * every hit (a log of `ERROR` lines has thousands). Bounded, though the spellings of the words are.
+ */
+const SPELLINGS = new Map<string, WordClass | undefined>();
+function spelling(word: string): WordClass | undefined {
+  const known = WORD_CLASS.get(word.toLowerCase());
+  if (SPELLINGS.size < 4096) SPELLINGS.set(word, known);
+  return known;
 }
 
 /** `TypeError:` — a capitalised keyword ending a name, followed by a colon or the line's end. */

@@ -120,10 +120,6 @@ function prefilterFor(kind: NotableKind): Prefilter | undefined {
   return prefilters.get(kind);
 }
 
-interface Pending {
-  class: HitClass;
-}
-
 export class NotableScanner {
   private readonly digest: DigestBuilder;
   private readonly scans: OwnScan[];
@@ -136,7 +132,7 @@ export class NotableScanner {
   /** The current line's first bytes, when it started in an earlier chunk (at most TEXT_BYTES). */
   private lineHead: Buffer = EMPTY;
   /** The best hit so far within the current line's first TEXT_BYTES, reported when the line ends. */
-  private pending: Pending | undefined;
+  private pending: HitClass | undefined;
   /** The last bytes of the previous chunk, so a keyword split between chunks is found. */
   private carry: Buffer = EMPTY;
   /**
@@ -198,7 +194,7 @@ export class NotableScanner {
   }
 
   finish(): NotableDigest {
-    if (this.pending) this.report(reported(this.pending.class), this.line, this.lineStart, this.lineHead, 0, this.lineHead.length);
+    if (this.pending) this.report(reported(this.pending), this.line, this.lineStart, this.lineHead, 0, this.lineHead.length);
     this.pending = undefined;
     return this.digest.finish({ from: this.from, to: this.offset, fromLine: this.fromLine, toLine: this.line }, lineText);
   }
@@ -288,7 +284,7 @@ export class NotableScanner {
         if (!cls) continue;
         const hit = base + at;
         if (hit - this.lineStart < TEXT_BYTES) {
-          if (!this.pending || LINE_RANK[cls] < LINE_RANK[this.pending.class]) this.pending = { class: cls };
+          if (!this.pending || LINE_RANK[cls] < LINE_RANK[this.pending]) this.pending = cls;
           // A summary is as much as a line can be: skip the rest of it.
           if (cls === 'summary') {
             const to = this.breakAfter(chunk, Math.max(0, at)) + shift;
@@ -337,11 +333,11 @@ export class NotableScanner {
     this.pending = undefined;
     if (this.lineStart >= base) {
       const start = this.lineStart - base;
-      this.report(reported(pending.class), this.line, this.lineStart, chunk, start, Math.min(end, start + TEXT_BYTES));
+      this.report(reported(pending), this.line, this.lineStart, chunk, start, Math.min(end, start + TEXT_BYTES));
     } else {
       const more = Math.min(end, TEXT_BYTES - this.lineHead.length);
       const head = more > 0 ? Buffer.concat([this.lineHead, chunk.subarray(0, more)]) : this.lineHead;
-      this.report(reported(pending.class), this.line, this.lineStart, head, 0, head.length);
+      this.report(reported(pending), this.line, this.lineStart, head, 0, head.length);
     }
     this.line++;
     this.lineStart = base + end + 1;

@@ -9,9 +9,12 @@
  *   magic "TORJ" (4) | version (1) | header length (4) | header JSON | content length (4) | content | CRC32 of header+content (4)
  *
  * The header's `op`: `retain` (the copy is the content), `remove` and `annotate` (no content). A new
- * op keeps version 1: a reader that predates it rejects the record as it would a damaged one (that
- * file's replay stops there and the file is reported and kept aside), which is all a new version
- * would get from it too, and records of the ops it knows stay readable to it.
+ * op keeps version 1: a reader that predates it skips the record as it would a damaged one (the
+ * file is reported and kept aside, the records after it replay), which is all a new version would
+ * get from it too, and records of the ops it knows stay readable to it.
+ *
+ * Damage does not end a file's replay: the reader skips to the next record that checks out (see
+ * resync) and reports each range it skipped, so one damaged record loses only itself.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -123,30 +126,54 @@ export function encodeRecord(header: JournalHeader, content: Uint8Array = new Ui
   return [prefix, headerBytes, contentLength, Buffer.from(content.buffer, content.byteOffset, content.byteLength), crc];
 }
 
-export interface ParsedJournal {
-  entries: JournalEntry[];
-  /** Bytes after the last valid record (a torn or damaged tail); 0 when the file is whole. */
-  bytesIgnored: number;
+/** A range of a journal file that was not replayed: a damaged record, bytes between records, a torn tail. */
+export interface SkippedBytes {
+  offset: number;
+  bytes: number;
 }
 
-/** Parses records until the end, or until one is short, damaged or of another version. */
-export function parseJournal(data: Buffer): ParsedJournal {
-  const entries: JournalEntry[] = [];
+export interface ParsedJournal {
+  entries: JournalEntry[];
+  /** The ranges not replayed, in file order; empty when the file is whole. */
+  skipped: SkippedBytes[];
+  /** Their total: 0 when the file is whole. */
+  bytesIgnored: number;
+  /** The highest retain seq among the entries, or `afterSeq` if higher: the floor for the next file. */
+  lastSeq: number;
+}
+
+/**
+ * Parses every record that checks out. Where one does not (short, damaged, of another version or op),
+ * the bytes up to the next one that does are skipped and reported, and parsing goes on from there.
+ * `afterSeq`: the highest retain seq of the files replayed before this one (see resync).
+ */
+export function parseJournal(data: Buffer, afterSeq = 0): ParsedJournal {
+  const parsed: ParsedJournal = { entries: [], skipped: [], bytesIgnored: 0, lastSeq: afterSeq };
+  const budget = { bytes: RESYNC_CRC_FILES * data.length + RESYNC_CRC_SLACK };
   let at = 0;
   while (at < data.length) {
-    const entry = parseRecord(data, at);
-    if (!entry) break;
-    entries.push(entry.entry);
-    at = entry.next;
+    let record = parseRecord(data, at);
+    if (!record) {
+      const found = resync(data, at, parsed.lastSeq, budget);
+      const to = found?.at ?? data.length;
+      parsed.skipped.push({ offset: at, bytes: to - at });
+      parsed.bytesIgnored += to - at;
+      if (!found?.record) break;
+      record = found.record;
+    }
+    parsed.entries.push(record.entry);
+    const { header } = record.entry;
+    if (header.op === 'retain') parsed.lastSeq = Math.max(parsed.lastSeq, header.seq);
+    at = record.next;
   }
-  return { entries, bytesIgnored: data.length - at };
+  return parsed;
 }
 
 export interface LeftJournals {
   /** Records of every journal left on disk, oldest file first. */
   entries: JournalEntry[];
-  /** Damaged files, renamed aside (kept for the user), and the bytes after their last valid record. */
-  torn: { path: string; bytesIgnored: number }[];
+  /** Damaged files, renamed aside (kept for the user): the bytes not replayed, and where they were. */
+  torn: { path: string; bytesIgnored: number; skipped: SkippedBytes[] }[];
   /** Whether any journal was found. */
   found: boolean;
   /** The number the next rotation gets. */
@@ -168,12 +195,15 @@ export async function readLeftJournals(sessionFile: string): Promise<LeftJournal
     rotatedBytes: new Map(),
     currentBytes: 0,
   };
+  let lastSeq = 0;
   for (const journalPath of paths) {
     const data = await fs.readFile(journalPath);
-    const parsed = parseJournal(data);
+    const parsed = parseJournal(data, lastSeq);
+    lastSeq = parsed.lastSeq;
     left.entries.push(...parsed.entries);
     if (parsed.bytesIgnored > 0) {
-      left.torn.push({ path: await moveAside(journalPath, 'torn'), bytesIgnored: parsed.bytesIgnored });
+      const { bytesIgnored, skipped } = parsed;
+      left.torn.push({ path: await moveAside(journalPath, 'torn'), bytesIgnored, skipped });
       continue;
     }
     const n = rotated.find((each) => each.path === journalPath)?.n;
@@ -183,21 +213,51 @@ export async function readLeftJournals(sessionFile: string): Promise<LeftJournal
   return left;
 }
 
+/** The log line for a journal kept aside: what was not replayed, and where (the first ranges). */
+export function journalDamageText(torn: LeftJournals['torn'][number]): string {
+  const where = torn.skipped
+    .slice(0, 5)
+    .map((range) => `${range.bytes} at byte ${range.offset}`)
+    .join(', ');
+  const more = torn.skipped.length > 5 ? ` and ${torn.skipped.length - 5} more ranges` : '';
+  return (
+    `the session journal held damaged or incomplete records (a crash while saving, or damage): ${torn.bytesIgnored} bytes ` +
+    `not replayed (${where}${more}), the records around them replayed; kept the journal as ${torn.path}`
+  );
+}
+
 const OPS = new Set<string>(['retain', 'remove', 'annotate'] satisfies JournalHeader['op'][]);
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function parseRecord(data: Buffer, at: number): { entry: JournalEntry; next: number } | undefined {
+/** Where a record's parts lie, from its prefix and length fields, when they fit in the data (nothing verified yet). */
+interface Frame {
+  headerStart: number;
+  headerLength: number;
+  contentStart: number;
+  contentLength: number;
+  /** Just past its CRC: where the next record starts. */
+  next: number;
+}
+
+function frameAt(data: Buffer, at: number): Frame | undefined {
   if (data.length - at < PREFIX_BYTES) return undefined;
   if (!data.subarray(at, at + 4).equals(MAGIC) || data.readUInt8(at + 4) !== VERSION) return undefined;
   const headerLength = data.readUInt32LE(at + 5);
   const headerStart = at + PREFIX_BYTES;
+  // A length pointing past the end (torn, or itself damaged) is no frame: never read beyond the data.
   if (data.length - headerStart < headerLength + 4) return undefined;
-  const headerBytes = data.subarray(headerStart, headerStart + headerLength);
   const contentLength = data.readUInt32LE(headerStart + headerLength);
   const contentStart = headerStart + headerLength + 4;
   if (data.length - contentStart < contentLength + 4) return undefined;
+  return { headerStart, headerLength, contentStart, contentLength, next: contentStart + contentLength + 4 };
+}
+
+/** The record in a frame, when its CRC holds and its header is one this reader knows, well formed. */
+function verify(data: Buffer, frame: Frame): JournalEntry | undefined {
+  const { headerStart, headerLength, contentStart, contentLength } = frame;
+  const headerBytes = data.subarray(headerStart, headerStart + headerLength);
   const content = data.subarray(contentStart, contentStart + contentLength);
   const stored = data.readUInt32LE(contentStart + contentLength);
   if (crc32(content, crc32(headerBytes)) !== stored) return undefined;
@@ -210,7 +270,57 @@ function parseRecord(data: Buffer, at: number): { entry: JournalEntry; next: num
   if (!header || typeof header.outputId !== 'string' || !OPS.has(header.op)) return undefined;
   if (header.op === 'retain' && (!Number.isInteger(header.seq) || header.totalBytes !== contentLength)) return undefined;
   if (header.op === 'annotate' && (!isPlainObject(header.extra) || contentLength !== 0)) return undefined;
-  return { entry: { header, content }, next: contentStart + contentLength + 4 };
+  return { header, content };
+}
+
+type Parsed = { entry: JournalEntry; next: number };
+
+function parseRecord(data: Buffer, at: number): Parsed | undefined {
+  const frame = frameAt(data, at);
+  const entry = frame && verify(data, frame);
+  return entry && frame && { entry, next: frame.next };
+}
+
+/**
+ * Resync's CRC work over candidates found by scanning is bounded by this many times the file's size
+ * (plus the slack): ordinary damage needs at most one (each candidate that checks out is consumed),
+ * while bytes crafted as many overlapping frames would otherwise cost time quadratic in the size.
+ * Past it the rest of the file is skipped, as a torn tail.
+ */
+const RESYNC_CRC_FILES = 2;
+const RESYNC_CRC_SLACK = 64 * 1024;
+
+/**
+ * Where replay resumes after the bytes at `from`, which are no record: `at`, and the record there (none
+ * when the damage runs to the end of the file); undefined when no record follows.
+ *
+ * A record counts only if its frame fits in the file and its CRC and header check out, so bytes that
+ * merely look like a header are never replayed. First the damaged record's own frame is tried: when
+ * its lengths are intact (damage in its header or content), the next record begins right after it
+ * and nothing inside it is looked at. Otherwise its lengths may be what is damaged, and the bytes are
+ * scanned for the next magic. A scan can meet whole records that are not this journal's own, inside a
+ * copy's content (an output that printed a journal): a retain found so must carry a seq above every
+ * retain replayed before it, as the journal's own records do (seqs only grow), so an earlier record
+ * copied there never comes back out of order (a copy removed since, say).
+ */
+function resync(data: Buffer, from: number, afterSeq: number, budget: { bytes: number }): { at: number; record?: Parsed } | undefined {
+  const follows = (record: Parsed): boolean => record.entry.header.op !== 'retain' || record.entry.header.seq > afterSeq;
+  const own = frameAt(data, from);
+  if (own) {
+    if (own.next === data.length) return { at: own.next };
+    const next = parseRecord(data, own.next);
+    if (next && follows(next)) return { at: own.next, record: next };
+  }
+  for (let at = data.indexOf(MAGIC, from + 1); at !== -1; at = data.indexOf(MAGIC, at + 1)) {
+    const frame = frameAt(data, at);
+    if (!frame) continue;
+    budget.bytes -= frame.next - at;
+    if (budget.bytes < 0) return undefined;
+    const entry = verify(data, frame);
+    const record = entry && { entry, next: frame.next };
+    if (record && follows(record)) return { at, record };
+  }
+  return undefined;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@
  *   1. read the session file (the index) whole (checkpoints replace it by an atomic rename, so the
  *      descriptor holds one complete version, old or new);
  *   2. read its journals, rotated ones then the current one, keeping the records whose CRCs check
- *      out (a record being appended is cut off where it is incomplete);
+ *      out (a record being appended is cut off where it is incomplete; damaged bytes are skipped);
  *   3. look again: if the session file was replaced or a journal rotated or removed meanwhile (a
  *      checkpoint ran), the records read may not continue the file read, so start over.
  * A view is the file's version plus journal records appended after it in order: a state the owner

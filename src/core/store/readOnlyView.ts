@@ -88,6 +88,7 @@ export async function readView(file: string): Promise<RawView> {
       const entries: JournalEntry[] = [];
       const marks: Signature = [db.mark];
       let journalBytes = 0;
+      let lastSeq = 0;
       let whole = true;
       for (const journal of await journalFiles(file)) {
         const journalHandle = await openIfThere(journal);
@@ -97,8 +98,11 @@ export async function readView(file: string): Promise<RawView> {
           break;
         }
         const read = await readOpen(journalHandle, journal).finally(() => journalHandle.close());
-        // A torn tail is the record being appended (or a damaged one): the records before it stand.
-        entries.push(...parseJournal(read.bytes).entries);
+        // A torn tail is the record being appended: the records before it stand. Damaged bytes are
+        // skipped as the owner's replay skips them, the records after them kept.
+        const parsed = parseJournal(read.bytes, lastSeq);
+        lastSeq = parsed.lastSeq;
+        entries.push(...parsed.entries);
         journalBytes += read.bytes.length;
         marks.push(read.mark);
       }

@@ -184,8 +184,8 @@ export class SessionStore implements RecallStore {
    * @internal (openStore) Applies the journals a previous run left over the index, oldest first:
    * retains the index does not hold yet (or holds without content: written while they waited for a
    * checkpoint), removals and annotations (merged again: the same result; one for an output gone
-   * since is skipped). A damaged or torn tail ended that file's
-   * replay; the file was kept aside and is reported. Returns whether there were journals.
+   * since is skipped). Damaged or torn bytes were skipped (the records after them replay); such a
+   * file was kept aside and is reported. Returns whether there were journals.
    */
   replayJournals(left: LeftJournals): boolean {
     const applied = checkpointedSeq(this.db);

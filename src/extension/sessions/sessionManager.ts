@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { promises as fs } from 'node:fs';
 import { RecallError, describeError } from '../../core/errors';
+import { journalDamageText } from '../../core/store/journal';
 import { listSessions, sessionFile, type SessionFileInfo } from '../../core/store/sessionFiles';
 import { pruneSessions } from '../../core/store/sessionPruning';
 import { sessionStoreOptions } from '../../core/settings';
@@ -174,11 +175,7 @@ export class SessionManager implements vscode.Disposable {
         ),
       );
     }
-    for (const torn of store.openReport.journalTruncated ?? []) {
-      this.log.warn(
-        `session journal ended in a damaged or incomplete record (a crash while saving?): ${torn.bytesIgnored} bytes not replayed; kept the journal as ${torn.path}`,
-      );
-    }
+    for (const torn of store.openReport.journalTruncated ?? []) this.log.warn(journalDamageText(torn));
     for (const lost of store.openReport.segmentsLost ?? []) {
       this.log.error(`content segment ${lost.path} is ${lost.reason}: parts of ${lost.outputs.join(', ')} cannot be read`);
     }

@@ -65,18 +65,27 @@ export async function connectStdio(args: string[], era: Era = 'legacy', env: Rec
   return { client, transport, stderr: () => stderr, close: () => client.close() };
 }
 
+/** The bearer token startHttp gives the server unless the test sets TOOL_OUTPUT_RECALL_MCP_TOKEN itself (HTTP always needs one). */
+export const HTTP_TEST_TOKEN = 'unit-test-http-token-0123456789';
+
 export interface HttpServerProcess {
   url: string;
+  /** The Authorization header for HTTP_TEST_TOKEN. */
+  auth: Record<string, string>;
   child: ChildProcess;
   stderr(): string;
   /** Sends SIGTERM and waits for the exit (the server closes its session first). */
   stop(): Promise<number | null>;
 }
 
-/** Starts `node dist/mcp.js --http 0 <args>` and waits for the URL it serves. */
+/**
+ * Starts `node dist/mcp.js --http 0 <args>` and waits for the URL it serves. A variable set to ''
+ * in `env` is left out (TOOL_OUTPUT_RECALL_MCP_TOKEN: '' starts the server with no token given).
+ */
 export async function startHttp(args: string[], env: Record<string, string> = {}): Promise<HttpServerProcess> {
+  const merged = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TOOL_OUTPUT_RECALL_MCP_TOKEN: HTTP_TEST_TOKEN, ...env };
   const child = spawn(process.execPath, [MCP_BUNDLE, '--http', '0', ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    env: Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== '')),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -91,6 +100,7 @@ export async function startHttp(args: string[], env: Record<string, string> = {}
   });
   return {
     url,
+    auth: { Authorization: `Bearer ${HTTP_TEST_TOKEN}` },
     child,
     stderr: () => stderr,
     async stop() {
