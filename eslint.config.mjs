@@ -1,6 +1,7 @@
 // Lint: the usual correctness rules plus the layers, stated as import zones.
 //   src/core        the engine: never `vscode`, never the glue, never the webview
 //   src/extension   the VS Code glue; its tools never reach into the inspector
+//   src/mcp         the MCP server: the engine without VS Code, so never `vscode` and never the glue
 //   webview/        the browser side: nothing from src/ at run time (types only, through protocol.ts)
 import js from '@eslint/js';
 import globals from 'globals';
@@ -80,6 +81,17 @@ export default tseslint.config(
         group: ['**/inspector/**', '**/inspector'],
         message: 'Tools never import the inspector: the inspector reads the store, tools write it.',
       },
+    ),
+  },
+  {
+    files: ['src/mcp/**/*.ts'],
+    rules: zone(
+      { group: ['vscode'], message: 'src/mcp runs outside VS Code (dist/mcp.js): it never imports vscode at run time.' },
+      {
+        group: ['**/extension/**', '**/extension'],
+        message: 'src/mcp never imports the VS Code glue (src/extension); shared parts live in src/core.',
+      },
+      { group: ['**/webview/**', '**/webview'], message: 'src/mcp never imports the webview.' },
     ),
   },
   {

@@ -13,7 +13,8 @@
 // random line starts (a jump to a search hit; most miss the store's decoded-chunk cache). Also, for
 // information: the same over Streamable HTTP (a 2025-era client is served statelessly, one server
 // instance per request) and the SDK's ping over stdio, the protocol's floor.
-// Goal (issue 11): the stdio round trip's p50 ≤ 2 ms.
+// Goal (issue 11): the stdio round trip's p50 ≤ 2 ms. Start-up (issue 18, bench/lib/startup.mjs):
+// spawn → initialize reply ≤ 150 ms, beside spawn → exit of `node -e 0` in the same run.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -24,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { lineStarts, makeLogText, prng } from './lib/logtext.mjs';
+import { measureStartup } from './lib/startup.mjs';
 import { fmtMs, fmtRatio, median, p95, table } from './lib/stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -39,6 +41,8 @@ const WARMUP = 50;
 const strict = argv.includes('--strict');
 const verbose = argv.includes('--verbose');
 const GOAL_MS = 2;
+const STARTUP_GOAL_MS = 150;
+const STARTUP_ROUNDS = 15;
 const PAGE = 4096;
 
 const loadBefore = loadavg()[0];
@@ -102,6 +106,7 @@ async function interleaved(rounds, steps, samples) {
   }
 }
 
+const startup = await measureStartup(SERVER, STARTUP_ROUNDS);
 const stdio = new Client({ name: 'recall-bench', version: '1' });
 await stdio.connect(
   new StdioClientTransport({
@@ -189,6 +194,24 @@ for (const [pattern, samples] of [
       '',
     ],
     ['  in-process WorkerStore.read (baseline)', fmtMs(base), fmtMs(p95(samples.inProcess)), '-', '-', 'baseline', ''],
+  );
+}
+{
+  const initialize = median(startup.initialize);
+  const floor = median(startup.floor);
+  const pass = initialize <= STARTUP_GOAL_MS;
+  if (!pass) missed.push('start-up');
+  rows.push(
+    [
+      `spawn → initialize reply (${STARTUP_ROUNDS} starts)`,
+      fmtMs(initialize),
+      fmtMs(p95(startup.initialize)),
+      fmtMs(floor),
+      fmtRatio(initialize / floor),
+      `≤ ${STARTUP_GOAL_MS} ms`,
+      pass ? 'PASS' : 'MISS',
+    ],
+    ['  spawn → exit of node -e 0 (baseline)', fmtMs(floor), fmtMs(p95(startup.floor)), '-', '-', 'baseline', ''],
   );
 }
 rows.push(['ping over stdio (info: the protocol floor)', fmtMs(median(paging.ping)), fmtMs(p95(paging.ping)), '-', '-', 'info', '']);

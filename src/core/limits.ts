@@ -17,6 +17,16 @@ export const DEFAULT_LIMITS = {
   sessionQuotaBytes: 64 * MiB,
 } as const;
 
+/** The least a retained copy's cap or a session's journal bound may be (smaller values are raised or refused). */
+export const MIN_STORE_BYTES = 4 * KiB;
+
+/** Bytes as a person reads them: 512 B, 3.5 KiB, 12.0 MiB. */
+export function formatBytes(bytes: number): string {
+  if (bytes < KiB) return `${bytes} B`;
+  if (bytes < MiB) return `${(bytes / KiB).toFixed(1)} KiB`;
+  return `${(bytes / MiB).toFixed(1)} MiB`;
+}
+
 /** A session's journal may hold this many quotas before new copies are refused (checkpoints failing). */
 export const JOURNAL_LIMIT_QUOTAS = 2;
 

@@ -23,15 +23,11 @@ export interface PageRequest {
 /**
  * The page size a reader uses: `limit` (a page setting, or the largest page) when none is requested,
  * else the requested size held to `limit`; `limit` is itself held to DEFAULT_LIMITS.pageBytes, so
- * neither a request nor a setting gets a larger page. A request that is not a positive integer
- * (tool input is unchecked JSON) is returned as it is, for the caller's validation to reject with
- * a message that names it.
+ * neither a request nor a setting gets a larger page. It only clamps: a request was validated where
+ * it came in (a tool's input schema, validatePageRequest, the file pager's request check).
  */
 export function clampPageBytes(requested: number | undefined, limit: number = DEFAULT_LIMITS.pageBytes): number {
-  const largest = Math.min(limit, DEFAULT_LIMITS.pageBytes);
-  if (requested === undefined) return largest;
-  if (typeof requested !== 'number' || !Number.isInteger(requested) || requested < 1) return requested;
-  return Math.min(requested, largest);
+  return Math.min(requested ?? limit, limit, DEFAULT_LIMITS.pageBytes);
 }
 
 /** Checks `offset` and `maxBytes` before any bytes are fetched; returns the clamped page size. */

@@ -4,9 +4,10 @@
  * variables. Both hand over a getter keyed by the setting name without its prefix
  * (`previewBytes`, `sessions.maxCount`), and get the same clamps and fallbacks here.
  */
-import { DEFAULT_LIMITS, type Limits } from './limits';
+import { MIN_STORE_BYTES, type Limits } from './limits';
 import { clampPageBytes } from './pager';
 import type { OpenStoreOptions } from './store/sessionStore';
+import { settingSchema } from './tools/manifest';
 
 export interface RecallSettings extends Limits {
   sessionsMaxCount: number;
@@ -23,26 +24,27 @@ export interface RecallSettings extends Limits {
 
 /** Resolves every setting from `get` (undefined or a bad value falls back to the default). */
 export function resolveSettings(get: (key: string) => unknown): RecallSettings {
-  const int = (key: string, fallback: number): number => {
+  // The fallback is the setting's default in the manifest: the one place defaults live, for both front ends.
+  const int = (key: string): number => {
     const value = get(key);
-    return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : fallback;
+    return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : (settingSchema(key)?.default as number);
   };
-  // 0 (the default) leaves the bound to the store (twice the quota); the store takes at least 4 KiB.
-  const journalLimit = int('store.journalLimitBytes', 0);
+  // 0 (the default) leaves the bound to the store (twice the quota); the store takes at least MIN_STORE_BYTES.
+  const journalLimit = int('store.journalLimitBytes');
   const patterns = get('readFilePage.sensitivePatterns');
   return {
-    previewBytes: int('previewBytes', DEFAULT_LIMITS.previewBytes),
-    historyBytes: int('historyBytes', DEFAULT_LIMITS.historyBytes),
-    pageBytes: clampPageBytes(int('pageBytes', DEFAULT_LIMITS.pageBytes)),
-    copyBytes: int('copyBytes', DEFAULT_LIMITS.copyBytes),
-    streamBytes: int('streamBytes', DEFAULT_LIMITS.streamBytes),
-    sessionQuotaBytes: Math.max(int('sessionQuotaBytes', DEFAULT_LIMITS.sessionQuotaBytes), int('copyBytes', DEFAULT_LIMITS.copyBytes)),
-    sessionsMaxCount: int('sessions.maxCount', 20),
-    sessionsMaxAgeDays: int('sessions.maxAgeDays', 30),
-    sessionsTotalQuotaBytes: int('sessions.totalQuotaBytes', 512 * 1024 * 1024),
-    journalLimitBytes: journalLimit === 0 ? 0 : Math.max(4096, journalLimit),
-    defaultTimeoutSeconds: int('runCommand.defaultTimeoutSeconds', 600),
-    commandsMaxConcurrent: int('commands.maxConcurrent', 0),
+    previewBytes: int('previewBytes'),
+    historyBytes: int('historyBytes'),
+    pageBytes: clampPageBytes(int('pageBytes')),
+    copyBytes: int('copyBytes'),
+    streamBytes: int('streamBytes'),
+    sessionQuotaBytes: Math.max(int('sessionQuotaBytes'), int('copyBytes')),
+    sessionsMaxCount: int('sessions.maxCount'),
+    sessionsMaxAgeDays: int('sessions.maxAgeDays'),
+    sessionsTotalQuotaBytes: int('sessions.totalQuotaBytes'),
+    journalLimitBytes: journalLimit === 0 ? 0 : Math.max(MIN_STORE_BYTES, journalLimit),
+    defaultTimeoutSeconds: int('runCommand.defaultTimeoutSeconds'),
+    commandsMaxConcurrent: int('commands.maxConcurrent'),
     sensitivePatterns: Array.isArray(patterns) ? patterns.filter((p): p is string => typeof p === 'string') : [],
     allowOutsideWorkspace: get('readFilePage.allowOutsideWorkspace') === true,
   };

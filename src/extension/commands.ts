@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { describeError } from '../core/errors';
 import type { SessionManager } from './sessions/sessionManager';
-import { formatBytes } from './statusBar';
+import { formatBytes } from '../core/limits';
 
 /** The session commands (category "Tool Output Recall"); output commands live with the inspector. */
 export function registerSessionCommands(sessions: SessionManager, log: vscode.LogOutputChannel): vscode.Disposable[] {

@@ -9,11 +9,8 @@ import { CheckpointWatch } from './sessions/checkpointWatch';
 import { SessionStatusBar } from './statusBar';
 import { registerSessionCommands } from './commands';
 import { createApi, type ToolOutputRecallApi } from './api';
-import { ReadToolOutputTool } from './tools/readToolOutputTool';
-import { SearchToolOutputTool } from './tools/searchToolOutputTool';
-import { RunCommandTool } from './tools/runCommandTool';
-import { ReadFilePageTool } from './tools/readFilePageTool';
-import { RunCodeTool } from './tools/runCodeTool';
+import { TOOL_NAMES } from '../core/toolNames';
+import { RecallTool } from './tools/recallTool';
 import { RecallParticipant, registerRecallParticipant } from './chat/recallParticipant';
 import { registerInspector } from './inspector/register';
 import { registerAgents } from './agents/registerAgents';
@@ -41,7 +38,7 @@ export function activate(context: vscode.ExtensionContext): ToolOutputRecallApi 
       log,
     );
     const store = () => sessions.store();
-    const sideEffectDeps = {
+    const toolDeps = {
       store,
       settings: readSettings,
       isTrusted: () => vscode.workspace.isTrusted,
@@ -53,11 +50,7 @@ export function activate(context: vscode.ExtensionContext): ToolOutputRecallApi 
       new SessionStatusBar(sessions),
       new CheckpointWatch(sessions, log),
       ...registerSessionCommands(sessions, log),
-      vscode.lm.registerTool(ReadToolOutputTool.toolName, new ReadToolOutputTool(store, () => readSettings().pageBytes)),
-      vscode.lm.registerTool(SearchToolOutputTool.toolName, new SearchToolOutputTool(store, readSettings)),
-      vscode.lm.registerTool(ReadFilePageTool.toolName, new ReadFilePageTool(readSettings)),
-      vscode.lm.registerTool(RunCommandTool.toolName, new RunCommandTool(sideEffectDeps)),
-      vscode.lm.registerTool(RunCodeTool.toolName, new RunCodeTool(sideEffectDeps)),
+      ...TOOL_NAMES.map((name) => vscode.lm.registerTool(name, new RecallTool(name, toolDeps))),
     );
     // Other agents' MCP sessions for this workspace: shown (read-only) beside this window's outputs.
     const agents = registerAgents(context, {

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { formatBytes } from '../core/limits';
 import type { SessionManager } from './sessions/sessionManager';
 import { sessionStats, type SessionStats } from './sessions/sessionStats';
 
@@ -80,10 +81,4 @@ export function sessionStatusView(stats: SessionStats): SessionStatusView {
   return error
     ? { text: `$(warning) ${size}`, tooltip, backgroundColor: new vscode.ThemeColor('statusBarItem.warningBackground') }
     : { text: `$(history) ${size}`, tooltip };
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }

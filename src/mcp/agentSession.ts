@@ -6,11 +6,9 @@
 import { promises as fs } from 'node:fs';
 import { RecallError, describeError } from '../core/errors';
 import { newSessionId } from '../core/ids';
-import { sessionStoreOptions, type RecallSettings } from '../core/settings';
-import { journalDamageText } from '../core/store/journal';
+import type { RecallSettings } from '../core/settings';
+import { openLockedSession } from '../core/store/lockedSession';
 import { listSessions, sessionFile } from '../core/store/sessionFiles';
-import { tryLockSession } from '../core/store/sessionLock';
-import { pruneSessions } from '../core/store/sessionPruning';
 import { openWorkerStore, type WorkerStore } from '../core/store/workerClient';
 import type { Log } from './log';
 
@@ -30,33 +28,18 @@ export async function openAgentSession(dir: string, settings: RecallSettings, lo
       `There is no session ${resume} in ${dir}. ${known.length ? `Sessions there, newest first: ${known.join(', ')}.` : 'That folder holds no sessions.'}`,
     );
   }
-  await fs.mkdir(dir, { recursive: true });
-  const lock = await tryLockSession(file);
-  if (!lock) {
-    throw new RecallError(
-      'STORE_UNAVAILABLE',
-      `Session ${sessionId} is open in another process (a VS Code window or another server); omit --session to start a session of this server's own.`,
-    );
-  }
-  let store: WorkerStore;
-  try {
-    store = await openWorkerStore(sessionStoreOptions(dir, sessionId, settings));
-  } catch (error) {
-    await lock.release();
-    throw error;
-  }
-  log.info(`${store.resumed ? 'resumed' : 'started'} session ${store.sessionId} at ${store.file}`);
-  const aside = store.openReport.movedAside;
-  if (aside) log.error(`the session file would not open (${aside.reason}); kept it as ${aside.path} and started empty`);
-  for (const torn of store.openReport.journalTruncated ?? []) log.warn(journalDamageText(torn));
-  for (const lost of store.openReport.segmentsLost ?? []) {
-    log.error(`the content segment ${lost.path} is ${lost.reason}: parts of ${lost.outputs.join(', ')} cannot be read`);
-  }
-  // In the background (startup does not wait), but finished before the process ends.
-  const pruning = pruneSessions(dir, settings, sessionId).then(
-    (removed) => removed.length > 0 && log.info(`pruned ${removed.length} old session(s): ${removed.join(', ')}`),
-    (error) => log.warn(`pruning sessions failed: ${describeError(error)}`),
-  );
+  const { store, lock, pruning } = await openLockedSession({
+    dir,
+    sessionId,
+    settings,
+    open: openWorkerStore,
+    log,
+    refuseLocked: (id) =>
+      new RecallError(
+        'STORE_UNAVAILABLE',
+        `Session ${id} is open in another process (a VS Code window or another server); omit --session to start a session of this server's own.`,
+      ),
+  });
   return {
     store,
     async close() {

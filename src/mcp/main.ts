@@ -24,19 +24,27 @@ async function main(): Promise<void> {
   }
   // Before the session opens: a token file that cannot be trusted stops the start with nothing created.
   const bearer = parsed.http ? await bearerToken(parsed.http.auth) : undefined;
-  const session = await openAgentSession(parsed.storeDir, parsed.settings, log, parsed.sessionId);
+  // The session opens (sql.js, the worker, the lock) while the server already answers: a client
+  // that starts its first turn a second after spawning us (Codex's start-up grace) must find our
+  // tools listed. A call that needs the store waits for it; a session that cannot open ends the
+  // process with code 1, as before.
+  const opening = openAgentSession(parsed.storeDir, parsed.settings, log, parsed.sessionId);
   const shutdown = new AbortController();
   const tools = new AgentTools({
-    store: session.store,
+    store: async () => (await opening).store,
     workspace: parsed.workspace,
     settings: parsed.settings,
     log,
     shutdown: shutdown.signal,
   });
   // Names the session's agent for the VS Code inspector (sessionAgent.ts); never stops the server.
-  const agent = new SessionAgentNote(session.store.file, (error) => log.warn(`recording the session's agent: ${describeError(error)}`));
-  void agent.started();
-  const factory = serverFactory(tools, (client) => void agent.client(client));
+  const agent = opening.then((session) => {
+    const note = new SessionAgentNote(session.store.file, (error) => log.warn(`recording the session's agent: ${describeError(error)}`));
+    void note.started();
+    return note;
+  });
+  agent.catch(noop); // a session that cannot open is reported once, below
+  const factory = serverFactory(tools, parsed.settings.previewBytes, (client) => void agent.then((note) => note.client(client), noop));
 
   let http: HttpServer | undefined;
   let stdio: { close(): Promise<void> } | undefined;
@@ -49,8 +57,9 @@ async function main(): Promise<void> {
       shutdown.abort();
       await http?.close().catch((error) => log.warn(`closing http: ${describeError(error)}`));
       await stdio?.close().catch(() => undefined);
-      await agent.idle();
-      await session.close();
+      const session = await opening.catch(() => undefined);
+      await (await agent.catch(() => undefined))?.idle();
+      await session?.close();
       process.exit(0);
     })();
   };
@@ -61,7 +70,7 @@ async function main(): Promise<void> {
     try {
       http = await serveHttp(factory, { port: parsed.http.port, bearer }, log);
     } catch (error) {
-      await session.close();
+      await (await opening.catch(() => undefined))?.close();
       throw error;
     }
     // Where the token is, never the token: clients keep this log.
@@ -77,7 +86,15 @@ async function main(): Promise<void> {
     stdio = serveStdio(factory, { onerror: (error) => log.warn(`stdio: ${describeError(error)}`) });
     log.info(`serving MCP on stdio; workspace ${parsed.workspace}`);
   }
+  try {
+    await opening;
+  } catch (error) {
+    await http?.close().catch(() => undefined);
+    throw error;
+  }
 }
+
+const noop = (): void => undefined;
 
 main().catch((error) => {
   process.stderr.write(

@@ -9,6 +9,7 @@ import { ProtocolError, ProtocolErrorCode, Server, type Implementation, type Mcp
 import { PACKAGE_VERSION } from '../core/tools/manifest';
 import { READ_TOOL_OUTPUT_TOOL, RUN_COMMAND_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../core/toolNames';
 import { splitIntoParts, unknownToolText } from '../core/tools/parts';
+import { clientOfRequest, previewBytesFor } from './clients';
 import type { AgentTools } from './tools';
 
 export const SERVER_NAME = 'tool-output-recall';
@@ -20,25 +21,36 @@ const INSTRUCTIONS =
 
 /**
  * A fresh `Server` per serving unit (the SDK asks for one per stdio connection and per stateless
- * HTTP request); they all share the process's one session through `tools`.
+ * HTTP request); they all share the process's one session through `tools`. `previewBytes` is the
+ * configured preview size, made smaller per call for a client that would cut it (clients.ts).
  */
-export function serverFactory(tools: AgentTools, onClient?: (client: Implementation) => void): McpServerFactory {
+export function serverFactory(tools: AgentTools, previewBytes: number, onClient?: (client: Implementation) => void): McpServerFactory {
   return () => {
     const server = new Server(
       { name: SERVER_NAME, title: 'Tool Output Recall', version: PACKAGE_VERSION },
       { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
     );
-    // Who connected (Claude Code, Codex, Cursor…), for the session's agent record (sessionAgent.ts).
+    // Who connected (Claude Code, Codex, Cursor…), for the session's agent record (sessionAgent.ts):
+    // from `initialize`, or from the request itself where the client never initialized this Server.
     server.oninitialized = () => {
       const client = server.getClientVersion();
       if (client) onClient?.(client);
     };
-    server.setRequestHandler('tools/list', () => ({ tools: tools.list() }));
+    const clientOf = (params: unknown, envelope: unknown) => {
+      const client = clientOfRequest(server.getClientVersion(), envelope, params);
+      if (client) onClient?.(client);
+      return client;
+    };
+    server.setRequestHandler('tools/list', (request, ctx) => {
+      clientOf(request.params, ctx.mcpReq.envelope);
+      return { tools: tools.list() };
+    });
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name, arguments: input } = request.params;
       // An unknown tool is a protocol error (the spec's "Unknown tools"), not a tool result.
       if (!tools.has(name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, unknownToolText(name, tools.names()));
-      const run = await tools.call(name, input ?? {}, ctx.mcpReq.signal);
+      const client = clientOf(request.params, ctx.mcpReq.envelope);
+      const run = await tools.call(name, input ?? {}, ctx.mcpReq.signal, { previewBytes: previewBytesFor(client, previewBytes) });
       return {
         content: splitIntoParts(run.text).map((text) => ({ type: 'text' as const, text })),
         ...(run.isError ? { isError: true } : {}),

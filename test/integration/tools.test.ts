@@ -4,8 +4,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { RunCommandTool } from '../../src/extension/tools/runCommandTool';
-import { RunCodeTool } from '../../src/extension/tools/runCodeTool';
+import { RecallTool } from '../../src/extension/tools/recallTool';
 import { readSettings } from '../../src/extension/config';
 import {
   OUTPUT_ID,
@@ -174,7 +173,10 @@ describe('tools', function () {
     it('run_command refuses and runs nothing', async () => {
       const marker = path.join(dir, 'untrusted-ran');
       await assert.rejects(
-        new RunCommandTool(deps()).invoke(options({ command: `touch ${sh(marker)}` }), new vscode.CancellationTokenSource().token),
+        new RecallTool('run_command', deps()).invoke(
+          options({ command: `touch ${sh(marker)}` }),
+          new vscode.CancellationTokenSource().token,
+        ),
         /run_command failed \(REFUSED\): run_command does not run in an untrusted workspace\. Ask the user to trust this workspace/,
       );
       assert.equal(fs.existsSync(marker), false);
@@ -182,10 +184,18 @@ describe('tools', function () {
 
     it('run_code refuses', async () => {
       await assert.rejects(
-        new RunCodeTool(deps()).invoke(options({ code: 'return 1' }), new vscode.CancellationTokenSource().token),
+        new RecallTool('run_code', deps()).invoke(options({ code: 'return 1' }), new vscode.CancellationTokenSource().token),
         /run_code failed \(REFUSED\): run_code does not run in an untrusted workspace\. Ask the user to trust this workspace/,
       );
     });
+  });
+
+  it("run_code's nested calls are checked against the tool's input schema, as a model's calls are", async () => {
+    // Through vscode.lm.invokeTool, which does not check inputs itself: the adapter's invokeTool does.
+    const code =
+      "try { await tools.call('read_tool_output', { outputId: 5 }); return 'no error'; } catch (error) { return String(error.message); }";
+    const { text } = await invoke('run_code', { code });
+    assert.match(text, /read_tool_output failed \(INVALID_ARGUMENT\): the input property \\?"outputId\\?" must be a string; got 5/);
   });
 
   it('a token budget shrinks the run_command preview', async () => {

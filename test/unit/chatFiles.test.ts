@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import * as toolNames from '../../src/core/toolNames';
+import { TOOL_NAMES } from '../../src/core/toolNames';
 
 const REPO = path.resolve(__dirname, '../..');
 
@@ -101,7 +101,7 @@ function referencedButNotEnabled(prompt: PromptFile): string[] {
  * be a property of the tool's input schema, and every required property must be there.
  */
 function badCallShapes(prompt: PromptFile): string[] {
-  const names = Object.values(toolNames).join('|');
+  const names = TOOL_NAMES.join('|');
   const call = new RegExp(`\\b(${names})\`?\\s*\`?(\\{[^}]*\\}(?:\`?\\s+or\\s+\`?\\{[^}]*\\})*)`, 'g');
   const problems: string[] = [];
   for (const [, tool, shapes] of prompt.body.matchAll(call)) {

@@ -44,7 +44,7 @@ describe('mcp: the MCP Inspector CLI as a client', function () {
     );
   });
 
-  it('over stdio: lists the five tools and calls run_command and read_file_page', async () => {
+  it('over stdio: lists every tool and calls run_command and read_file_page', async () => {
     const server = [process.execPath, MCP_BUNDLE, '--workspace', workspace, '--store', dirs.make()];
     const listed = await inspector([...server, '--method', 'tools/list']);
     assert.deepEqual(

@@ -8,7 +8,7 @@ import { CHECKED_KEYWORDS, checkToolInput, schemaProblem } from '../../src/core/
 import { TOOL_DECLARATIONS, settingSchema, type JsonSchema } from '../../src/core/tools/manifest';
 import { searchToolOutputText } from '../../src/core/tools/searchToolOutput';
 import type { RecallStore } from '../../src/core/types';
-import * as toolNames from '../../src/core/toolNames';
+import { TOOL_NAMES } from '../../src/core/toolNames';
 import { SERVER_SETTINGS, UsageError, envFor, flagFor, parseOptions, type ServerOptions } from '../../src/mcp/options';
 import { rejectsWith, throwsWith } from './helpers/assertions';
 import { useTempDirs } from './helpers/tempDirs';
@@ -26,7 +26,7 @@ function keywordsIn(schema: JsonSchema, found = new Set<string>()): Set<string> 
 
 describe('mcp: input schemas from the manifest', () => {
   it('are the languageModelTools of package.json, one per tool name', () => {
-    assert.deepEqual(TOOL_DECLARATIONS.map((tool) => tool.name).sort(), Object.values(toolNames).sort());
+    assert.deepEqual(TOOL_DECLARATIONS.map((tool) => tool.name).sort(), [...TOOL_NAMES].sort());
     for (const tool of TOOL_DECLARATIONS) assert.equal(tool.inputSchema.type, 'object', tool.name);
   });
 

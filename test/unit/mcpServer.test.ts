@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
+import { TOOL_NAMES } from '../../src/core/toolNames';
 import { TOOL_DECLARATIONS } from '../../src/core/tools/manifest';
+import { TOOL_SPECS } from '../../src/core/tools/registry';
 import { useTempDirs } from './helpers/tempDirs';
 import { connectHttp, connectStdio, ensureBuilt, okText, startHttp, textOf, type Era } from './helpers/mcpServer';
 
@@ -90,7 +92,7 @@ describe('mcp server: the SDK client over stdio and HTTP', function () {
     });
     after(() => server.close());
 
-    it('lists the five tools with the manifest names, descriptions and input schemas, and the hints', async () => {
+    it('lists every tool with the manifest names, descriptions and input schemas, and the hints', async () => {
       const { tools } = await server.client.listTools();
       assert.deepEqual(
         tools.map((tool) => ({ name: tool.name, title: tool.title, description: tool.description, inputSchema: tool.inputSchema })),
@@ -104,13 +106,9 @@ describe('mcp server: the SDK client over stdio and HTTP', function () {
       const hints = Object.fromEntries(
         tools.map((tool) => [tool.name, [tool.annotations?.readOnlyHint, tool.annotations?.destructiveHint]]),
       );
-      assert.deepEqual(hints, {
-        read_tool_output: [true, false],
-        search_tool_output: [true, false],
-        read_file_page: [true, false],
-        run_command: [false, true],
-        run_code: [false, true],
-      });
+      // From each spec's effect: reading tools are read-only, running tools may destroy.
+      const byEffect = { reads: [true, false], runs: [false, true] };
+      assert.deepEqual(hints, Object.fromEntries(TOOL_NAMES.map((name) => [name, byEffect[TOOL_SPECS[name].effect]])));
     });
 
     it('names itself and tells the model to read retained outputs instead of re-running', () => {

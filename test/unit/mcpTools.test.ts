@@ -26,7 +26,7 @@ describe('mcp: the tool runner', function () {
     workspace = dirs.make();
     writeFileSync(path.join(workspace, 'a.txt'), 'one\ntwo\n');
     tools = new AgentTools({
-      store,
+      store: async () => store,
       workspace,
       settings: resolveSettings((key) => settingSchema(key)?.default),
       log: quiet,
@@ -92,7 +92,7 @@ describe('mcp: the tool runner', function () {
     assert.ok(ran.text.includes(`--- output ---\n${workspace}\n`), ran.text);
     const stopping = new AbortController();
     const local = new AgentTools({
-      store,
+      store: async () => store,
       workspace,
       settings: resolveSettings((key) => settingSchema(key)?.default),
       log: quiet,
@@ -124,7 +124,7 @@ describe('mcp: the tool runner', function () {
             : target[key],
     });
     const logged = new AgentTools({
-      store: failing,
+      store: async () => failing,
       workspace,
       settings: resolveSettings((key) => settingSchema(key)?.default),
       log: { ...quiet, warn: (message) => warnings.push(message) },

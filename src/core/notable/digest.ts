@@ -64,7 +64,10 @@ export class DigestBuilder {
   private distinct = 0;
   private seen = 0;
 
-  /** `stable`: the hits' bytes stay valid and unchanged until `finish` (no copy is made). */
+  /**
+   * `stable`: the hits' bytes stay valid and unchanged until `finish` (no copy is made); else the
+   * caller says when a source may change (`release`).
+   */
   constructor(private readonly stable = false) {}
 
   add(hit: NotableHit): void {
@@ -110,14 +113,28 @@ export class DigestBuilder {
   }
 
   /**
-   * `hit` as a new entry (into `entry`'s object when given). A stable source is viewed when the
-   * digest is finished (most entries of a long run of distinct lines leave the LRU before then);
-   * another is copied now, as it may change.
+   * Copies the text of the entries still held that point into `source`, which may change once the
+   * caller goes on (a stream's buffer, reused). Until then entries only point into it: most entries
+   * of a long run of distinct lines leave the LRU before, and are never copied.
+   */
+  release(source: Buffer): void {
+    if (this.stable) return;
+    for (const cls of CLASSES) {
+      for (const entry of this.held[cls]) {
+        if (entry.source !== source) continue;
+        entry.source = Buffer.from(source.subarray(entry.start, entry.end));
+        entry.start = 0;
+        entry.end = entry.source.length;
+      }
+    }
+  }
+
+  /**
+   * `hit` as a new entry (into `entry`'s object when given), pointing into its source: a stable one
+   * is viewed when the digest is finished, another is copied by `release` if the entry is held still.
    */
   private fill(entry: Held | undefined, hit: NotableHit, pinned: boolean): Held {
-    const source = this.stable ? hit.source : Buffer.from(hit.source.subarray(hit.start, hit.end));
-    const start = this.stable ? hit.start : 0;
-    const end = this.stable ? hit.end : hit.end - hit.start;
+    const { source, start, end } = hit;
     if (!entry) {
       return {
         class: hit.class,

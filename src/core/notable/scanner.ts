@@ -191,6 +191,8 @@ export class NotableScanner {
     }
     this.keepLineHead(chunk, base);
     this.offset = base + chunk.length;
+    // The caller may reuse the chunk's memory now: entries still held copy their text out of it.
+    this.digest.release(chunk);
   }
 
   finish(): NotableDigest {

@@ -51,11 +51,13 @@ function cleanClient(client: AgentClient): AgentClient {
 
 /**
  * Keeps the record of the session a server writes: `started()` when it opens (a resumed session
- * keeps its first start), `client()` for each client that initializes. Writes are atomic and one at
+ * keeps its first start), `client()` for each client that connects (a name already noted is not written again). Writes are atomic and one at
  * a time; a failure goes to `onError` and never stops the server.
  */
 export class SessionAgentNote {
   private chain: Promise<void> = Promise.resolve();
+  /** Names already recorded by this process: the server reports its client on every request. */
+  private readonly named = new Set<string>();
 
   constructor(
     readonly sessionFile: string,
@@ -68,6 +70,8 @@ export class SessionAgentNote {
 
   client(client: AgentClient): Promise<void> {
     const clean = cleanClient(client);
+    if (this.named.has(clean.name)) return this.chain;
+    this.named.add(clean.name);
     return this.update((record) => {
       const base = record ?? { startedAt: Date.now(), clients: [] };
       if (base.clients.some((c) => c.name === clean.name) || base.clients.length >= MAX_CLIENTS) return base;

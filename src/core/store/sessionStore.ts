@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { RecallError, describeError } from '../errors';
 import { newOutputId, newSessionId, isSessionIdShape } from '../ids';
-import { DEFAULT_LIMITS, JOURNAL_LIMIT_QUOTAS } from '../limits';
+import { DEFAULT_LIMITS, JOURNAL_LIMIT_QUOTAS, MIN_STORE_BYTES } from '../limits';
 import { capBytes } from '../capture/headTailBuffer';
 import { toBuffer } from '../preview';
 import type {
@@ -83,14 +83,17 @@ export async function openStore(options: OpenStoreOptions): Promise<SessionStore
   const quotaBytes = options.quotaBytes ?? DEFAULT_LIMITS.sessionQuotaBytes;
   if (typeof options.dir !== 'string' || options.dir.length === 0)
     throw new RecallError('INVALID_ARGUMENT', 'openStore needs a "dir" folder for session files.');
-  if (!Number.isInteger(copyBytes) || copyBytes < 4096)
-    throw new RecallError('INVALID_ARGUMENT', `copyBytes must be an integer of at least 4096; got ${copyBytes}.`);
+  if (!Number.isInteger(copyBytes) || copyBytes < MIN_STORE_BYTES)
+    throw new RecallError('INVALID_ARGUMENT', `copyBytes must be an integer of at least ${MIN_STORE_BYTES}; got ${copyBytes}.`);
   if (!Number.isInteger(quotaBytes) || quotaBytes < copyBytes)
     throw new RecallError('INVALID_ARGUMENT', `quotaBytes must be an integer of at least copyBytes (${copyBytes}); got ${quotaBytes}.`);
   const journalLimitBytes = options.journalLimitBytes ?? JOURNAL_LIMIT_QUOTAS * quotaBytes;
   // Any limit works: an empty journal takes any one copy, so a small one only means more checkpoints.
-  if (!Number.isInteger(journalLimitBytes) || journalLimitBytes < 4096)
-    throw new RecallError('INVALID_ARGUMENT', `journalLimitBytes must be an integer of at least 4096; got ${journalLimitBytes}.`);
+  if (!Number.isInteger(journalLimitBytes) || journalLimitBytes < MIN_STORE_BYTES)
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `journalLimitBytes must be an integer of at least ${MIN_STORE_BYTES}; got ${journalLimitBytes}.`,
+    );
   if (options.sessionId !== undefined && !isSessionIdShape(options.sessionId)) {
     throw new RecallError('INVALID_ARGUMENT', `"${options.sessionId}" is not a session id (letters, digits, "_" and "-", at most 64).`);
   }

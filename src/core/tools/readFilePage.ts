@@ -1,6 +1,8 @@
 import { readFilePage, type FilePage } from '../files/filePager';
 import { openReadableFile, type ReadPolicy } from '../files/readablePath';
 import { maskedNote } from '../files/secretShapes';
+import { READ_FILE_PAGE_TOOL } from '../toolNames';
+import { readPolicyOf, type ReadingToolSpec } from './toolSpec';
 
 export interface ReadFilePageInput {
   path: string;
@@ -8,6 +10,16 @@ export interface ReadFilePageInput {
   byteOffset?: number;
   maxBytes?: number;
 }
+
+/**
+ * `read_file_page`: a bounded page of a file from any line (found in the whole file, not in a
+ * truncated prefix) or byte offset, once the read policy allows the path.
+ */
+export const readFilePageSpec: ReadingToolSpec<ReadFilePageInput, typeof READ_FILE_PAGE_TOOL> = {
+  name: READ_FILE_PAGE_TOOL,
+  effect: 'reads',
+  run: (input, context) => readFilePageText(input, readPolicyOf(context)),
+};
 
 /**
  * `read_file_page`'s result text: once the read policy allows the path, a JSON header (line and

@@ -2,12 +2,20 @@ import { clampPageBytes, readFittingPage } from '../pager';
 import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
 import type { ReadResult, RecallStore } from '../types';
 import { MAX_PART_BYTES } from './parts';
+import type { ReadingToolSpec } from './toolSpec';
 
 export interface ReadToolOutputInput {
   outputId: string;
   offset?: number;
   maxBytes?: number;
 }
+
+/** `read_tool_output`: one page of a retained copy, by UTF-8 byte offset. */
+export const readToolOutputSpec: ReadingToolSpec<ReadToolOutputInput, typeof READ_TOOL_OUTPUT_TOOL> = {
+  name: READ_TOOL_OUTPUT_TOOL,
+  effect: 'reads',
+  run: async (input, context) => readToolOutputText(await context.store(), input, context.settings.pageBytes),
+};
 
 /**
  * `read_tool_output`'s result text: one page of a retained copy as JSON, then what to do next. The

@@ -1,11 +1,12 @@
 import { renderCodeRun } from '../codeMode/render';
 import { runCode, type CodeRunResult, type RunCodeDeps } from '../codeMode/runCode';
-import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../codeMode/sandbox';
+import { DEFAULT_TIMEOUT_SECONDS } from '../codeMode/sandbox';
 import { RecallError } from '../errors';
 import { RUN_CODE_TOOL } from '../toolNames';
 import type { RecallStore } from '../types';
 import { PROGRAM_GATE, queuedLine } from '../capture/workGate';
 import { annotateOf, recordPreview, type PreviewErrorFn } from './recordPreview';
+import { storeOrNothing, type RunningToolSpec } from './toolSpec';
 
 export interface RunCodeInput {
   code: string;
@@ -26,13 +27,41 @@ export interface RunCodeContext {
   onQueued?: (reason: string) => void;
 }
 
-/** Header, recovery section and console output take about this much of a token budget. */
-export const RUN_CODE_HEADER_BYTES = 4000;
 const MAX_CODE_CHARS = 100_000;
 
-/** Throws RecallError INVALID_ARGUMENT for a program that cannot start. */
+/**
+ * `run_code`: runs a short JavaScript program in an isolated sandbox process; the program calls other
+ * tools through `tools.call(name, input)` (`context.callTool`, by default this registry). Large
+ * nested results are retained before the program sees them, and the way back to each is reported
+ * next to the program's (previewed) return value.
+ */
+export const runCodeSpec: RunningToolSpec<RunCodeInput, typeof RUN_CODE_TOOL> = {
+  name: RUN_CODE_TOOL,
+  effect: 'runs',
+  without: 'running code',
+  // Header, recovery section and console output take about this much of a token budget.
+  headerBytes: 4000,
+  validate: validateRunCodeInput,
+  async run(input, context) {
+    const { settings, log } = context;
+    const { text, result } = await runCodeTool(input, {
+      callTool: context.callTool,
+      store: await storeOrNothing(context, RUN_CODE_TOOL),
+      previewBytes: context.previewBytes ?? settings.previewBytes,
+      maxConcurrent: settings.commandsMaxConcurrent,
+      signal: context.signal,
+      onPreviewNotRecorded: (message) => log.warn(`${RUN_CODE_TOOL}: ${message}`),
+      onQueued: (reason) => log.info(`${RUN_CODE_TOOL} queued: ${reason}`),
+    });
+    log.info(describeCodeRun(result));
+    if (retainedByCodeRun(result) > 0) context.onRetained?.();
+    return text;
+  },
+};
+
+/** Throws RecallError INVALID_ARGUMENT for a program that cannot start (its schema bounds timeoutSeconds). */
 export function validateRunCodeInput(input: RunCodeInput): void {
-  const { code, timeoutSeconds } = input as { code: unknown; timeoutSeconds: unknown };
+  const { code } = input as { code: unknown };
   if (typeof code !== 'string' || code.trim() === '') {
     throw new RecallError(
       'INVALID_ARGUMENT',
@@ -43,15 +72,6 @@ export function validateRunCodeInput(input: RunCodeInput): void {
     throw new RecallError(
       'INVALID_ARGUMENT',
       `the program is ${code.length} characters; the limit is ${MAX_CODE_CHARS}. Write a shorter program that calls tools for the data instead of embedding it.`,
-    );
-  }
-  if (
-    timeoutSeconds !== undefined &&
-    !(typeof timeoutSeconds === 'number' && Number.isFinite(timeoutSeconds) && timeoutSeconds > 0 && timeoutSeconds <= MAX_TIMEOUT_SECONDS)
-  ) {
-    throw new RecallError(
-      'INVALID_ARGUMENT',
-      `timeoutSeconds must be a number of seconds in (0, ${MAX_TIMEOUT_SECONDS}]; got ${JSON.stringify(timeoutSeconds)}. Omit it to use ${DEFAULT_TIMEOUT_SECONDS} s.`,
     );
   }
 }

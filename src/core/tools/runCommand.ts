@@ -1,10 +1,11 @@
 import * as path from 'node:path';
 import { runCommand, type CommandResult } from '../capture/runCommand';
 import { queuedLine } from '../capture/workGate';
-import { RecallError, clipEcho } from '../errors';
+import { clipEcho } from '../errors';
 import { READ_TOOL_OUTPUT_TOOL, RUN_COMMAND_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
 import type { RecallStore } from '../types';
 import { annotateOf, recordPreview, type PreviewErrorFn } from './recordPreview';
+import { baseDirOf, storeOrNothing, type RunningToolSpec } from './toolSpec';
 
 export interface RunCommandInput {
   command: string;
@@ -29,19 +30,35 @@ export interface RunCommandContext {
   onQueued?: (reason: string) => void;
 }
 
-/** Header and guidance around the preview take about this much of a token budget. */
-export const RUN_COMMAND_HEADER_BYTES = 1200;
-
-/** Throws RecallError INVALID_ARGUMENT for an input the command cannot start with. */
-export function validateRunCommandInput(input: RunCommandInput): void {
-  const { timeoutSeconds } = input;
-  if (timeoutSeconds !== undefined && !(Number.isFinite(timeoutSeconds) && timeoutSeconds > 0)) {
-    throw new RecallError(
-      'INVALID_ARGUMENT',
-      `timeoutSeconds must be a positive number of seconds; got ${JSON.stringify(timeoutSeconds)}. Omit it to use the default.`,
-    );
-  }
-}
+/**
+ * `run_command`: runs a shell command where the workspace is, with bounded capture; the model gets
+ * the status, a preview, and the outputId of the whole output. Its input schema bounds
+ * `timeoutSeconds`, so there is nothing more to validate.
+ */
+export const runCommandSpec: RunningToolSpec<RunCommandInput, typeof RUN_COMMAND_TOOL> = {
+  name: RUN_COMMAND_TOOL,
+  effect: 'runs',
+  without: 'running commands',
+  // Header and guidance around the preview take about this much of a token budget.
+  headerBytes: 1200,
+  async run(input, context) {
+    const { settings, log } = context;
+    const { text, result } = await runCommandTool(input, {
+      store: await storeOrNothing(context, RUN_COMMAND_TOOL),
+      baseDir: baseDirOf(context.folders),
+      defaultTimeoutSeconds: settings.defaultTimeoutSeconds,
+      previewBytes: context.previewBytes ?? settings.previewBytes,
+      streamBytes: settings.streamBytes,
+      maxConcurrent: settings.commandsMaxConcurrent,
+      signal: context.signal,
+      onPreviewNotRecorded: (message) => log.warn(`${RUN_COMMAND_TOOL}: ${message}`),
+      onQueued: (reason) => log.info(`${RUN_COMMAND_TOOL} queued: ${reason}`),
+    });
+    log.info(describeCommandRun(result));
+    if (result.outputId) context.onRetained?.();
+    return text;
+  },
+};
 
 /** Relative folders are taken from the first workspace folder, like a terminal opened there. */
 export function resolveCwd(baseDir: string, cwd: string | undefined): string {

@@ -4,6 +4,7 @@ import { describeDropped, droppedMatches } from '../notable/dropped';
 import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
 import type { RecallStore, SearchOptions } from '../types';
 import { searchFileText } from './searchFile';
+import { readPolicyOf, type ReadingToolSpec } from './toolSpec';
 
 export interface SearchToolOutputInput {
   /** A retained output; or `path`, a file (see searchFile.ts). Exactly one. */
@@ -16,12 +17,25 @@ export interface SearchToolOutputInput {
 }
 
 /**
+ * `search_tool_output`: find text in a retained copy (matches carry `read_tool_output` offsets) or
+ * in a file the read policy allows (`read_file_page` byte offsets). Cancelling the call stops the
+ * search. A search of a file needs no session store.
+ */
+export const searchToolOutputSpec: ReadingToolSpec<SearchToolOutputInput, typeof SEARCH_TOOL_OUTPUT_TOOL> = {
+  name: SEARCH_TOOL_OUTPUT_TOOL,
+  effect: 'reads',
+  run: async (input, context) =>
+    searchToolOutputText(input.outputId === undefined ? undefined : await context.store(), input, context.signal, readPolicyOf(context)),
+};
+
+/**
  * `search_tool_output`'s result text: a summary line, one match per line (JSON Lines: readable, and
  * long results split cleanly between parts), then how to read around a match or what no match means.
  * `signal`: the tool call's cancellation (the client went away), which stops the search.
  */
 export async function searchToolOutputText(
-  store: RecallStore,
+  /** Needed for an `outputId` only. */
+  store: RecallStore | undefined,
   input: SearchToolOutputInput,
   signal?: AbortSignal,
   /** Where a `path` may point (as for read_file_page); undefined: files are refused. */
@@ -36,6 +50,8 @@ export async function searchToolOutputText(
   if (input.path !== undefined) return searchFileText({ ...input, path: input.path }, files, signal);
   const { pattern, regex, caseSensitive, maxMatches } = input;
   const outputId = input.outputId as string;
+  // Not a check of the input: a caller that gave no store for an outputId.
+  if (!store) throw new RecallError('STORE_UNAVAILABLE', 'No session store was given to search a retained output in.');
   // The worker store stops a search whose signal aborts (CANCELLED); the in-process store ignores it.
   const options: SearchOptions & { signal?: AbortSignal } = { regex, caseSensitive, maxMatches, ...(signal ? { signal } : {}) };
   const found = await store.search(outputId, pattern, options);

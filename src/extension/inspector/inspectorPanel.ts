@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { OutputInfo } from '../../core/types';
 import { INSPECTOR_VIEW_TYPE, type PersistedState } from '../../../webview/protocol';
+import { readSettings } from '../config';
 import { inspectorHtml, type InspectorHtmlOptions } from './html';
 import { InspectorSession, type InspectorActions, type InspectorHost } from './requestHandler';
 import type { InspectorServices } from './register';
@@ -114,7 +115,7 @@ export function inspectorHost(context: InspectorContext, outputId: string, post:
   return {
     store: () => services.store(outputId),
     post,
-    previewBytes: () => vscode.workspace.getConfiguration('toolOutputRecall').get<number>('previewBytes', 24576),
+    previewBytes: () => readSettings().previewBytes,
     actions: context.actions,
     log: (level, message) => services.log[level](message),
   };

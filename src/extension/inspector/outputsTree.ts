@@ -6,6 +6,7 @@
  */
 import * as vscode from 'vscode';
 import { describeError } from '../../core/errors';
+import { formatBytes } from '../../core/limits';
 import type { OutputInfo } from '../../core/types';
 import type { InspectorServices } from './register';
 import { RUN_COMMAND_TOOL } from '../../core/toolNames';
@@ -67,7 +68,7 @@ export class OutputsTree implements vscode.TreeDataProvider<TreeNode>, vscode.Fi
         const live = outputs.filter((o) => !o.evicted);
         const size = live.reduce((sum, o) => sum + o.totalBytes, 0);
         this.view.description =
-          outputs.length === 0 ? undefined : vscode.l10n.t('{count} retained · {size}', { count: live.length, size: formatSize(size) });
+          outputs.length === 0 ? undefined : vscode.l10n.t('{count} retained · {size}', { count: live.length, size: formatBytes(size) });
       }
       return [...outputs, ...groups];
     } catch (error) {
@@ -124,7 +125,7 @@ export class OutputsTree implements vscode.TreeDataProvider<TreeNode>, vscode.Fi
     const facts = factsOf(info);
     const item = new vscode.TreeItem(labelOf(info), vscode.TreeItemCollapsibleState.None);
     item.id = info.outputId;
-    item.description = [info.tool, formatTime(info.createdAt), formatSize(info.totalBytes), facts.status].filter(Boolean).join(' · ');
+    item.description = [info.tool, formatTime(info.createdAt), formatBytes(info.totalBytes), facts.status].filter(Boolean).join(' · ');
     // Another agent's copies are read-only: their own context value, without Delete.
     const kind = info.agentSession ? 'agentOutput' : 'output';
     item.contextValue = info.evicted ? `${kind}-evicted` : kind;
@@ -194,7 +195,7 @@ function tooltipOf(info: OutputInfo, status: string | undefined): vscode.Markdow
   const lines = [
     `${info.tool ?? vscode.l10n.t('unknown tool')} · ${new Date(info.createdAt).toLocaleString(vscode.env.language)}`,
     `${info.outputId}`,
-    vscode.l10n.t('{size} ({bytes} bytes)', { size: formatSize(info.totalBytes), bytes: info.totalBytes.toLocaleString('en-US') }) +
+    vscode.l10n.t('{size} ({bytes} bytes)', { size: formatBytes(info.totalBytes), bytes: info.totalBytes.toLocaleString('en-US') }) +
       (status ? ` · ${status}` : ''),
     info.evicted
       ? vscode.l10n.t('Evicted: the copy was removed to keep the session within its quota; its content is gone.')
@@ -221,7 +222,7 @@ function agentSessionItem(session: AgentSessionSummary): vscode.TreeItem {
     session.startedAt !== undefined
       ? vscode.l10n.t('started {0}', formatTime(session.startedAt))
       : vscode.l10n.t('written {0}', formatTime(session.modifiedAt));
-  item.description = [when, formatSize(session.bytes), state].join(' · ');
+  item.description = [when, formatBytes(session.bytes), state].join(' · ');
   item.contextValue = session.live ? 'agentSession-live' : 'agentSession-ended';
   item.iconPath = new vscode.ThemeIcon(
     session.live ? 'broadcast' : 'history',
@@ -236,7 +237,7 @@ function agentSessionItem(session: AgentSessionSummary): vscode.TreeItem {
         ? [vscode.l10n.t('Started {0}', new Date(session.startedAt).toLocaleString(vscode.env.language))]
         : []),
       vscode.l10n.t('Last written {0}', new Date(session.modifiedAt).toLocaleString(vscode.env.language)),
-      vscode.l10n.t('{size} ({bytes} bytes)', { size: formatSize(session.bytes), bytes: session.bytes.toLocaleString('en-US') }),
+      vscode.l10n.t('{size} ({bytes} bytes)', { size: formatBytes(session.bytes), bytes: session.bytes.toLocaleString('en-US') }),
       session.live
         ? vscode.l10n.t('Live: its server is running; new outputs appear here as it retains them.')
         : vscode.l10n.t('Ended: no server holds it any more.'),
@@ -246,12 +247,6 @@ function agentSessionItem(session: AgentSessionSummary): vscode.TreeItem {
   item.tooltip = md;
   item.accessibilityInformation = { label: [who, item.description].join(', ') };
   return item;
-}
-
-export function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
 function formatTime(epochMs: number): string {

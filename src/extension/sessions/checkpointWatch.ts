@@ -1,5 +1,5 @@
 import type * as vscode from 'vscode';
-import { formatBytes } from '../statusBar';
+import { formatBytes } from '../../core/limits';
 import type { SessionManager } from './sessionManager';
 import { sessionStats, type SessionStats } from './sessionStats';
 

@@ -1,18 +1,16 @@
 import * as vscode from 'vscode';
-import { promises as fs } from 'node:fs';
 import { RecallError, describeError } from '../../core/errors';
-import { journalDamageText } from '../../core/store/journal';
 import { listSessions, sessionFile, type SessionFileInfo } from '../../core/store/sessionFiles';
 import { pruneSessions } from '../../core/store/sessionPruning';
-import { sessionStoreOptions } from '../../core/settings';
-import { tryLockSession, isSessionLocked, type SessionLock } from '../../core/store/sessionLock';
+import { isSessionLocked, type SessionLock } from '../../core/store/sessionLock';
+import { openLockedSession, type OpenedStore } from '../../core/store/lockedSession';
 import { newSessionId } from '../../core/ids';
-import type { OpenReport, RecallStore, RetainMeta, RetainResult } from '../../core/types';
+import type { RetainMeta, RetainResult } from '../../core/types';
 import type { OpenStoreOptions } from '../../core/store/sessionStore';
 import type { RecallSettings } from '../config';
 
 /** A store as the manager needs it: the engine's interface plus where it lives. */
-export type ManagedStore = RecallStore & { readonly file: string; readonly openReport: OpenReport; readonly resumed: boolean };
+export type ManagedStore = OpenedStore;
 export type StoreOpener = (options: OpenStoreOptions) => Promise<ManagedStore>;
 
 const LAST_SESSION_KEY = 'toolOutputRecall.lastSession';
@@ -141,46 +139,27 @@ export class SessionManager implements vscode.Disposable {
 
   /** Locks and opens a session; if another window holds it, this window gets a new session. */
   private async activate(sessionId: string, forkedFrom?: string): Promise<ManagedStore> {
-    await fs.mkdir(this.dir, { recursive: true });
-    let id = sessionId;
-    let lock = await tryLockSession(sessionFile(this.dir, id));
-    if (!lock) {
-      this.log.info(`session ${id} is open in another window; starting a session of this window's own`);
-      id = newSessionId();
-      lock = await tryLockSession(sessionFile(this.dir, id));
-      if (!lock) throw new RecallError('STORE_UNAVAILABLE', `Could not lock a new session file in ${this.dir}.`);
-    }
-    let store: ManagedStore;
-    try {
-      store = await this.open(sessionStoreOptions(this.dir, id, this.settings(), forkedFrom));
-    } catch (error) {
-      await lock.release();
-      throw error;
-    }
+    const { store, lock } = await openLockedSession({
+      dir: this.dir,
+      sessionId,
+      settings: this.settings(),
+      forkedFrom,
+      open: this.open,
+      log: this.log,
+      onMovedAside: (aside) =>
+        void vscode.window.showWarningMessage(
+          vscode.l10n.t(
+            'Tool Output Recall: the session file could not be opened ({reason}). It was kept as {path}; the session starts empty.',
+            {
+              reason: aside.reason,
+              path: aside.path,
+            },
+          ),
+        ),
+    });
     this.current = { store, lock };
     await this.state.update(LAST_SESSION_KEY, store.sessionId);
-    this.log.info(
-      `${store.resumed ? 'resumed' : 'started'} session ${store.sessionId}${forkedFrom ? ` (fork of ${forkedFrom})` : ''} at ${store.file}`,
-    );
-    const aside = store.openReport.movedAside;
-    if (aside) {
-      this.log.error(`session file would not open (${aside.reason}); kept it as ${aside.path} and started empty`);
-      void vscode.window.showWarningMessage(
-        vscode.l10n.t(
-          'Tool Output Recall: the session file could not be opened ({reason}). It was kept as {path}; the session starts empty.',
-          {
-            reason: aside.reason,
-            path: aside.path,
-          },
-        ),
-      );
-    }
-    for (const torn of store.openReport.journalTruncated ?? []) this.log.warn(journalDamageText(torn));
-    for (const lost of store.openReport.segmentsLost ?? []) {
-      this.log.error(`content segment ${lost.path} is ${lost.reason}: parts of ${lost.outputs.join(', ')} cannot be read`);
-    }
     this.changed.fire();
-    void this.prune().catch((error) => this.log.warn(`pruning sessions failed: ${describeError(error)}`));
     return store;
   }
 

@@ -62,7 +62,21 @@ export async function connectStdio(args: string[], era: Era = 'legacy', env: Rec
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const client = newClient(era);
   await client.connect(transport);
+  await sessionOpened(() => stderr);
   return { client, transport, stderr: () => stderr, close: () => client.close() };
+}
+
+const SESSION_LINE = /(?:started|resumed) session \S+ at /;
+
+/**
+ * Waits for the server's session line: it answers initialize before its session opens (so a client
+ * sees its tools at once), and tests read the session's id and file from that line.
+ */
+async function sessionOpened(stderr: () => string): Promise<void> {
+  for (let waited = 0; !SESSION_LINE.test(stderr()); waited += 20) {
+    if (waited > 60_000) throw new Error(`the server never opened its session: ${stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** The bearer token startHttp gives the server unless the test sets TOOL_OUTPUT_RECALL_MCP_TOKEN itself (HTTP always needs one). */
@@ -94,7 +108,7 @@ export async function startHttp(args: string[], env: Record<string, string> = {}
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       const match = /serving MCP at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
-      if (match) resolve(match[1]);
+      if (match && SESSION_LINE.test(stderr)) resolve(match[1]);
     });
     void exited.then((code) => reject(new Error(`the server exited with ${code} before serving: ${stderr}`)));
   });

@@ -1,0 +1,95 @@
+/**
+ * What a tool is, for every front end: its name, whether it only reads or runs things (`effect`,
+ * which drives MCP annotations and, in VS Code, the confirmation, the workspace-trust check and the
+ * progress), an optional check of the input beyond its JSON Schema, and its run. The front ends
+ * build a `ToolContext` per call and go through `invokeTool` (registry.ts); no tool is wired twice.
+ */
+import * as os from 'node:os';
+import type { ReadPolicy } from '../files/readablePath';
+import type { RecallSettings } from '../settings';
+import type { ToolName } from '../toolNames';
+import type { RecallStore } from '../types';
+
+/** Where a front end logs (the VS Code log channel and the MCP server's stderr log both fit). */
+export interface ToolLog {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/** run_code's `tools.call`: resolves to the nested tool's text, rejects with the text of its failure. `ended` aborts when the program ends. */
+export type NestedCall = (name: string, input: Record<string, unknown>, ended: AbortSignal) => Promise<string>;
+
+export interface ToolContext {
+  /**
+   * The session store, opened on first use (a front end can list tools and answer before it is
+   * open). A reading tool fails when it rejects; a running tool logs that and runs without it.
+   */
+  store: () => Promise<RecallStore>;
+  settings: RecallSettings;
+  /** The workspace folders on disk; relative paths and a command's `cwd` start from the first (the home folder without one). */
+  folders: readonly string[];
+  /** Aborts when the call is cancelled (the model's request, the client, the server's shutdown). */
+  signal: AbortSignal;
+  log: ToolLog;
+  /** The preview size for this call (a token budget, a client's result limit); default: the setting previewBytes. */
+  previewBytes?: number;
+  /** run_code's nested calls; default: `invokeTool` on this registry (registry.ts `nestedCall`). */
+  callTool?: NestedCall;
+  /** Told when a run retained a copy (VS Code refreshes its views). */
+  onRetained?: () => void;
+}
+
+/** The context a spec runs with: invokeTool fills in the nested caller. */
+export type RunContext = ToolContext & { callTool: NestedCall };
+
+export type ToolEffect = 'reads' | 'runs';
+
+interface SpecBase<I, N extends ToolName> {
+  name: N;
+  /**
+   * Throws RecallError INVALID_ARGUMENT for what the input's JSON Schema cannot say (a blank program);
+   * runs after the schema check and before anything starts: the one validation of a tool's input.
+   */
+  validate?: (input: I) => void;
+  /** Does the work; resolves to the text the model gets (a failure rejects, and invokeTool renders it). */
+  run: (input: I, context: RunContext) => Promise<string>;
+}
+
+/** A tool that only reads (retained copies, files): no confirmation, allowed in an untrusted workspace. */
+export interface ReadingToolSpec<I, N extends ToolName = ToolName> extends SpecBase<I, N> {
+  effect: 'reads';
+}
+
+/** A tool that runs something on the machine: the user confirms it, and it is refused in an untrusted workspace. */
+export interface RunningToolSpec<I, N extends ToolName = ToolName> extends SpecBase<I, N> {
+  effect: 'runs';
+  /** What the model can do without it, for the untrusted-workspace refusal ("running commands"). */
+  without: string;
+  /** Bytes of the result besides the preview (header, guidance), taken out of a token budget. */
+  headerBytes: number;
+}
+
+export type ToolSpec<I, N extends ToolName = ToolName> = ReadingToolSpec<I, N> | RunningToolSpec<I, N>;
+
+/** Which files the tools read: the context's folders and the user's settings. */
+export function readPolicyOf(context: ToolContext): ReadPolicy {
+  return {
+    folders: [...context.folders],
+    allowOutsideWorkspace: context.settings.allowOutsideWorkspace,
+    sensitivePatterns: context.settings.sensitivePatterns,
+  };
+}
+
+/** Where a relative `cwd` starts: the first workspace folder, like a terminal opened there (the home folder in an empty window). */
+export function baseDirOf(folders: readonly string[]): string {
+  return folders[0] ?? os.homedir();
+}
+
+/** The store, or undefined (logged) when it cannot open: a run still runs, and says its output was not retained. */
+export async function storeOrNothing(context: ToolContext, tool: string): Promise<RecallStore | undefined> {
+  return context.store().catch((error: unknown) => {
+    context.log.error(`no session store for ${tool}: ${String(error)}`);
+    return undefined;
+  });
+}

@@ -1,0 +1,163 @@
+/**
+ * Every tool of the registry (src/core/tools/registry.ts) as a VS Code language-model tool, through
+ * this one adapter: the spec's effect decides the confirmation, the workspace-trust refusal, the
+ * token-budgeted preview size and the progress; the run is `invokeTool`, the same as over MCP; run_code's
+ * nested calls go through vscode.lm.invokeTool, so each asks for its own confirmation and lands
+ * here, in `invokeTool` (schema check included), again.
+ */
+import * as vscode from 'vscode';
+import { RecallError } from '../../core/errors';
+import type { RecallSettings } from '../../core/settings';
+import { RUN_CODE_TOOL, type ToolName } from '../../core/toolNames';
+import { invokeTool, nestedToolNames, toolSpec, type ToolInput } from '../../core/tools/registry';
+import { toolErrorText, unknownToolText } from '../../core/tools/parts';
+import type { NestedCall, ToolContext } from '../../core/tools/toolSpec';
+import type { RecallStore } from '../../core/types';
+import { describeCall, type Confirmation } from './toolMessages';
+import { bytesForTokenBudget, textResult } from './toolResult';
+
+type InvocationToken = vscode.LanguageModelToolInvocationOptions<object>['toolInvocationToken'];
+
+/** Runs a language-model tool for a program and gives back its result as text. */
+export type ToolInvoker = (
+  name: string,
+  input: object,
+  toolInvocationToken: InvocationToken,
+  token: vscode.CancellationToken,
+) => Promise<string>;
+
+export interface RecallToolDeps {
+  store: () => Promise<RecallStore>;
+  settings: () => RecallSettings;
+  /** Workspace trust, injectable so the refusal can be tested in a trusted test host. */
+  isTrusted: () => boolean;
+  onRetained: () => void;
+  log: vscode.LogOutputChannel;
+  /** run_code's nested calls; defaults to `invokeToolText` (vscode.lm.invokeTool), injectable for tests. */
+  invokeTool?: ToolInvoker;
+}
+
+export class RecallTool<N extends ToolName> implements vscode.LanguageModelTool<ToolInput<N>> {
+  constructor(
+    readonly name: N,
+    private readonly deps: RecallToolDeps,
+  ) {}
+
+  prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<ToolInput<N>>): vscode.PreparedToolInvocation {
+    const { invocation, confirmation } = describeCall(this.name, options.input, workspaceFolders());
+    // Only a running tool has a confirmation (toolMessages.ts requires it by the spec's effect).
+    return { invocationMessage: invocation, ...(confirmation ? { confirmationMessages: confirmationMessages(confirmation) } : {}) };
+  }
+
+  async invoke(
+    options: vscode.LanguageModelToolInvocationOptions<ToolInput<N>>,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.LanguageModelToolResult> {
+    const spec = toolSpec(this.name);
+    const abort = new AbortController();
+    const subscription = token.onCancellationRequested(() => abort.abort());
+    try {
+      if (spec.effect === 'runs' && !this.deps.isTrusted()) {
+        throw new Error(
+          toolErrorText(
+            this.name,
+            new RecallError(
+              'REFUSED',
+              `${this.name} does not run in an untrusted workspace. Ask the user to trust this workspace (command "Workspaces: Manage Workspace Trust") or complete the task without ${spec.without}.`,
+            ),
+          ),
+        );
+      }
+      const settings = this.deps.settings();
+      const context: ToolContext = {
+        store: this.deps.store,
+        settings,
+        folders: workspaceFolders(),
+        signal: abort.signal,
+        log: this.deps.log,
+        previewBytes:
+          spec.effect === 'runs'
+            ? bytesForTokenBudget(options.tokenizationOptions?.tokenBudget, settings.previewBytes, spec.headerBytes)
+            : undefined,
+        callTool: this.nestedCall(options.toolInvocationToken, token),
+        onRetained: this.deps.onRetained,
+      };
+      const work = () => invokeTool(this.name, options.input, context);
+      const run =
+        spec.effect === 'runs'
+          ? await vscode.window.withProgress(
+              {
+                location: vscode.ProgressLocation.Window,
+                title: describeCall(this.name, options.input, context.folders).progress ?? this.name,
+              },
+              work,
+            )
+          : await work();
+      // Errors go back to the model as thrown errors with the text it reads; a cancellation stays a cancellation.
+      if (run.isError) throw token.isCancellationRequested ? new vscode.CancellationError() : new Error(run.text);
+      return textResult(run.text);
+    } finally {
+      subscription.dispose();
+    }
+  }
+
+  /** A program's `tools.call`: stops when the model's request is cancelled or when the program ends. */
+  private nestedCall(toolInvocationToken: InvocationToken, token: vscode.CancellationToken): NestedCall {
+    const invoker = this.deps.invokeTool ?? invokeToolText;
+    return async (name, input, ended) => {
+      const source = new vscode.CancellationTokenSource();
+      const cancel = () => source.cancel();
+      const linked = token.onCancellationRequested(cancel);
+      ended.addEventListener('abort', cancel, { once: true });
+      try {
+        return await invoker(name, input, toolInvocationToken, source.token);
+      } finally {
+        ended.removeEventListener('abort', cancel);
+        linked.dispose();
+        source.dispose();
+      }
+    };
+  }
+}
+
+/** The workspace folders on disk (where files may be read and commands start). */
+function workspaceFolders(): string[] {
+  return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+}
+
+function confirmationMessages({
+  title,
+  question,
+  code,
+  language,
+  note,
+}: Confirmation): vscode.PreparedToolInvocation['confirmationMessages'] {
+  const message = new vscode.MarkdownString();
+  message.appendMarkdown(`${question}\n\n`);
+  message.appendCodeblock(code, language);
+  message.appendMarkdown(`\n${note}`);
+  return { title, message };
+}
+
+/**
+ * Invokes a language-model tool and joins its text parts (tool results are split into ≤ 8 KiB
+ * parts, so joining restores the text). Parts that are not text cannot reach the program; a marker
+ * says so instead of dropping them silently. A failure rejects with the text the model would read.
+ */
+export async function invokeToolText(
+  name: string,
+  input: object,
+  toolInvocationToken: InvocationToken,
+  token: vscode.CancellationToken,
+): Promise<string> {
+  const available = nestedToolNames(vscode.lm.tools.map((tool) => tool.name));
+  if (!vscode.lm.tools.some((tool) => tool.name === name)) throw new Error(unknownToolText(name, available));
+  const result = await vscode.lm.invokeTool(name, { input, toolInvocationToken }, token);
+  return result.content
+    .map((part) =>
+      part instanceof vscode.LanguageModelTextPart
+        ? part.value
+        : `[${name} returned a non-text part that ${RUN_CODE_TOOL} cannot pass to the program]`,
+    )
+    .join('');
+}

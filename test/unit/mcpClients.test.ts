@@ -1,0 +1,142 @@
+// What the MCP server does for the clients people run (issue 18; measured with the real CLIs in
+// test/clients): it answers before its session opens (Codex starts its first turn about a second
+// after spawning its servers), it names a client that never sends `initialize` (Claude Code on
+// the 2026-07-28 protocol), and it sizes previews for a client that cuts larger results (Codex).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import * as path from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { readSessionAgent } from '../../src/core/store/sessionAgent';
+import { useTempDirs } from './helpers/tempDirs';
+import { MCP_BUNDLE, connectStdio, ensureBuilt, okText, startHttp } from './helpers/mcpServer';
+
+const FIELD = 'release_checksum=5be0c2d9';
+/** 20,000 lines with the field on the last: far over any preview. */
+const COMMAND = `seq 1 20000; echo ${FIELD}`;
+/** Codex 0.171.0's default limit kept about 12,000 bytes of a result (test/clients/REPORT.md). */
+const CODEX_KEEPS = 12_000;
+
+function stdioClient(name: string, args: string[]): { client: Client; transport: StdioClientTransport; stderr: () => string } {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [MCP_BUNDLE, ...args],
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return { client: new Client({ name, version: '0.171.0' }), transport, stderr: () => stderr };
+}
+
+/** What the evidence chain needs the model to see: the outputId, the marker with its read call, the tail. */
+function assertEvidence(text: string): void {
+  assert.match(text, /retained as outputId "out_[0-9a-f]+"/);
+  assert.match(text, /bytes omitted: .* call read_tool_output \{"outputId":"out_[0-9a-f]+","offset":\d+\}/);
+  assert.ok(text.trimEnd().endsWith(FIELD), text.slice(-300));
+}
+
+async function agentClients(stderr: string): Promise<string[]> {
+  const file = /(?:started|resumed) session \S+ at (\S+)/.exec(stderr)![1];
+  for (let i = 0; i < 100; i++) {
+    const names = (await readSessionAgent(file))?.clients.map((client) => client.name) ?? [];
+    if (names.length) return names;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return [];
+}
+
+describe('mcp: the clients people run', function () {
+  this.timeout(120_000);
+  const dirs = useTempDirs('mcp-clients');
+  before(ensureBuilt);
+
+  it('answers initialize and tools/list before its session opens; a call waits for the session', async () => {
+    // A session file that is a FIFO: opening it blocks until the test writes to it, so the session
+    // stays unopened for as long as the test likes, with no timing involved.
+    const store = dirs.make();
+    const sessionId = 's20261204-000000abcdef';
+    execFileSync('mkfifo', [path.join(store, `${sessionId}.sqlite`)]);
+    const { client, transport, stderr } = stdioClient('first-turn-client', [
+      '--workspace',
+      dirs.make(),
+      '--store',
+      store,
+      '--session',
+      sessionId,
+    ]);
+    try {
+      await client.connect(transport);
+      const { tools } = await client.listTools();
+      assert.equal(tools.length > 0, true);
+      assert.doesNotMatch(stderr(), /session \S+ at /, 'the session is still opening');
+      const ran = client.callTool({ name: 'run_command', arguments: { command: 'echo waited' } });
+      // The writer's end: open, nothing written, close: the store reads an empty file and starts the session.
+      closeSync(openSync(path.join(store, `${sessionId}.sqlite`), 'w'));
+      assert.match(okText(await ran), /waited/);
+      assert.match(stderr(), new RegExp(`session ${sessionId} at `));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a client named in the 2026-07-28 request envelope, with no initialize, is recorded as the session’s agent', async () => {
+    const server = await connectStdio(['--workspace', dirs.make(), '--store', dirs.make()], 'modern');
+    try {
+      await server.client.listTools();
+      assert.deepEqual(await agentClients(server.stderr()), ['recall-unit-test']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('Codex (codex-mcp-client) gets a run_command result its default limit keeps whole: outputId, marker and tail', async () => {
+    const workspace = dirs.make();
+    const codex = stdioClient('codex-mcp-client', ['--workspace', workspace, '--store', dirs.make()]);
+    const other = await connectStdio(['--workspace', workspace, '--store', dirs.make()]);
+    try {
+      await codex.client.connect(codex.transport);
+      const forCodex = okText(await codex.client.callTool({ name: 'run_command', arguments: { command: COMMAND } }));
+      assertEvidence(forCodex);
+      assert.ok(Buffer.byteLength(forCodex) < CODEX_KEEPS - 500, `${Buffer.byteLength(forCodex)} bytes`);
+      // Any other client keeps the configured 24 KiB preview.
+      const forOthers = okText(await other.client.callTool({ name: 'run_command', arguments: { command: COMMAND } }));
+      assertEvidence(forOthers);
+      assert.ok(Buffer.byteLength(forOthers) > 24_000, `${Buffer.byteLength(forOthers)} bytes`);
+      assert.deepEqual(await agentClients(codex.stderr()), ['codex-mcp-client']);
+    } finally {
+      await codex.client.close();
+      await other.close();
+    }
+  });
+
+  it('over stateless HTTP, where no handshake reaches a call, Codex is known by its own _meta key', async () => {
+    const server = await startHttp(['--workspace', dirs.make(), '--store', dirs.make()]);
+    const client = new Client({ name: 'an-http-client', version: '1' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.auth } }));
+      const call = (meta: Record<string, unknown>) =>
+        client.callTool({ name: 'run_command', arguments: { command: COMMAND }, _meta: meta }).then(okText);
+      const asCodex = await call({ 'x-codex-turn-metadata': { turn_id: 't1' } });
+      assertEvidence(asCodex);
+      assert.ok(Buffer.byteLength(asCodex) < CODEX_KEEPS - 500, `${Buffer.byteLength(asCodex)} bytes`);
+      assert.ok(Buffer.byteLength(await call({})) > 24_000);
+    } finally {
+      await client.close();
+      await server.stop();
+    }
+  });
+
+  it('never raises a preview above the configured size for a client (--preview-bytes 4096 stays 4 KiB for Codex)', async () => {
+    const codex = stdioClient('codex-mcp-client', ['--workspace', dirs.make(), '--store', dirs.make(), '--preview-bytes', '4096']);
+    try {
+      await codex.client.connect(codex.transport);
+      const text = okText(await codex.client.callTool({ name: 'run_command', arguments: { command: COMMAND } }));
+      assertEvidence(text);
+      assert.ok(Buffer.byteLength(text) < 6000, `${Buffer.byteLength(text)} bytes`);
+    } finally {
+      await codex.client.close();
+    }
+  });
+});
