@@ -442,7 +442,7 @@ async function benchWorkerRss() {
   notes.push(
     `peak RSS: process.resourceUsage().maxRSS of a fresh \`node bench/lib/storeRssChild.mjs\` per run (runs in MiB). The store ` +
       `worker is a worker_thread, so this is the whole process: the main thread (Node, the caller's buffers) plus the worker ` +
-      `(sql.js heap with the database, pending copies, decoded chunks). full: openWorkerStore quotaBytes 64 MiB, copyBytes ` +
+      `(sql.js heap with the index and the open segments, decoded chunks). full: openWorkerStore quotaBytes 64 MiB, copyBytes ` +
       `8 MiB, 8 retains of crypto.randomBytes(8 MiB) (copied to the worker, as callers do), flush, 8 pages from the start and ` +
       `the middle of each copy, a search of the oldest and newest copy, close. resume: a fresh process reopens that session ` +
       `(sessionId), lists, reads 8 pages of each copy, searches two, closes. empty: opens an empty worker store and closes. ` +
