@@ -17,6 +17,12 @@ export interface RetainMeta {
   /** Anything JSON-serialisable the caller wants back from `list()` (exit status, streams…). */
   extra?: Record<string, unknown>;
   /**
+   * The outputId to keep the copy under, made by the caller with `newOutputId` (default: a new one):
+   * a caller that names the id in the text it records with the copy (`extra.preview`) writes one
+   * journal record instead of a retain and then an annotate.
+   */
+  outputId?: string;
+  /**
    * The notable lines a capture saw in the bytes it dropped (its lines are `dropped: true`), kept
    * with the copy so a search or the inspector can say what the missing part held.
    */

@@ -76,7 +76,7 @@ export function assertNoErrors(errors: string[]): void {
 
 /**
  * The preview pane's text as rendered, without the inspector's own buttons: its chunks get their
- * rows only near the view (textView.ts, on demand), so each one is scrolled to and read in turn,
+ * rows only near the view (onDemand.ts), so each one is scrolled to and read in turn,
  * and the pane is left scrolled where it was.
  */
 export function shownPreview(page: Page): Promise<string> {

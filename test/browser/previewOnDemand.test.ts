@@ -1,5 +1,5 @@
 /**
- * The preview pane builds a chunk's rows only near the view (textView.ts, on demand): a preview of
+ * The preview pane builds a chunk's rows only near the view (webview/onDemand.ts): a preview of
  * 24,000 short lines keeps a few hundred rows live wherever it is scrolled, and every line of it is
  * still shown where it belongs.
  */
@@ -50,6 +50,37 @@ test('a preview of 24,000 lines keeps a few hundred rows live, wherever it is sc
     if (where === 'start') assert.equal(inView[0], lines[0]);
   }
   assert.equal(await shownPreview(page), expected.text, 'scrolled through, the pane shows the preview line for line');
+  assertNoErrors(panel.errors);
+  await panel.close();
+});
+
+test('a copy of the whole preview pane has every line, also those whose rows were not built', async (ctx) => {
+  const store = await tempStore();
+  const { outputId } = await store.retain(content, { tool: 'run_command', title: 'many short lines' });
+  const expected = previewHeadTail(Buffer.from(content), { budgetBytes: 24576, kind: 'command', outputId, copyComplete: true });
+  const panel = await PanelDouble.open(ctx, { store, outputId });
+  const page = panel.page;
+  await page.waitForSelector('.preview-text mark.omission');
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
+  const pending = await page.evaluate(() => {
+    const pane = document.querySelector('.preview-text') as HTMLElement;
+    const range = document.createRange();
+    range.selectNodeContents(pane);
+    document.getSelection()!.removeAllRanges();
+    document.getSelection()!.addRange(range);
+    return pane.querySelectorAll('.chunk.pending').length;
+  });
+  assert.ok(pending > 100, `${pending} chunks have no rows before the copy`);
+  await page.keyboard.press('Control+C');
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  // Every numbered line of the preview, in order (the marker's button text aside).
+  const numbered = (text: string) => text.split('\n').filter((line) => /^\d+$/.test(line));
+  assert.deepEqual(numbered(copied), numbered(expected.text));
+  const rows = await page.evaluate(async () => {
+    for (let i = 0; i < 5; i++) await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    return document.querySelectorAll('.preview-text .line').length;
+  });
+  assert.ok(rows <= 8 * 64, `the rows built for the copy are dropped again after it (${rows} live)`);
   assertNoErrors(panel.errors);
   await panel.close();
 });

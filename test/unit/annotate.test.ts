@@ -3,11 +3,13 @@
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { encodeRecord, parseJournal, type JournalHeader } from '../../src/core/store/journal';
+import { newOutputId } from '../../src/core/ids';
+import { encodeRecord, parseJournal, type JournalHeader, type RetainRecord } from '../../src/core/store/journal';
 import { MAX_ANNOTATION_BYTES } from '../../src/core/store/outputRows';
 import { openReadOnlySession } from '../../src/core/store/readOnlySession';
 import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
 import { openWorkerStore, type WorkerStore, type WorkerStoreOptions } from '../../src/core/store/workerClient';
+import { runCommandTool } from '../../src/core/tools/runCommand';
 import type { RecallStore } from '../../src/core/types';
 import { outputCounts, rejectsWith } from './helpers/assertions';
 import { useTempDirs } from './helpers/tempDirs';
@@ -278,6 +280,52 @@ describe('annotate: fields merged into an output’s extra, durably', function (
       // A damaged annotate (extra not an object) is not applied either.
       const bad = encodeRecord({ op: 'annotate', outputId: UNKNOWN_ID, extra: ['x'] } as unknown as JournalHeader);
       assert.equal(parseJournal(Buffer.concat(bad)).entries.length, 0);
+    });
+
+    it('a run_command copy and the text the model got are one journal record (the outputId is made before the retain)', async () => {
+      const store = await openStore({ dir: dirs.make(), checkpoints: 'manual' });
+      const { text, result } = await runCommandTool(
+        { command: 'seq 1 50000' },
+        { store, baseDir: dirs.make(), defaultTimeoutSeconds: 30, previewBytes: 4096, streamBytes: 8 * 1024 * 1024 },
+      );
+      const headers = journalHeaders(store.file);
+      assert.deepEqual(
+        headers.map((header) => [header.op, header.outputId]),
+        [['retain', result.outputId]],
+      );
+      assert.equal((headers[0] as RetainRecord).meta.extra?.preview, text);
+      assert.equal((await store.info(result.outputId!)).extra?.preview, text);
+      await store.close();
+    });
+
+    it('reads a session written before: a retain, then an annotate with the preview, replayed from the journal', async () => {
+      const dir = dirs.make();
+      const store = await openStore({ dir, checkpoints: 'manual' });
+      await store.flush();
+      const { outputId } = await store.retain('old\n', { tool: 'run_command', extra: { exitCode: 0 } });
+      await store.annotate(outputId, { preview: 'the text the model got' });
+      assert.deepEqual(
+        journalHeaders(store.file).map((header) => header.op),
+        ['retain', 'annotate'],
+      );
+      const crashed = dirs.make();
+      crashCopy(store, crashed);
+      await store.close();
+      const resumed = await openStore({ dir: crashed, sessionId: store.sessionId, checkpoints: 'manual' });
+      assert.deepEqual((await resumed.info(outputId)).extra, { exitCode: 0, preview: 'the text the model got' });
+      await resumed.close();
+    });
+
+    it('keeps a copy under an outputId the caller made, and refuses one that is taken or not an outputId', async () => {
+      const store = await openStore({ dir: dirs.make(), checkpoints: 'manual' });
+      const outputId = newOutputId();
+      assert.equal((await store.retain('mine\n', { outputId })).outputId, outputId);
+      const taken = await rejectsWith(store.retain('again\n', { outputId }), 'INVALID_ARGUMENT');
+      assert.match(taken.message, /is not a new outputId; make one with newOutputId\(\) or omit it/);
+      const odd = await rejectsWith(store.retain('odd\n', { outputId: 'out_1' }), 'INVALID_ARGUMENT');
+      assert.match(odd.message, /"out_1" is not a new outputId/);
+      assert.equal((await store.list()).length, 1);
+      await store.close();
     });
   });
 

@@ -130,10 +130,14 @@ describe('mcp: the tool runner', function () {
       log: { ...quiet, warn: (message) => warnings.push(message) },
       shutdown: shutdown.signal,
     });
+    // run_command records its text with the copy itself (no annotate); run_code annotates its value's copy.
     const kept = await logged.call('run_command', { command: 'seq 1 50000' });
     assert.equal(kept.isError, false);
     const keptId = /retained as outputId "(out_[0-9a-f]{24})"/.exec(kept.text)![1];
-    assert.ok(kept.text.endsWith('50000\n'));
-    assert.deepEqual(warnings, [`run_command: the preview the model received could not be recorded for ${keptId}: the journal is full`]);
+    assert.equal((await store.info(keptId)).extra?.preview, kept.text);
+    const value = await logged.call('run_code', { code: "return 'v'.repeat(100000);" });
+    assert.equal(value.isError, false, value.text);
+    const notedId = /retained as outputId "(out_[0-9a-f]{24})"/.exec(value.text)![1];
+    assert.deepEqual(warnings, [`run_code: the preview the model received could not be recorded for ${notedId}: the journal is full`]);
   });
 });

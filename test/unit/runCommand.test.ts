@@ -367,17 +367,15 @@ describe('runCommandTool: the exact text the model got is recorded with the copy
   }
 
   it('records the whole result text (header, preview with its marker), exactly', async () => {
-    const errors: string[] = [];
     const { text, result } = await runCommandTool(
       { command: "seq 1 100000; printf '數據 ✓ done\\n'" },
-      context(DEFAULT_LIMITS.previewBytes, { onPreviewNotRecorded: (m) => errors.push(m) }),
+      context(DEFAULT_LIMITS.previewBytes),
     );
-    assert.deepEqual(errors, []);
     assert.ok(text.startsWith(`$ seq 1 100000`), 'the header comes first');
     assert.ok(text.includes(result.preview), 'the preview is inside');
     assert.match(text, /\[\.\.\. \d+ bytes omitted: /);
     await assertRecorded(result.outputId, text);
-    // The facts recorded at retain time stay beside it (annotate merges).
+    // The facts recorded at retain time are beside it.
     assert.equal((await fx.store.info(result.outputId!)).extra?.previewBytes, DEFAULT_LIMITS.previewBytes);
   });
 
@@ -393,40 +391,24 @@ describe('runCommandTool: the exact text the model got is recorded with the copy
     const small = await runCommandTool({ command: 'echo hi' }, context(DEFAULT_LIMITS.previewBytes));
     assert.equal(small.result.outputId, undefined);
     const before = (await fx.store.stats()).outputs;
-    const errors: string[] = [];
-    const none = await runCommandTool(
-      { command: 'seq 1 50000' },
-      context(DEFAULT_LIMITS.previewBytes, { store: undefined, onPreviewNotRecorded: (m) => errors.push(m) }),
-    );
+    const none = await runCommandTool({ command: 'seq 1 50000' }, context(DEFAULT_LIMITS.previewBytes, { store: undefined }));
     assert.match(none.text, /could not be retained|NOT retained/);
-    assert.deepEqual(errors, []);
     assert.equal((await fx.store.stats()).outputs, before);
   });
 
-  it('a failed annotation leaves the result intact and is reported, not thrown', async () => {
-    const failing: RecallStore = Object.create(fx.store) as RecallStore;
-    failing.annotate = () => Promise.reject(new RecallError('STORE_UNAVAILABLE', 'The journal could not be written (ENOSPC: disk full).'));
-    const errors: string[] = [];
-    const { text, result } = await runCommandTool(
-      { command: 'seq 1 50000' },
-      context(DEFAULT_LIMITS.previewBytes, { store: failing, onPreviewNotRecorded: (m) => errors.push(m) }),
-    );
-    assert.equal(result.exitCode, 0);
-    assert.ok(result.outputId);
-    assert.match(text, new RegExp(`retained as outputId "${result.outputId}"`));
+  it('records the text with the copy, never through annotate; a copy that cannot be kept is said so and records nothing', async () => {
+    const noAnnotate: RecallStore = Object.create(fx.store) as RecallStore;
+    noAnnotate.annotate = () => Promise.reject(new RecallError('STORE_UNAVAILABLE', 'annotate was called'));
+    const { text, result } = await runCommandTool({ command: 'seq 1 50000' }, context(DEFAULT_LIMITS.previewBytes, { store: noAnnotate }));
     assert.ok(text.endsWith('50000\n'), 'the whole result, its tail included');
-    assert.equal(errors.length, 1);
-    assert.match(
-      errors[0],
-      new RegExp(
-        `could not be recorded for ${result.outputId}: STORE_UNAVAILABLE: The journal could not be written \\(ENOSPC: disk full\\)`,
-      ),
-    );
-    assert.equal((await fx.store.info(result.outputId)).extra?.preview, undefined, 'nothing was recorded');
-    // The copy itself is there: the tool's work is not lost with the annotation.
-    assert.equal(
-      (await fx.store.info(result.outputId)).totalBytes,
-      Buffer.byteLength(Array.from({ length: 50000 }, (_, i) => `${i + 1}\n`).join('')),
-    );
+    await assertRecorded(result.outputId, text);
+
+    const full: RecallStore = Object.create(fx.store) as RecallStore;
+    full.retain = () => Promise.reject(new RecallError('STORE_UNAVAILABLE', 'The journal could not be written (ENOSPC: disk full).'));
+    const refused = await runCommandTool({ command: 'seq 1 50000' }, context(DEFAULT_LIMITS.previewBytes, { store: full }));
+    assert.equal(refused.result.outputId, undefined);
+    assert.equal(refused.result.recovery, 'unavailable');
+    assert.match(refused.text, /could not be retained \(STORE_UNAVAILABLE: The journal could not be written \(ENOSPC: disk full\)\.\)/);
+    assert.doesNotMatch(refused.text, /out_[0-9a-f]{24}/, 'the id made for the copy is not named');
   });
 });

@@ -9,6 +9,7 @@ import { RecallError, clipEcho, describeError } from '../errors';
 import { DEFAULT_LIMITS } from '../limits';
 import { previewHeadTail } from '../preview';
 import { retainOrExplain } from '../retention';
+import { newOutputId } from '../ids';
 import type { NotableDigest, RecallStore } from '../types';
 import { HeadTailBuffer, type CappedBytes } from './headTailBuffer';
 import { killTree, signalGroup, spawnShell, type ShellTree } from './processTree';
@@ -28,6 +29,12 @@ export interface RunCommandOptions {
   signal?: AbortSignal;
   /** Told why, when the command has to wait for a slot before it starts (for a log). */
   onQueued?: (reason: string) => void;
+  /**
+   * The text a model will get for the result, recorded with the retained copy as its preview
+   * (`extra.preview`) in the copy's one journal record. Called for a result that names its copy;
+   * when the copy then cannot be kept, the result says so instead and nothing is recorded.
+   */
+  render?: (result: CommandResult) => string;
 }
 
 export interface CaptureLimits {
@@ -113,9 +120,8 @@ export async function runCommand(
   // The three sinks, and the finished copy built from the merged one.
   const admission = await COMMAND_GATE.enter(2 * streamBytes + 2 * mergedCap, options.signal, options.onQueued);
   try {
-    const result = await captureAndPreview(command, cwd, options, store, { previewBytes, streamBytes, mergedCap });
-    if (admission.waitedFor) result.queued = { waitedMs: admission.waitedMs, reason: admission.waitedFor };
-    return result;
+    const queued = admission.waitedFor ? { waitedMs: admission.waitedMs, reason: admission.waitedFor } : undefined;
+    return await captureAndPreview(command, cwd, options, store, { previewBytes, streamBytes, mergedCap, queued });
   } finally {
     admission.release();
   }
@@ -127,7 +133,12 @@ async function captureAndPreview(
   cwd: string,
   options: RunCommandOptions,
   store: RecallStore | undefined,
-  { previewBytes, streamBytes, mergedCap }: { previewBytes: number; streamBytes: number; mergedCap: number },
+  {
+    previewBytes,
+    streamBytes,
+    mergedCap,
+    queued,
+  }: { previewBytes: number; streamBytes: number; mergedCap: number; queued: CommandResult['queued'] },
 ): Promise<CommandResult> {
   const started = Date.now();
   const captured = await capture(command, cwd, { ...process.env, ...options.env }, streamBytes, mergedCap, options);
@@ -145,6 +156,7 @@ async function captureAndPreview(
     stdout,
     stderr,
     merged,
+    ...(queued ? { queued } : {}),
   };
 
   const copy = captured.merged;
@@ -154,7 +166,39 @@ async function captureAndPreview(
     // Invalid bytes decode to U+FFFD (3 bytes each): binary output can outgrow the preview budget.
     if (Buffer.byteLength(whole) <= previewBytes) return { ...base, preview: whole, previewTruncated: false, recovery: 'not-needed' };
   }
-  const { retained, unavailableReason: recoveryReason } = await retainOrExplain(store, copy.bytes, {
+  const split = failed && !captured.cancelled ? splitFailureBudget(previewBytes, stderr.totalBytes) : { merged: previewBytes, stderr: 0 };
+  const withCopy = (outputId: string | undefined, recoveryReason?: string): CommandResult => {
+    const preview = previewHeadTail(copy.bytes, {
+      budgetBytes: split.merged,
+      kind: 'command',
+      outputId,
+      copyComplete: copy.complete,
+      unavailableReason: recoveryReason,
+      dropped: copy.dropped,
+      droppedBytes: copy.droppedBytes,
+      gapOffset: copy.gapOffset,
+    });
+    const excerpt =
+      split.stderr > 0
+        ? stderrExcerpt(captured.stderrBytes(), split.stderr, { status: failure(captured), totalBytes: stderr.totalBytes, outputId })
+        : '';
+    const result: CommandResult = {
+      ...base,
+      preview: preview.text,
+      previewTruncated: preview.truncated,
+      outputId,
+      recovery: outputId ? 'retained' : 'unavailable',
+      recoveryReason,
+    };
+    if (excerpt) result.stderrExcerpt = excerpt;
+    if (copy.dropped) result.droppedNotable = copy.dropped;
+    return result;
+  };
+  // The id is made first, so the text that names it is recorded with the copy in one journal record.
+  const outputId = newOutputId();
+  const hoped = withCopy(outputId);
+  const { retained, unavailableReason } = await retainOrExplain(store, copy.bytes, {
+    outputId,
     tool: RUN_COMMAND_TOOL,
     title: command,
     complete: copy.complete,
@@ -170,35 +214,10 @@ async function captureAndPreview(
       stdout,
       stderr,
       cwd,
+      ...(options.render ? { preview: options.render(hoped) } : {}),
     },
   });
-  const outputId = retained?.outputId;
-  const split = failed && !captured.cancelled ? splitFailureBudget(previewBytes, stderr.totalBytes) : { merged: previewBytes, stderr: 0 };
-  const preview = previewHeadTail(copy.bytes, {
-    budgetBytes: split.merged,
-    kind: 'command',
-    outputId,
-    copyComplete: copy.complete,
-    unavailableReason: recoveryReason,
-    dropped: copy.dropped,
-    droppedBytes: copy.droppedBytes,
-    gapOffset: copy.gapOffset,
-  });
-  const excerpt =
-    split.stderr > 0
-      ? stderrExcerpt(captured.stderrBytes(), split.stderr, { status: failure(captured), totalBytes: stderr.totalBytes, outputId })
-      : '';
-  const result: CommandResult = {
-    ...base,
-    preview: preview.text,
-    previewTruncated: preview.truncated,
-    outputId,
-    recovery: outputId ? 'retained' : 'unavailable',
-    recoveryReason,
-  };
-  if (excerpt) result.stderrExcerpt = excerpt;
-  if (copy.dropped) result.droppedNotable = copy.dropped;
-  return result;
+  return retained ? hoped : withCopy(undefined, unavailableReason);
 }
 
 /** How a failed command ended, in the words of the result's status line. */

@@ -7,8 +7,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
-import { RecallError, describeError } from '../errors';
-import { newOutputId, newSessionId, isSessionIdShape } from '../ids';
+import { RecallError, clipEcho, describeError } from '../errors';
+import { newOutputId, newSessionId, isOutputIdShape, isSessionIdShape } from '../ids';
 import { DEFAULT_LIMITS, JOURNAL_LIMIT_QUOTAS, MIN_STORE_BYTES } from '../limits';
 import { capBytes } from '../capture/headTailBuffer';
 import { toBuffer } from '../preview';
@@ -203,7 +203,7 @@ export class SessionStore implements RecallStore {
         continue;
       }
       if (header.seq <= applied) continue;
-      if (queryRows(this.db, 'SELECT 1 FROM outputs WHERE id = ?', [header.outputId]).length > 0) {
+      if (this.hasOutput(header.outputId)) {
         if (awaitsContent(this.db, header.outputId)) this.durability.hold(header.outputId, inMemory(content));
         continue;
       }
@@ -238,7 +238,13 @@ export class SessionStore implements RecallStore {
     // Own it: capBytes may return a view of the caller's buffer, which could change while the journal writes it.
     const bytes = typeof content === 'string' ? capped.bytes : Buffer.from(capped.bytes);
     this.ensureOpen();
-    const outputId = newOutputId();
+    const outputId = meta.outputId ?? newOutputId();
+    if (meta.outputId !== undefined && (!isOutputIdShape(meta.outputId) || this.hasOutput(meta.outputId))) {
+      throw new RecallError(
+        'INVALID_ARGUMENT',
+        `"${clipEcho(String(meta.outputId))}" is not a new outputId; make one with newOutputId() or omit it.`,
+      );
+    }
     const complete = capped.complete && meta.complete !== false;
     const droppedBytes = capped.droppedBytes + Math.max(0, meta.droppedBytes ?? 0);
     const totalBytes = capped.bytes.length;
@@ -269,6 +275,10 @@ export class SessionStore implements RecallStore {
     }
     this.durability.schedule();
     return { outputId, totalBytes, complete, droppedBytes };
+  }
+
+  private hasOutput(outputId: string): boolean {
+    return queryRows(this.db, 'SELECT 1 FROM outputs WHERE id = ?', [outputId]).length > 0;
   }
 
   /** Inserts a journalled copy's row (its content waits for the next checkpoint), evicting for the quota. */
@@ -334,7 +344,7 @@ export class SessionStore implements RecallStore {
     this.ensureNotClosing();
     await this.durability.change(async () => {
       this.ensureOpen();
-      if (queryRows(this.db, 'SELECT 1 FROM outputs WHERE id = ?', [outputId]).length === 0) return;
+      if (!this.hasOutput(outputId)) return;
       await this.durability.record({ op: 'remove', outputId }, undefined, () => {
         this.ensureOpen();
         inTransaction(this.db, () => this.removeOutput(outputId));

@@ -4,7 +4,6 @@ import { queuedLine } from '../capture/workGate';
 import { clipEcho } from '../errors';
 import { READ_TOOL_OUTPUT_TOOL, RUN_COMMAND_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
 import type { RecallStore } from '../types';
-import { annotateOf, recordPreview, type PreviewErrorFn } from './recordPreview';
 import { baseDirOf, storeOrNothing, type RunningToolSpec } from './toolSpec';
 
 export interface RunCommandInput {
@@ -24,8 +23,6 @@ export interface RunCommandContext {
   /** Most commands running at once in this process (the setting commands.maxConcurrent; 0: sized to the machine). */
   maxConcurrent?: number;
   signal?: AbortSignal;
-  /** Told when the text the model gets could not be recorded as the copy's preview (the call still succeeds). */
-  onPreviewNotRecorded?: PreviewErrorFn;
   /** Told why, when the command has to wait for a slot before it starts (for the log). */
   onQueued?: (reason: string) => void;
 }
@@ -51,7 +48,6 @@ export const runCommandSpec: RunningToolSpec<RunCommandInput, typeof RUN_COMMAND
       streamBytes: settings.streamBytes,
       maxConcurrent: settings.commandsMaxConcurrent,
       signal: context.signal,
-      onPreviewNotRecorded: (message) => log.warn(`${RUN_COMMAND_TOOL}: ${message}`),
       onQueued: (reason) => log.info(`${RUN_COMMAND_TOOL} queued: ${reason}`),
     });
     log.info(describeCommandRun(result));
@@ -79,13 +75,13 @@ export async function runCommandTool(input: RunCommandInput, context: RunCommand
       timeoutMs: (timeoutSeconds ?? context.defaultTimeoutSeconds) * 1000,
       signal: context.signal,
       onQueued: context.onQueued,
+      render: renderCommandResult,
     },
     context.store,
     { previewBytes: context.previewBytes, streamBytes: context.streamBytes, maxConcurrent: context.maxConcurrent },
   );
-  const text = renderCommandResult(result);
-  await recordPreview(annotateOf(context.store), [result.outputId], text, context.onPreviewNotRecorded);
-  return { text, result };
+  // The same rendering the copy recorded as its preview, in its one journal record.
+  return { text: renderCommandResult(result), result };
 }
 
 /** One log line about a finished command. */
