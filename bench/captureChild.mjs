@@ -3,10 +3,10 @@
 // Prints one JSON line: { mode, ms, bytes, rssStart, rssPeak, hwmGrowth, samples, ... }.
 //
 // baseline:        child_process.spawn(shell, ['-c', command]) that only drains stdout/stderr.
-// baseline-detached: the same with detached: true, as runCommand spawns (a new session: on Linux
+// baseline-detached: the same with detached: true, as captureCommand spawns (a new session: on Linux
 //                  with sched_autogroup that is also a new scheduling group).
-// subject:         runCommand(...) with a session store (capture, cap, retain the merged copy durably).
-// subject-nostore: runCommand(...) without a store (capture and caps only).
+// subject:         captureCommand(...) with a session store (capture, cap, retain the merged copy durably).
+// subject-nostore: captureCommand(...) without a store (capture and caps only).
 // prototype:       bench/profile/zeroCopyCapture.mjs, the capture fix proposed in the report (opt-in).
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -69,7 +69,7 @@ let detail = {};
 const started = process.hrtime.bigint();
 if (mode.startsWith('baseline')) {
   await new Promise((resolve, reject) => {
-    // The same shell runCommand picks (src/core/capture/processTree.ts), so the command is the same.
+    // The same shell captureCommand picks (src/core/capture/processTree.ts), so the command is the same.
     const shell = process.env.SHELL && /\/(ba|z|da)?sh$/.test(process.env.SHELL) ? process.env.SHELL : '/bin/sh';
     const child = spawn(shell, ['-c', command], { cwd: dir, detached: mode === 'baseline-detached', stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', (chunk) => {
@@ -85,7 +85,7 @@ if (mode.startsWith('baseline')) {
   const limits = { previewBytes: 24 * 1024, streamBytes: 8 * MiB };
   const result = prototype
     ? await prototype(command, dir, store, core, limits)
-    : await core.runCommand({ command, cwd: dir }, mode === 'subject' ? store : undefined, limits);
+    : await core.captureCommand({ command, cwd: dir }, mode === 'subject' ? store : undefined, limits);
   bytes = result.stdout.totalBytes + result.stderr.totalBytes;
   detail = {
     recovery: result.recovery,

@@ -1,5 +1,5 @@
 // Main-thread CPU of the capture sinks, without a child process: 1 GiB in 64 KiB chunks through
-// runCommand's three HeadTailBuffers (stdout + merged written per chunk, then finish() of all three)
+// captureCommand's three HeadTailBuffers (stdout + merged written per chunk, then finish() of all three)
 // vs a merged-only zero-copy sink (bench/profile/zeroCopyCapture.mjs's idea).
 // Run: node --import tsx bench/profile/captureSinks.mjs
 import { HeadTailBuffer } from '../../src/core/capture/headTailBuffer.ts';

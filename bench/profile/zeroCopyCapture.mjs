@@ -1,7 +1,7 @@
 // A prototype of the capture fix proposed in the bench report (NOT the engine's code): the merged
 // copy keeps its tail as references to the stream's own chunks (no per-chunk memcpy into a ring),
-// stdout/stderr are only counted (runCommand reports their sizes, never their bytes), and finish()
-// assembles head + marker + tail with one allocation. Same retain + preview as runCommand.
+// stdout/stderr are only counted (captureCommand reports their sizes, never their bytes), and finish()
+// assembles head + marker + tail with one allocation. Same retain + preview as captureCommand.
 import { spawn } from 'node:child_process';
 
 const MARKER_RESERVE = 256;

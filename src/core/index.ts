@@ -14,7 +14,13 @@ export {
   type WorkerSearchOptions,
 } from './store/workerClient';
 export { listSessions, sessionFile, sessionFiles, deleteSessionFiles, type SessionFileInfo } from './store/sessionFiles';
-export { runCommand, type RunCommandOptions, type CommandResult, type StreamReport, type CaptureLimits } from './capture/runCommand';
+export {
+  captureCommand,
+  type RunCommandOptions,
+  type CommandResult,
+  type StreamReport,
+  type CaptureLimits,
+} from './capture/captureCommand';
 export { HeadTailBuffer, capBytes, type CappedBytes } from './capture/headTailBuffer';
 export { previewHeadTail, hasImportantTail, MIN_PREVIEW_BUDGET, type Preview, type PreviewOptions, type PreviewKind } from './preview';
 export { isUnitBoundary, boundaryAtOrBefore, boundaryAtOrAfter, decodeUtf8 } from './utf8';

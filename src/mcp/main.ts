@@ -16,6 +16,8 @@ import { TOKEN_ENV, bearerToken } from './token';
 import { AgentTools } from './tools';
 
 async function main(): Promise<void> {
+  // `hook <name>`: a hook for an agent's own tools (hook.ts), not a server.
+  if (process.argv[2] === 'hook') return (await import('./hook')).runHook(process.argv.slice(3));
   const log = stderrLog();
   const parsed = await parseOptions(process.argv.slice(2), process.env);
   if ('help' in parsed || 'version' in parsed) {

@@ -38,9 +38,10 @@ export const CLAUDE = {
     writeFileSync(file, `${JSON.stringify({ mcpServers: { [KEY]: entry } }, null, 2)}\n`);
     return { file };
   },
-  run({ prompt, workspace, home, shim, modelPort, token, allowedTools = `mcp__${KEY}`, limitMs }) {
+  run({ prompt, workspace, home, shim, modelPort, token, allowedTools = `mcp__${KEY}`, env: extraEnv = {}, limitMs }) {
     const env = {
       ...baseEnv({ home, shim }),
+      ...extraEnv,
       ANTHROPIC_BASE_URL: `http://127.0.0.1:${modelPort}`,
       ANTHROPIC_API_KEY: 'sk-scripted-model',
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',

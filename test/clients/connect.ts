@@ -1,10 +1,10 @@
 // Writes what "Connect Other Agents…" writes, with the command's own core code (no copy of its
-// shapes): the stable launcher and build (installServer), then each agent's entry merged into its
-// file (agentTarget, planFiles, writePlanned). The runner bundles this with esbuild and runs it with
+// shapes): the stable launcher and build (installServer), then each agent's entries merged into their
+// files (agentTargets: Claude Code's hook too; planFiles, writePlanned). The runner bundles this with esbuild and runs it with
 // plain Node: `node connect.js <dist> <server root> <workspace> <agent>…`, with CODEX_HOME set for
 // Codex's file. Prints { launcher, files } as JSON.
 import { promises as fs } from 'node:fs';
-import { agentTarget, type AgentId } from '../../src/core/agents/agents';
+import { agentTargets, type AgentId } from '../../src/core/agents/agents';
 import { installServer } from '../../src/core/agents/install';
 import { planFiles, writePlanned } from '../../src/core/agents/plan';
 import { PACKAGE_VERSION } from '../../src/core/tools/manifest';
@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   const installed = await installServer(dist, root, PACKAGE_VERSION);
   const workspace = await fs.realpath(folder);
   // The command names `node` from PATH, as here.
-  const targets = (agents as AgentId[]).map((id) => agentTarget(id, { node: 'node', launcher: installed.launcher, workspace }));
+  const targets = (agents as AgentId[]).flatMap((id) => agentTargets(id, { node: 'node', launcher: installed.launcher, workspace }));
   const files = await writePlanned(await planFiles(targets));
   process.stdout.write(JSON.stringify({ launcher: installed.launcher, files }));
 }

@@ -109,6 +109,33 @@ function hookSection(hook) {
   ].join('\n');
 }
 
+function recallSection(recall) {
+  if (!recall?.length) return '';
+  const rows = recall.map((r) =>
+    [
+      r.configDir ? 'connect, `CLAUDE_CONFIG_DIR` set' : 'connect',
+      kb(r.outputBytes),
+      kb(r.modelReceivedBytes),
+      r.savedRelative ? `\`${cell(r.savedUnder)}\` … \`${cell(r.savedRelative.split('/').slice(-2).join('/'))}\`` : '–',
+      `${kb(r.savedBytes)}${r.savedBytes === r.outputBytes ? ' (whole)' : ''}`,
+      r.context ? `${kb(r.contextBytes)}` : '**none**',
+      r.ourCalls.map((c) => `${c.tool.replace(/^mcp__tool-output-recall__/, '')}${c.isError ? ' (error)' : ''}`).join(' → ') || '–',
+      kb(r.bashCalls),
+      yes(r.answer.includes(r.checksum)),
+    ].join(' | '),
+  );
+  const first = recall.find((r) => r.context)?.context;
+  return [
+    `With our hook as Connect Other Agents writes it (\`.claude/settings.json\`: PostToolUse, matcher \`Bash\`, \`node <launcher> hook claude-code-post-tool-use\`), the scripted model takes the saved file's path from the hook's context in the request after the Bash call, searches it with search_tool_output {path} and reads the match with read_file_page {path, byteOffset}:`,
+    '',
+    '| Configured | Bash output (bytes) | The model received for Bash (bytes) | Saved file (under the config folder) | Saved (bytes) | Hook context (bytes) | Our calls | Bash calls | Answer has the field |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rows.map((row) => `| ${row} |`),
+    '',
+    ...(first ? ['The context the model received (first run; paths as they were):', '', '```text', first, '```'] : []),
+  ].join('\n');
+}
+
 export function renderReport(m) {
   const spawn = m.spawn && {
     server: `median ${ms(median(m.spawn.server))} ms (min ${ms(Math.min(...m.spawn.server))}, max ${ms(Math.max(...m.spawn.server))})`,
@@ -145,6 +172,10 @@ export function renderReport(m) {
     '## Claude Code: what a PostToolUse hook gets for Bash',
     '',
     hookSection(m.hook),
+    '',
+    "## Claude Code's Bash output, found through our hook",
+    '',
+    recallSection(m.recall),
     '',
     '## Limits in the pinned CLIs’ own code',
     '',

@@ -9,7 +9,8 @@
 // Measured and reported (test/clients/REPORT.md, printed too), never asserted on time: bytes sent
 // against bytes received per call, the client's cut, time per call, stderr noise, spawn →
 // initialize of dist/mcp.js beside `node -e 0`, Codex's start-up race, and what Claude Code's
-// PostToolUse hook receives for a 3 MB Bash output.
+// PostToolUse hook receives for a 3 MB Bash output. Asserted too: with our hook as Connect Other
+// Agents writes it, that Bash output leads the model to its field in ≤ 2 calls of our tools.
 //
 //   node test/clients/run.mjs [--only claude|codex] [--race N] [--keep]
 import { spawnSync } from 'node:child_process';
@@ -20,7 +21,7 @@ import * as prettier from 'prettier';
 import { CACHE_DIR, CLAUDE_CODE_VERSION, CODEX_VERSION, ensureClients } from '../../scripts/clients/setup.mjs';
 import { DIST_MCP, root } from './clients.mjs';
 import { codeFacts, renderReport } from './report.mjs';
-import { claudeBashHook, codexStartupRace, evidenceRun, spawnToInitialize } from './scenarios.mjs';
+import { claudeBashHook, claudeBashRecall, codexStartupRace, evidenceRun, spawnToInitialize } from './scenarios.mjs';
 
 const argv = process.argv.slice(2);
 const option = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
@@ -130,6 +131,27 @@ async function main() {
         measured.hook.hook?.tool === 'Bash',
         JSON.stringify(measured.hook).slice(0, 300),
       );
+    }
+
+    if (only !== 'codex') {
+      measured.recall = [];
+      for (const configDir of [false, true]) {
+        const label = `Claude Code Bash (3 MB) with our hook as Connect Other Agents writes it${configDir ? ', CLAUDE_CONFIG_DIR set' : ''}`;
+        console.log(`\n${label}`);
+        const recall = await claudeBashRecall({ scratch, bins, connectJs, megabytes: 3, configDir });
+        measured.recall.push(recall);
+        check(`${label}: the request after Bash holds our hook's context`, !!recall.context, recall.answer.slice(0, 300));
+        check(
+          `${label}: the context names the saved file, whole`,
+          recall.savedBytes === recall.outputBytes,
+          `${recall.savedPath} ${recall.savedBytes}`,
+        );
+        check(
+          `${label}: the field in ≤ 2 calls of our tools, Bash ran once`,
+          recall.answer.includes(recall.checksum) && recall.ourCalls.length <= 2 && recall.bashCalls === 1,
+          `answer ${JSON.stringify(recall.answer.slice(0, 200))}; our calls ${JSON.stringify(recall.ourCalls).slice(0, 400)}; Bash calls ${recall.bashCalls}`,
+        );
+      }
     }
 
     measured.facts = codeFacts({ claude: bins.claude, codex: bins.codexNative });

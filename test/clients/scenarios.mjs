@@ -3,13 +3,13 @@
 // tool with a PostToolUse hook. Each returns plain data; run.mjs asserts and reports.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CLAUDE, CODEX } from './agents.mjs';
 import { DIST_MCP, makeShim, startHttpServer } from './clients.mjs';
 import { evidenceReceived, mcpExchange, pairCalls, readTaps } from './measure.mjs';
 import { startModel } from './model.mjs';
-import { answerScript, evidenceScript, isOurs, shellScript } from './script.mjs';
+import { HOOK_CONTEXT, answerScript, bashRecallScript, evidenceScript, isOurs, requestTexts, shellScript } from './script.mjs';
 
 /** A 20,000-line output whose last line holds a random field. */
 export function bigOutputCommand(lines = 20_000) {
@@ -168,9 +168,7 @@ export async function claudeBashHook({ scratch, bins, megabytes = 3 }) {
   CLAUDE.bin = bins.claude;
   const f = scratchFolders(scratch, 'claude-bash-hook');
   mkdirSync(f.workspace, { recursive: true });
-  const checksum = randomBytes(6).toString('hex');
-  const lines = Math.round((megabytes * 1024 * 1024) / 100);
-  const command = `node -e "const l='y'.repeat(90);for(let i=0;i<${lines};i++)console.log(String(i).padStart(8,'0')+' '+l);console.log('checksum=${checksum}')"`;
+  const { command, checksum, outputBytes } = bigBashCommand(megabytes);
   const record = path.join(f.dir, 'hook.json');
   const hook = path.join(f.dir, 'hook.cjs');
   // The hook itself: reads its whole stdin (the PostToolUse event) and writes the sizes it saw.
@@ -204,13 +202,87 @@ export async function claudeBashHook({ scratch, bins, megabytes = 3 }) {
   return {
     exit: run.code,
     checksum,
-    outputBytes: lines * 100 + `checksum=${checksum}\n`.length,
+    outputBytes,
     hook: existsSync(record) ? JSON.parse(readFileSync(record, 'utf8')) : undefined,
     modelReceivedBytes: Buffer.byteLength(received),
     modelReceivedField: received.includes(`checksum=${checksum}`),
     modelReceivedSavedPath: /\/[^\s"<>]+\.(txt|log|out)/.exec(received)?.[0],
     modelReceivedHead: received.slice(0, 300),
     answer: CLAUDE.answer(run.stdout),
+  };
+}
+
+/** A command printing about `megabytes` MB of 100-byte lines, then a line with a random field. */
+function bigBashCommand(megabytes) {
+  const checksum = randomBytes(6).toString('hex');
+  const lines = Math.round((megabytes * 1024 * 1024) / 100);
+  const command = `node -e "const l='y'.repeat(90);for(let i=0;i<${lines};i++)console.log(String(i).padStart(8,'0')+' '+l);console.log('checksum=${checksum}')"`;
+  return { command, checksum, outputBytes: lines * 100 + `checksum=${checksum}\n`.length };
+}
+
+/**
+ * Claude Code's own Bash printing `megabytes` MB with a field on its last line, configured as
+ * Connect Other Agents writes it (the server in .mcp.json, our PostToolUse hook in
+ * .claude/settings.json): the model gets our hook's context after the Bash call and reaches the
+ * field with search_tool_output {path} and read_file_page (bashRecallScript). `configDir`: run with
+ * CLAUDE_CONFIG_DIR set there (where Claude Code then saves the output, and where we read it).
+ */
+export async function claudeBashRecall({ scratch, bins, connectJs, megabytes = 3, configDir = false }) {
+  CLAUDE.bin = bins.claude;
+  const f = scratchFolders(scratch, `claude-bash-recall${configDir ? '-config-dir' : ''}`);
+  const configured = CLAUDE.configure({ how: 'connect', ...f, connectJs });
+  const { command, checksum, outputBytes } = bigBashCommand(megabytes);
+  const config = configDir ? path.join(f.dir, 'claude-config') : undefined;
+  const model = await startModel(bashRecallScript({ command, field: 'checksum' }));
+  let run;
+  try {
+    run = await CLAUDE.run({
+      prompt: 'Run the command and tell me the checksum on its last line.',
+      ...f,
+      modelPort: model.port,
+      allowedTools: 'Bash,mcp__tool-output-recall',
+      env: config ? { CLAUDE_CONFIG_DIR: config } : {},
+      limitMs: 240_000,
+    });
+  } finally {
+    await model.close();
+  }
+  writeFileSync(path.join(f.dir, 'requests.json'), JSON.stringify(model.requests));
+  const loop = model.requests.filter((r) => r.view);
+  const last = loop.at(-1)?.view;
+  const calls = last?.calls ?? [];
+  const bashAt = loop.findIndex((r) => r.view.calls.some((c) => c.name === 'Bash' && c.result));
+  const context = bashAt < 0 ? undefined : requestTexts(loop[bashAt].body).find((text) => text.includes(HOOK_CONTEXT));
+  const saved = context && /saved to (\S+) \(/.exec(context)?.[1];
+  const bash = calls.find((c) => c.name === 'Bash');
+  return {
+    exit: run.code,
+    timedOut: run.timedOut,
+    configDir: !!config,
+    configured,
+    checksum,
+    outputBytes,
+    bashCalls: calls.filter((c) => c.name === 'Bash').length,
+    modelReceivedBytes: Buffer.byteLength(bash?.result?.text ?? ''),
+    context,
+    contextBytes: context === undefined ? undefined : Buffer.byteLength(context),
+    savedPath: saved,
+    savedUnder:
+      saved &&
+      (config
+        ? saved.startsWith(`${config}/projects/`)
+          ? 'CLAUDE_CONFIG_DIR/projects'
+          : saved
+        : saved.startsWith(`${f.home}/.claude/projects/`)
+          ? '~/.claude/projects'
+          : saved),
+    savedRelative: saved && path.relative(config ?? path.join(f.home, '.claude'), saved),
+    savedBytes: saved && existsSync(saved) ? statSync(saved).size : undefined,
+    ourCalls: calls
+      .filter((c) => isOurs(c.name))
+      .map((c) => ({ tool: c.name, input: c.input, isError: !!c.result?.isError, bytes: Buffer.byteLength(c.result?.text ?? '') })),
+    answer: CLAUDE.answer(run.stdout),
+    stderr: run.stderr.slice(0, 2000),
   };
 }
 

@@ -70,6 +70,59 @@ export function shellScript({ tool, input, field }) {
   };
 }
 
+/** Every text in a Messages API request's messages (tool results' too): where a client puts a hook's additionalContext. */
+export function requestTexts(body) {
+  const texts = [];
+  const walk = (content) => {
+    if (typeof content === 'string') texts.push(content);
+    else if (Array.isArray(content)) for (const block of content) walk(block.type === 'tool_result' ? block.content : (block.text ?? ''));
+  };
+  for (const message of body.messages ?? []) walk(message.content);
+  return texts;
+}
+
+/** The opening of our PostToolUse hook's context (src/mcp/hook.ts). */
+export const HOOK_CONTEXT = '[Tool Output Recall] The ';
+
+/**
+ * Claude Code's own Bash prints a big output, which Claude Code saves to a file; our PostToolUse hook
+ * names that file in its additionalContext; the model takes the path from there (not from the
+ * note), searches the file for the field with search_tool_output {path} and reads the line with
+ * read_file_page at the match's lineOffset, then answers.
+ */
+export function bashRecallScript({ command, field }) {
+  return (view) => {
+    const bash = view.calls.find((c) => c.name === 'Bash');
+    if (!bash)
+      return view.callable.includes('Bash')
+        ? call('Bash', { command, description: 'Print a large output' })
+        : final('FAILED: no Bash tool');
+    if (!bash.result) return final('FAILED: the Bash call has no result');
+    const context = requestTexts(view.body).find((text) => text.includes(HOOK_CONTEXT));
+    if (!context) return final('FAILED: no context from our PostToolUse hook in the request after Bash');
+    const saved = /search_tool_output \{"path": ("(?:[^"\\]|\\.)*")/.exec(context)?.[1];
+    if (!saved) return final(`FAILED: no path in the hook's context: ${context.slice(0, 300)}`);
+    const path = JSON.parse(saved);
+    const search = ourTool(view.callable, 'search_tool_output');
+    const read = ourTool(view.callable, 'read_file_page');
+    if (!search || !read) return loadOurTools(view) ?? final('FAILED: our tools are not callable');
+    const ours = view.calls.filter((c) => isOurs(c.name) && c.result);
+    const last = ours.at(-1);
+    if (!last) return call(search, { path, pattern: `${field}=` });
+    if (last.result.isError) return final(`FAILED: ${last.name} returned an error: ${last.result.text.slice(0, 300)}`);
+    if (last.name === search) {
+      const match = last.result.text
+        .split('\n')
+        .map((line) => safeJson(line.slice(line.indexOf('{'))))
+        .find((line) => typeof line?.lineOffset === 'number');
+      if (!match) return final(`FAILED: no match in the search result: ${last.result.text.slice(0, 300)}`);
+      return call(read, { path, byteOffset: match.lineOffset });
+    }
+    const value = new RegExp(`${field}=([0-9a-z]+)`).exec(last.result.text)?.[1];
+    return final(value ? `The ${field} is ${value}.` : `FAILED: no ${field} in the page the model received`);
+  };
+}
+
 /** Answers at once, without calling anything (for the start-up race: what tools did the first request offer?). */
 export const answerScript = () => () => final('ok');
 

@@ -192,11 +192,13 @@ describe('Connect Other Agents', function () {
   const workspace = (): string => workspaceDir();
   const mcpJson = (): string => path.join(workspace(), '.mcp.json');
   const cursorJson = (): string => path.join(workspace(), '.cursor', 'mcp.json');
+  const claudeSettings = (): string => path.join(workspace(), '.claude', 'settings.json');
   const other = { command: 'other-mcp', args: ['--flag'] };
 
   after(() => {
     fs.rmSync(mcpJson(), { force: true });
     fs.rmSync(path.dirname(cursorJson()), { recursive: true, force: true });
+    fs.rmSync(path.dirname(claudeSettings()), { recursive: true, force: true });
   });
 
   it('adds the server to .mcp.json beside another server, with a stable copy that runs on its own', async () => {
@@ -206,7 +208,11 @@ describe('Connect Other Agents', function () {
       agents: ['claude-code'],
     });
     assert.ok(result, 'the command returned its result');
-    assert.deepEqual(result.files, [{ file: mcpJson(), agent: 'Claude Code', outcome: 'written', change: 'add' }]);
+    // …and Claude Code's PostToolUse hook for Bash in .claude/settings.json (claudeHook.ts).
+    assert.deepEqual(result.files, [
+      { file: mcpJson(), agent: 'Claude Code', outcome: 'written', change: 'add' },
+      { file: claudeSettings(), agent: 'Claude Code', outcome: 'written', change: 'create' },
+    ]);
     const written = JSON.parse(fs.readFileSync(mcpJson(), 'utf8'));
     assert.deepEqual(Object.keys(written.mcpServers), ['other', 'tool-output-recall']);
     assert.deepEqual(written.mcpServers.other, other, 'the other server is untouched');
@@ -245,8 +251,9 @@ describe('Connect Other Agents', function () {
       agents: ['claude-code', 'cursor'],
     });
     assert.equal(result.files[0].outcome, 'unchanged');
+    assert.equal(result.files[1].outcome, 'unchanged');
     assert.equal(fs.readFileSync(mcpJson(), 'utf8'), before);
-    const cursor = result.files[1];
+    const cursor = result.files[2];
     assert.equal(cursor.outcome, 'skipped');
     assert.match(cursor.outcome === 'skipped' ? cursor.why : '', /^it is not valid JSON/);
     assert.equal(fs.readFileSync(cursorJson(), 'utf8'), '{ "mcpServers": { broken ', 'not overwritten');

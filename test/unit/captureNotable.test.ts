@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { HeadTailBuffer, gapMarker } from '../../src/core/capture/headTailBuffer';
-import { runCommand } from '../../src/core/capture/runCommand';
+import { captureCommand } from '../../src/core/capture/captureCommand';
 import { runCommandTool } from '../../src/core/tools/runCommand';
 import { searchToolOutputText } from '../../src/core/tools/searchToolOutput';
 import { splitFailureBudget, stderrExcerpt } from '../../src/core/capture/stderrExcerpt';
@@ -94,7 +94,7 @@ describe('capture: a failing command shows stderr', () => {
     assert.equal(stderrExcerpt(Buffer.alloc(0), 4096, { status: 'exit code 1', totalBytes: 0 }), '');
   });
 
-  describe('runCommand', function () {
+  describe('captureCommand', function () {
     this.timeout(120_000);
     const dirs = useTempDirs('notable');
     let store: SessionStore;
@@ -111,7 +111,7 @@ describe('capture: a failing command shows stderr', () => {
 
     it('a failure on stderr behind megabytes of stdout: the cause is in the result, within the budget', async () => {
       const command = 'seq 1 200000; echo "fatal: config file /etc/app.toml not found" >&2; seq 1 200000 | sed "s/^/progress /"; exit 3';
-      const result = await runCommand({ command, cwd: work }, store);
+      const result = await captureCommand({ command, cwd: work }, store);
       assert.equal(result.exitCode, 3);
       assert.equal(result.previewTruncated, true);
       // In the merged preview it is only one of the omitted part's notable lines; stderr alone shows it.
@@ -144,9 +144,9 @@ describe('capture: a failing command shows stderr', () => {
     });
 
     it('no excerpt when the command succeeds, or when its whole output is in the preview', async () => {
-      const ok = await runCommand({ command: 'echo warn >&2; seq 1 100000', cwd: work }, store);
+      const ok = await captureCommand({ command: 'echo warn >&2; seq 1 100000', cwd: work }, store);
       assert.equal(ok.stderrExcerpt, undefined);
-      const small = await runCommand({ command: 'echo boom >&2; exit 1', cwd: work }, store);
+      const small = await captureCommand({ command: 'echo boom >&2; exit 1', cwd: work }, store);
       assert.deepEqual([small.preview, small.stderrExcerpt], ['boom\n', undefined]);
     });
 
@@ -158,7 +158,7 @@ describe('capture: a failing command shows stderr', () => {
           i === 190_233 ? 'error: disk quota exceeded on /var/data' : `2024-05-18 INFO served request ${i} in ${i % 89} ms, all fine`,
         );
       writeFileSync(file, `${lines.join('\n')}\n`);
-      const result = await runCommand({ command: `cat ${file}`, cwd: work }, store);
+      const result = await captureCommand({ command: `cat ${file}`, cwd: work }, store);
       assert.equal(result.merged.complete, false);
       assert.ok(result.merged.totalBytes > 25 * MiB);
       assert.match(result.preview, /\nerror output line 190233, dropped at capture: error: disk quota exceeded on \/var\/data\]?\n/);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { runCommand, type CommandResult } from '../../src/core/capture/runCommand';
+import { captureCommand, type CommandResult } from '../../src/core/capture/captureCommand';
 import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
-import { runCode, type RunCodeDeps } from '../../src/core/codeMode/runCode';
+import { runProgram, type RunCodeDeps } from '../../src/core/codeMode/runProgram';
 import { renderCodeRun } from '../../src/core/codeMode/render';
 import { runCodeTool } from '../../src/core/tools/runCode';
 import { DEFAULT_LIMITS, KiB } from '../../src/core/limits';
@@ -27,7 +27,7 @@ function renderCommand(result: CommandResult): string {
 function commandTools(store: RecallStore, seen: { name: string; text: string }[] = []): RunCodeDeps['callTool'] {
   return async (name, input, signal) => {
     if (name !== 'run_command') throw new Error(`There is no tool named ${JSON.stringify(name)}.`);
-    const result = await runCommand({ command: String(input.command), timeoutMs: 30_000, signal }, store, { previewBytes: PREVIEW });
+    const result = await captureCommand({ command: String(input.command), timeoutMs: 30_000, signal }, store, { previewBytes: PREVIEW });
     const text = renderCommand(result);
     seen.push({ name, text });
     return text;
@@ -45,7 +45,7 @@ describe('code mode: nested results stay recoverable', () => {
   it('a script that calls run_command on a large output and returns result.slice(0, 100) leaves the full output readable', async function () {
     if (process.platform === 'win32') this.skip(); // seq is POSIX
     const seen: { name: string; text: string }[] = [];
-    const result = await runCode(
+    const result = await runProgram(
       {
         code: "const result = await tools.call('run_command', { command: 'seq 1 200000' });\nreturn result.slice(0, 100);",
         timeoutMs: 60_000,
@@ -98,7 +98,7 @@ describe('code mode: nested results stay recoverable', () => {
 
   it('retains before the program sees the result, so a program that never returns still leaves the way back', async () => {
     const big = 'row\n'.repeat(20_000);
-    const result = await runCode(
+    const result = await runProgram(
       { code: "const r = await tools.call('export', {});\nconsole.log('got ' + r.length);\nwhile (true) {}", timeoutMs: 2500 },
       { callTool: async () => big, store, previewBytes: PREVIEW },
     );
@@ -125,7 +125,7 @@ describe('code mode: nested results stay recoverable', () => {
         },
       },
     });
-    const result = await runCode(
+    const result = await runProgram(
       { code: "const r = await tools.call('big', {});\nawait tools.call('mark', {});\nreturn r.length;", timeoutMs: 15_000 },
       {
         callTool: async (name) => {
@@ -143,7 +143,7 @@ describe('code mode: nested results stay recoverable', () => {
   it('does not retain a result at or below the threshold', async () => {
     const before = (await store.list()).length;
     const exact = 'y'.repeat(PREVIEW);
-    const result = await runCode(
+    const result = await runProgram(
       {
         code: "const a = await tools.call('small', {});\nconst b = await tools.call('exact', {});\nreturn a + ':' + b.length;",
         timeoutMs: 15_000,
@@ -159,11 +159,11 @@ describe('code mode: nested results stay recoverable', () => {
     if (process.platform === 'win32') this.skip();
     // A small run_command result can still name the command's copy when the command's own preview
     // was smaller (e.g. a token budget); the script may drop that line, so it is reported.
-    const result = await runCode(
+    const result = await runProgram(
       { code: "const r = await tools.call('run_command', { command: 'seq 1 5000' });\nreturn r.split('\\n')[1];", timeoutMs: 30_000 },
       {
         callTool: async (name, input, signal) =>
-          renderCommand(await runCommand({ command: String(input.command), signal }, store, { previewBytes: 2 * KiB })),
+          renderCommand(await captureCommand({ command: String(input.command), signal }, store, { previewBytes: 2 * KiB })),
         store,
         previewBytes: PREVIEW,
       },
@@ -180,7 +180,7 @@ describe('code mode: nested results stay recoverable', () => {
   });
 
   it('retains a return value larger than 24 KiB and previews it with its outputId', async () => {
-    const result = await runCode(
+    const result = await runProgram(
       { code: "let s = '';\nfor (let i = 1; i <= 10000; i++) s += 'value line ' + i + '\\n';\nreturn s;", timeoutMs: 15_000 },
       { callTool: async () => '', store, previewBytes: PREVIEW },
     );
@@ -209,7 +209,7 @@ describe('code mode: nested results stay recoverable', () => {
         },
       },
     });
-    const result = await runCode(
+    const result = await runProgram(
       { code: "const r = await tools.call('big', {});\nreturn r.length;", timeoutMs: 15_000 },
       { callTool: async () => 'z'.repeat(40 * KiB), store: failing, previewBytes: PREVIEW },
     );
@@ -223,7 +223,7 @@ describe('code mode: nested results stay recoverable', () => {
   });
 
   it('lets the script catch an unknown tool and refuses run_code from inside run_code', async () => {
-    const result = await runCode(
+    const result = await runProgram(
       {
         code: `const out = [];
         for (const name of ['no_such_tool', 'run_code']) {
@@ -243,7 +243,7 @@ describe('code mode: nested results stay recoverable', () => {
   });
 
   it('rejects inputs that are not objects and caps the number of calls', async () => {
-    const result = await runCode(
+    const result = await runProgram(
       {
         code: `const out = [];
         try { await tools.call('echo', [1]); } catch (e) { out.push(e.message); }
@@ -266,14 +266,14 @@ describe('code mode: nested results stay recoverable', () => {
     const abort = new AbortController();
     let nestedAborted = false;
     setTimeout(() => abort.abort(), 1500);
-    const result = await runCode(
+    const result = await runProgram(
       { code: "await tools.call('run_command', { command: 'sleep 30' });\nreturn 'done';", timeoutMs: 60_000, signal: abort.signal },
       {
         callTool: async (name, input, signal) => {
           signal.addEventListener('abort', () => {
             nestedAborted = true;
           });
-          return renderCommand(await runCommand({ command: String(input.command), signal }, store));
+          return renderCommand(await captureCommand({ command: String(input.command), signal }, store));
         },
         store,
         previewBytes: PREVIEW,
@@ -286,7 +286,7 @@ describe('code mode: nested results stay recoverable', () => {
   });
 
   it('renders failures, recovery and capped console output for the model', async () => {
-    const result = await runCode(
+    const result = await runProgram(
       { code: "for (let i = 0; i < 2000; i++) console.log('log line ' + i);\nthrow new RangeError('nope');", timeoutMs: 15_000 },
       { callTool: async () => '', store, previewBytes: PREVIEW },
     );

@@ -85,12 +85,12 @@ describe('layers: the engine does not depend on VS Code', function () {
       assert.deepEqual(runtimeVscodeImports(readFileSync(BUNDLE, 'utf8')), []);
     });
 
-    it('loads with require() and works: retain, read, search, preview, runCommand', async () => {
+    it('loads with require() and works: retain, read, search, preview, captureCommand', async () => {
       const dir = dirs.make();
       const script = `
         const core = require(${JSON.stringify(BUNDLE)});
         (async () => {
-          const names = ['openStore', 'listSessions', 'runCommand', 'previewHeadTail', 'hasImportantTail', 'HeadTailBuffer', 'capBytes', 'RecallError', 'isRecallError', 'DEFAULT_LIMITS', 'isUnitBoundary'];
+          const names = ['openStore', 'listSessions', 'captureCommand', 'previewHeadTail', 'hasImportantTail', 'HeadTailBuffer', 'capBytes', 'RecallError', 'isRecallError', 'DEFAULT_LIMITS', 'isUnitBoundary'];
           const missing = names.filter((name) => core[name] === undefined);
           const store = await core.openStore({ dir: ${JSON.stringify(dir)} });
           const kept = await store.retain('plain node 😀\\n'.repeat(3000));
@@ -98,7 +98,7 @@ describe('layers: the engine does not depend on VS Code', function () {
           const found = await store.search(kept.outputId, 'NODE');
           let code;
           try { await store.read(kept.outputId, 13); } catch (error) { code = error.code + ':' + (error instanceof core.RecallError); }
-          const run = await core.runCommand({ command: 'seq 1 10000' }, store);
+          const run = await core.captureCommand({ command: 'seq 1 10000' }, store);
           const preview = core.previewHeadTail('x'.repeat(5000), { budgetBytes: 1024, outputId: kept.outputId });
           await store.close();
           const sessions = await core.listSessions(${JSON.stringify(dir)});

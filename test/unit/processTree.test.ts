@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { runCommand, type CommandResult } from '../../src/core/capture/runCommand';
+import { captureCommand, type CommandResult } from '../../src/core/capture/captureCommand';
 import { findTree, listProcesses } from '../../src/core/capture/processTree';
 import { eventually, isRunning } from './helpers/processes';
 import { useTempDirs } from './helpers/tempDirs';
@@ -35,7 +35,7 @@ describe('process tree: what leaves the group is stopped too', function () {
   ): Promise<{ running: Promise<CommandResult>; pid: number; work: string }> {
     const work = dirs.make();
     const pidfile = path.join(work, 'pid');
-    const running = runCommand({ command: make(pidfile), cwd: work, ...options }, undefined);
+    const running = captureCommand({ command: make(pidfile), cwd: work, ...options }, undefined);
     assert.ok(
       await eventually(() => existsSync(pidfile) && readFileSync(pidfile, 'utf8').endsWith('\n'), 10_000),
       'the escaped process started',

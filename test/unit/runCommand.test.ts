@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { runCommand, type CommandResult } from '../../src/core/capture/runCommand';
+import { captureCommand, type CommandResult } from '../../src/core/capture/captureCommand';
 import { gapMarker } from '../../src/core/capture/headTailBuffer';
 import { RecallError } from '../../src/core/errors';
 import { runCommandTool, type RunCommandContext } from '../../src/core/tools/runCommand';
@@ -76,7 +76,7 @@ describe('runCommand: capture', function () {
   after(() => store.delete());
 
   it('returns small output whole, with its exit code, and retains nothing', async () => {
-    const result = await runCommand({ command: 'echo hello; echo "日本語 😀"; exit 3', cwd: work }, store);
+    const result = await captureCommand({ command: 'echo hello; echo "日本語 😀"; exit 3', cwd: work }, store);
     assert.equal(result.exitCode, 3);
     assert.equal(result.signal, null);
     assert.equal(result.timedOut, false);
@@ -97,7 +97,7 @@ describe('runCommand: capture', function () {
   });
 
   it('runs in cwd with env merged over the current environment', async () => {
-    const result = await runCommand(
+    const result = await captureCommand(
       { command: 'pwd; echo "$RECALL_TEST_VAR"; test -n "$PATH" && echo path-kept', cwd: work, env: { RECALL_TEST_VAR: 'from-env' } },
       store,
     );
@@ -105,7 +105,7 @@ describe('runCommand: capture', function () {
   });
 
   it('merges stdout and stderr in arrival order, counting each stream separately', async () => {
-    const result = await runCommand({ command: 'printf A; sleep 0.2; printf BB >&2; sleep 0.2; printf CCC', cwd: work }, store);
+    const result = await captureCommand({ command: 'printf A; sleep 0.2; printf BB >&2; sleep 0.2; printf CCC', cwd: work }, store);
     assert.equal(result.preview, 'ABBCCC');
     assert.equal(result.stdout.totalBytes, 4);
     assert.equal(result.stderr.totalBytes, 2);
@@ -115,7 +115,7 @@ describe('runCommand: capture', function () {
   it('20 MiB of stdout and 1 MiB of stderr: capped copies, exact totals, the last page complete=false', async () => {
     const command = 'yes "stdout line of the big command." | head -c 20971520; yes "stderr line 123" | head -c 1048576 >&2';
     const streamBytes = 512 * KiB;
-    const result = await runCommand({ command, cwd: work }, store, { streamBytes });
+    const result = await captureCommand({ command, cwd: work }, store, { streamBytes });
     assert.equal(result.exitCode, 0);
     assert.deepEqual([result.stdout.totalBytes, result.stderr.totalBytes, result.merged.totalBytes], [20 * MiB, 1 * MiB, 21 * MiB]);
     for (const stream of [result.stdout, result.stderr, result.merged]) {
@@ -148,7 +148,7 @@ describe('runCommand: capture', function () {
 
   it('with the default 8 MiB caps, the 21 MiB output keeps stderr whole and retains an 8 MiB copy', async () => {
     const command = 'yes "stdout line of the big command." | head -c 20971520; yes "stderr line 123" | head -c 1048576 >&2';
-    const result = await runCommand({ command, cwd: work }, store);
+    const result = await captureCommand({ command, cwd: work }, store);
     assert.equal(result.stdout.totalBytes, 20 * MiB);
     assert.equal(result.stdout.complete, false);
     assert.deepEqual(result.stderr, { totalBytes: MiB, capturedBytes: MiB, droppedBytes: 0, complete: true });
@@ -170,7 +170,7 @@ describe('runCommand: capture', function () {
   it("a summary at the very end of 5,000 lines is in the preview's tail and found by search + read, without running again", async () => {
     const counter = path.join(work, 'runs.txt');
     const command = `echo run >> "${counter}"; seq 1 5000 | sed 's/^/progress line /'; echo TOTAL_SUMMARY=12345`;
-    const result = await runCommand({ command, cwd: work }, store);
+    const result = await captureCommand({ command, cwd: work }, store);
     const { head, tail, omitted } = await assertPreviewMatchesCopy(store, result, DEFAULT_LIMITS.previewBytes);
     assert.ok(Buffer.byteLength(result.preview) <= 24 * KiB);
     assert.ok(!head.includes('TOTAL_SUMMARY'), 'the summary is not in the head');
@@ -191,21 +191,24 @@ describe('runCommand: capture', function () {
   });
 
   it('binary output: the preview still fits previewBytes', async () => {
-    const result = await runCommand({ command: 'head -c 20000 /dev/urandom', cwd: work }, store, { previewBytes: 24 * KiB });
+    const result = await captureCommand({ command: 'head -c 20000 /dev/urandom', cwd: work }, store, { previewBytes: 24 * KiB });
     assert.equal(result.stdout.totalBytes, 20000);
     assert.ok(Buffer.byteLength(result.preview) <= 24 * KiB, `preview is ${Buffer.byteLength(result.preview)} bytes`);
     if (result.previewTruncated) await assertPreviewMatchesCopy(store, result, 24 * KiB);
   });
 
   it('a smaller previewBytes gives a smaller preview', async () => {
-    const result = await runCommand({ command: 'seq 1 3000', cwd: work }, store, { previewBytes: 2048 });
+    const result = await captureCommand({ command: 'seq 1 3000', cwd: work }, store, { previewBytes: 2048 });
     await assertPreviewMatchesCopy(store, result, 2048);
   });
 
   it('memory stays bounded: ~300 MB of output grows rss by less than caps×3 + 64 MiB', async () => {
     const streamBytes = DEFAULT_LIMITS.streamBytes;
     const before = process.memoryUsage().rss;
-    const result = await runCommand({ command: 'yes "the quick brown fox jumps over the lazy dog" | head -c 314572800', cwd: work }, store);
+    const result = await captureCommand(
+      { command: 'yes "the quick brown fox jumps over the lazy dog" | head -c 314572800', cwd: work },
+      store,
+    );
     const after = process.memoryUsage().rss;
     assert.equal(result.stdout.totalBytes, 314_572_800);
     assert.equal(result.stdout.complete, false);
@@ -234,7 +237,7 @@ describe('runCommand: stopping and failing', function () {
     const pidfile = path.join(work, `pid-${Date.now()}-${Math.random()}`);
     const trap = options.ignoreTerm ? `trap '' TERM; ` : '';
     const command = `echo started; sh -c '${trap}sleep 1000 & echo $! > "${pidfile}"; wait'`;
-    const running = runCommand({ command, cwd: work, timeoutMs: options.timeoutMs, signal: options.signal }, store);
+    const running = captureCommand({ command, cwd: work, timeoutMs: options.timeoutMs, signal: options.signal }, store);
     assert.ok(await eventually(() => existsSync(pidfile) && readFileSync(pidfile, 'utf8').endsWith('\n')), 'the grandchild started');
     const pid = Number(readFileSync(pidfile, 'utf8').trim());
     assert.ok(isRunning(pid));
@@ -265,7 +268,7 @@ describe('runCommand: stopping and failing', function () {
 
   it('an already-aborted signal runs nothing', async () => {
     const marker = path.join(work, 'should-not-exist');
-    const result = await runCommand({ command: `touch "${marker}"`, cwd: work, signal: AbortSignal.abort() }, store);
+    const result = await captureCommand({ command: `touch "${marker}"`, cwd: work, signal: AbortSignal.abort() }, store);
     assert.equal(result.cancelled, true);
     assert.equal(existsSync(marker), false);
   });
@@ -281,7 +284,7 @@ describe('runCommand: stopping and failing', function () {
   });
 
   it('a process killed with SIGKILL reports the signal and exitCode null', async () => {
-    const result = await runCommand({ command: 'echo before; kill -9 $$; echo after', cwd: work }, store);
+    const result = await captureCommand({ command: 'echo before; kill -9 $$; echo after', cwd: work }, store);
     assert.equal(result.signal, 'SIGKILL');
     assert.equal(result.exitCode, null);
     assert.equal(result.preview, 'before\n');
@@ -289,18 +292,21 @@ describe('runCommand: stopping and failing', function () {
 
   it('rejects an empty command, a missing cwd and a bad timeout with INVALID_ARGUMENT', async () => {
     for (const command of ['', '   ', undefined as unknown as string])
-      await rejectsWith(runCommand({ command, cwd: work }, store), 'INVALID_ARGUMENT', JSON.stringify(command));
-    const missing = await rejectsWith(runCommand({ command: 'true', cwd: path.join(work, 'does-not-exist') }, store), 'INVALID_ARGUMENT');
+      await rejectsWith(captureCommand({ command, cwd: work }, store), 'INVALID_ARGUMENT', JSON.stringify(command));
+    const missing = await rejectsWith(
+      captureCommand({ command: 'true', cwd: path.join(work, 'does-not-exist') }, store),
+      'INVALID_ARGUMENT',
+    );
     assert.match(missing.message, /does-not-exist/);
     writeFileSync(path.join(work, 'a-file'), '');
-    await rejectsWith(runCommand({ command: 'true', cwd: path.join(work, 'a-file') }, store), 'INVALID_ARGUMENT');
+    await rejectsWith(captureCommand({ command: 'true', cwd: path.join(work, 'a-file') }, store), 'INVALID_ARGUMENT');
     for (const timeoutMs of [-1, 0, Number.NaN, Number.POSITIVE_INFINITY]) {
-      await rejectsWith(runCommand({ command: 'true', cwd: work, timeoutMs }, store), 'INVALID_ARGUMENT', `timeoutMs ${timeoutMs}`);
+      await rejectsWith(captureCommand({ command: 'true', cwd: work, timeoutMs }, store), 'INVALID_ARGUMENT', `timeoutMs ${timeoutMs}`);
     }
   });
 
   it('without a store, large output gives a preview that says the bytes were not retained', async () => {
-    const result = await runCommand({ command: 'seq 1 20000', cwd: work }, undefined);
+    const result = await captureCommand({ command: 'seq 1 20000', cwd: work }, undefined);
     assert.equal(result.recovery, 'unavailable');
     assert.equal(result.outputId, undefined);
     assert.match(result.recoveryReason!, /no session store/);
@@ -315,7 +321,7 @@ describe('runCommand: stopping and failing', function () {
     rmSync(dir, { recursive: true });
     writeFileSync(dir, 'x'); // writes now fail with ENOTDIR
     try {
-      const result = await runCommand({ command: 'seq 1 20000; echo TOTAL_SUMMARY=1', cwd: work }, broken);
+      const result = await captureCommand({ command: 'seq 1 20000; echo TOTAL_SUMMARY=1', cwd: work }, broken);
       assert.equal(result.exitCode, 0);
       assert.equal(result.recovery, 'unavailable');
       assert.equal(result.outputId, undefined);

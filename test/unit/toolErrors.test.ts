@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { runCommand } from '../../src/core/capture/runCommand';
+import { captureCommand } from '../../src/core/capture/captureCommand';
 import { RecallError, clipEcho } from '../../src/core/errors';
 import { MAX_INPUT_DEPTH, checkToolInput } from '../../src/core/tools/inputCheck';
 import { TOOL_DECLARATIONS } from '../../src/core/tools/manifest';
@@ -107,16 +107,16 @@ describe('tool errors: a code on every failure, inputs clipped', function () {
 
   it('run_command: a NUL in the command, a command too long for the system, a huge missing cwd: INVALID_ARGUMENT, bounded', async () => {
     const work = dirs.make();
-    const nul = await rejectsWith(runCommand({ command: 'echo a\0b', cwd: work }, undefined), 'INVALID_ARGUMENT');
+    const nul = await rejectsWith(captureCommand({ command: 'echo a\0b', cwd: work }, undefined), 'INVALID_ARGUMENT');
     assert.match(nul.message, /^command holds a NUL character \(at index 6\)/);
-    const big = await rejectsWith(runCommand({ command: `echo ${'a'.repeat(1_000_000)}`, cwd: work }, undefined), 'INVALID_ARGUMENT');
+    const big = await rejectsWith(captureCommand({ command: `echo ${'a'.repeat(1_000_000)}`, cwd: work }, undefined), 'INVALID_ARGUMENT');
     assert.match(
       big.message,
       /^The command is 1000005 bytes: with the environment, more than the system passes to a new process \(E2BIG\)\. Write the long part to a file/,
     );
-    const env = await rejectsWith(runCommand({ command: 'true', cwd: work, env: { BAD: 'a\0b' } }, undefined), 'INVALID_ARGUMENT');
+    const env = await rejectsWith(captureCommand({ command: 'true', cwd: work, env: { BAD: 'a\0b' } }, undefined), 'INVALID_ARGUMENT');
     assert.match(env.message, /Remove the NUL character\.$/);
-    const cwd = await rejectsWith(runCommand({ command: 'true', cwd: path.join(work, LONG_PATH) }, undefined), 'INVALID_ARGUMENT');
+    const cwd = await rejectsWith(captureCommand({ command: 'true', cwd: path.join(work, LONG_PATH) }, undefined), 'INVALID_ARGUMENT');
     assert.ok(cwd.message.length < 500, `${cwd.message.length}`);
     assert.match(cwd.message, /\(\d+ more characters\)" does not exist or is not a folder/);
   });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { runCommand, type CommandResult } from '../../src/core/capture/runCommand';
+import { captureCommand, type CommandResult } from '../../src/core/capture/captureCommand';
 import { COMMAND_GATE, MAX_CONCURRENT_SETTING, PROGRAM_GATE, WorkGate, defaultMaxConcurrent } from '../../src/core/capture/workGate';
 import { KiB, MiB } from '../../src/core/limits';
 import { runCodeTool } from '../../src/core/tools/runCode';
@@ -120,7 +120,7 @@ describe('work gate: real commands and programs', function () {
     const work = dirs.make();
     const told: string[] = [];
     const runs = Array.from({ length: 5 }, () =>
-      runCommand({ command: blocking(work), cwd: work, onQueued: (reason) => told.push(reason) }, undefined, { maxConcurrent: 2 }),
+      captureCommand({ command: blocking(work), cwd: work, onQueued: (reason) => told.push(reason) }, undefined, { maxConcurrent: 2 }),
     );
     assert.ok(await eventually(() => started(work) === 2 && COMMAND_GATE.state().queued === 3), JSON.stringify(COMMAND_GATE.state()));
     assert.equal(told.length, 3, 'each waiting command is told at once');
@@ -144,7 +144,9 @@ describe('work gate: real commands and programs', function () {
     const work = dirs.make();
     // Each command reserves 4 × 64 KiB (three sinks and the finished copy): two fit in 600 KiB.
     COMMAND_GATE.configure({ maxConcurrent: 10, maxBytes: 600 * KiB });
-    const runs = Array.from({ length: 3 }, () => runCommand({ command: blocking(work), cwd: work }, undefined, { streamBytes: 64 * KiB }));
+    const runs = Array.from({ length: 3 }, () =>
+      captureCommand({ command: blocking(work), cwd: work }, undefined, { streamBytes: 64 * KiB }),
+    );
     assert.ok(await eventually(() => started(work) === 2 && COMMAND_GATE.state().queued === 1), JSON.stringify(COMMAND_GATE.state()));
     assert.equal(COMMAND_GATE.state().reservedBytes, 2 * 256 * KiB);
     writeFileSync(path.join(work, 'go'), '');
@@ -160,10 +162,10 @@ describe('work gate: real commands and programs', function () {
 
   it('a command cancelled while it waits never starts, and says it was cancelled', async () => {
     const work = dirs.make();
-    const holder = runCommand({ command: blocking(work), cwd: work }, undefined, { maxConcurrent: 1 });
+    const holder = captureCommand({ command: blocking(work), cwd: work }, undefined, { maxConcurrent: 1 });
     const controller = new AbortController();
     const marker = path.join(work, 'should-not-exist');
-    const waiting = runCommand({ command: `touch "${marker}"`, cwd: work, signal: controller.signal }, undefined, { maxConcurrent: 1 });
+    const waiting = captureCommand({ command: `touch "${marker}"`, cwd: work, signal: controller.signal }, undefined, { maxConcurrent: 1 });
     assert.ok(await eventually(() => COMMAND_GATE.state().queued === 1));
     controller.abort();
     const cancelled = await waiting;

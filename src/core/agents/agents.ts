@@ -5,6 +5,7 @@
  */
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { claudeHookCommand, claudeHookEntry } from './claudeHook';
 
 /** The key the server is listed under in every agent's configuration. */
 export const CONFIG_KEY = 'tool-output-recall';
@@ -30,7 +31,8 @@ export interface AgentTarget {
   name: string;
   /** The file the entry goes in. */
   file: string;
-  format: 'json' | 'toml';
+  /** json: `{ "mcpServers": … }`; toml: Codex's `[mcp_servers.…]`; claude-hook: Claude Code's settings.json hooks (claudeHook.ts). */
+  format: 'json' | 'toml' | 'claude-hook';
   /** Whether the file belongs to the workspace (and may be committed) or to the user. */
   scope: 'workspace' | 'user';
   entry: Record<string, unknown>;
@@ -77,6 +79,24 @@ export function agentTarget(id: AgentId, launch: ServerLaunch, env: NodeJS.Proce
         entry: { command: launch.node, args, tool_timeout_sec: CODEX_TOOL_TIMEOUT_SEC },
       };
   }
+}
+
+/**
+ * Every file "Connect Other Agents…" writes for `id`: the server's entry, and for Claude Code also
+ * the PostToolUse hook that points its model at the file its Bash saved a big output to (claudeHook.ts).
+ */
+export function agentTargets(id: AgentId, launch: ServerLaunch, env: NodeJS.ProcessEnv = process.env): AgentTarget[] {
+  const server = agentTarget(id, launch, env);
+  if (id !== 'claude-code') return [server];
+  return [
+    server,
+    {
+      ...server,
+      file: path.join(launch.workspace, '.claude', 'settings.json'),
+      format: 'claude-hook',
+      entry: claudeHookEntry(claudeHookCommand(launch.node, launch.launcher)),
+    },
+  ];
 }
 
 /** A connected client's name as people know it: MCP `clientInfo` names are the clients' own. */

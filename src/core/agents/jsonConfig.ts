@@ -6,19 +6,33 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ConfigMerge } from './merge';
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The JSON object `existing` holds, or why the file is left alone (`shape`: the object expected, for the message). */
+export function parseJsonObject(existing: string, shape: string): { root: Record<string, unknown> } | { problem: string } {
+  let root: unknown;
+  try {
+    root = JSON.parse(existing.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    return { problem: `it is not valid JSON (${error instanceof Error ? error.message : String(error)})` };
+  }
+  return isObject(root) ? { root } : { problem: `it is JSON, but not an object (${shape})` };
+}
+
+/** `value` as JSON in `existing`'s indentation, ending in a newline if it did. */
+export function formatLike(existing: string, value: unknown): string {
+  const indent = /^[ \t]+(?=")/m.exec(existing)?.[0] ?? 2;
+  return JSON.stringify(value, null, indent) + (existing.endsWith('\n') ? '\n' : '');
+}
 
 export function mergeJsonServer(existing: string | undefined, key: string, entry: Record<string, unknown>): ConfigMerge {
   if (existing === undefined || existing.trim() === '') {
     return { ok: true, change: 'create', text: `${JSON.stringify({ mcpServers: { [key]: entry } }, null, 2)}\n`, others: [] };
   }
-  let root: unknown;
-  try {
-    root = JSON.parse(existing.replace(/^\uFEFF/, ''));
-  } catch (error) {
-    return { ok: false, problem: `it is not valid JSON (${error instanceof Error ? error.message : String(error)})` };
-  }
-  if (!isObject(root)) return { ok: false, problem: 'it is JSON, but not an object ({ "mcpServers": { … } })' };
+  const parsed = parseJsonObject(existing, '{ "mcpServers": { … } }');
+  if ('problem' in parsed) return { ok: false, problem: parsed.problem };
+  const { root } = parsed;
   const servers = root.mcpServers;
   if (servers !== undefined && !isObject(servers)) return { ok: false, problem: '"mcpServers" in it is not an object' };
   const others = Object.keys(servers ?? {}).filter((name) => name !== key);
@@ -26,7 +40,6 @@ export function mergeJsonServer(existing: string | undefined, key: string, entry
   if (before !== undefined && isDeepStrictEqual(before, entry)) return { ok: true, change: 'unchanged', text: existing, others };
   // Assigning an existing key keeps its place; a new one goes last.
   const merged = { ...root, mcpServers: { ...(servers ?? {}), [key]: entry } };
-  const indent = /^[ \t]+(?=")/m.exec(existing)?.[0] ?? 2;
-  const text = JSON.stringify(merged, null, indent) + (existing.endsWith('\n') ? '\n' : '');
+  const text = formatLike(existing, merged);
   return { ok: true, change: before === undefined ? 'add' : 'replace', text, others };
 }

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { describeError } from '../errors';
 import { atomicWriteFile } from '../store/atomicWrite';
 import { CONFIG_KEY, type AgentTarget } from './agents';
+import { mergeClaudeHook } from './claudeHook';
 import { mergeJsonServer } from './jsonConfig';
 import { unifiedDiff } from './lineDiff';
 import type { ConfigMerge } from './merge';
@@ -31,7 +32,10 @@ export async function planFiles(targets: readonly AgentTarget[]): Promise<Planne
     let merge: ConfigMerge;
     try {
       before = await readIfThere(target.file);
-      merge = (target.format === 'json' ? mergeJsonServer : mergeTomlServer)(before, CONFIG_KEY, target.entry);
+      merge =
+        target.format === 'claude-hook'
+          ? mergeClaudeHook(before, target.entry)
+          : (target.format === 'json' ? mergeJsonServer : mergeTomlServer)(before, CONFIG_KEY, target.entry);
     } catch (error) {
       merge = { ok: false, problem: `it cannot be read (${describeError(error)})` };
     }

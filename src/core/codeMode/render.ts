@@ -3,7 +3,7 @@
  * that the program could not have edited, then console output. Kept vscode-free so the wording is
  * unit-tested.
  */
-import type { CodeRunResult, NestedOutputRef, RecoveryRecord } from './runCode';
+import type { CodeRunResult, NestedOutputRef, RecoveryRecord } from './runProgram';
 import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL, RUN_COMMAND_TOOL, RUN_CODE_TOOL } from '../toolNames';
 
 /** Console output shown to the model; the rest is counted, not shown. */

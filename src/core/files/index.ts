@@ -5,7 +5,7 @@ export { openReadableFile, type ReadPolicy } from './readablePath';
 export { openRegularFile, READ_FLAGS, type OpenedFile } from './openedFile';
 export { maskSecrets, type SecretRange } from './secretShapes';
 export { searchFile, FILE_WINDOW_BYTES, OVERLAP_BYTES, type FileSearchOptions } from './fileSearch';
-export { isChatSpillFile, SPILL_FILE_NAME } from './spillFiles';
+export { isChatSpillFile, isClaudeToolResult, isSavedToolResult, claudeConfigDir, SPILL_FILE_NAME, CLAUDE_RESULT_NAME } from './spillFiles';
 export type { SearchOutcome } from '../search/protocol';
 export { clearLineIndexCache, lineIndexStats, LINE_INDEX_STRIDE } from './lineIndex';
 export {

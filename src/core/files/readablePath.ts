@@ -10,7 +10,7 @@ import { RecallError } from '../errors';
 import { READ_FILE_PAGE_TOOL } from '../toolNames';
 import { openRegularFile, type OpenedFile } from './openedFile';
 import { sensitiveVerdict } from './sensitivePaths';
-import { isChatSpillFile } from './spillFiles';
+import { isSavedToolResult } from './spillFiles';
 
 export interface ReadPolicy {
   /** The workspace folders (file system paths); relative paths start at the first, else at the home folder. */
@@ -24,7 +24,7 @@ export interface ReadPolicy {
 /**
  * `requested`, open for reading (read it only through the returned handle, then close it), or a
  * RecallError: INVALID_ARGUMENT (not a path; not a regular file), NOT_FOUND, or REFUSED for a file
- * under /proc, /sys or /dev, outside the workspace folders (unless allowed, or a chat spill file),
+ * under /proc, /sys or /dev, outside the workspace folders (unless allowed, or a file an agent saved an oversized tool result to),
  * hard-linked outside them, or sensitive. The checks run on the descriptor's real path, so a link
  * (or a folder swapped for one) cannot lead the read to a file outside the workspace or to a
  * credential; the sensitive check also looks at the path as given.
@@ -52,8 +52,8 @@ async function checkPolicy(opened: OpenedFile, absolute: string, requested: stri
   const realFolders = await Promise.all(policy.folders.map((folder) => fs.realpath(folder).catch(() => folder)));
   const inside = realFolders.some((folder) => real === folder || real.startsWith(folder.endsWith(path.sep) ? folder : folder + path.sep));
   if (!inside) {
-    // Outside the workspace only the files VS Code's chat writes for oversized tool results (spillFiles.ts).
-    if (!policy.allowOutsideWorkspace && !(await isChatSpillFile(real))) {
+    // Outside the workspace only the files VS Code's chat and Claude Code write for oversized tool results (spillFiles.ts).
+    if (!policy.allowOutsideWorkspace && !(await isSavedToolResult(real))) {
       throw new RecallError(
         'REFUSED',
         `${requested} resolves to ${real}, outside the workspace folders; ${tool} does not read there (only the files a chat saves oversized tool results to). Use a file inside the workspace, or ask the user to allow it with the setting toolOutputRecall.readFilePage.allowOutsideWorkspace.`,

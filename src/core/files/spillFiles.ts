@@ -1,7 +1,7 @@
 /**
- * The files VS Code's chat writes for oversized tool results ("spill files"): the one kind of file
- * outside the workspace that `read_file_page` and `search_tool_output` read without the user's
- * setting, so an agent can page and search the payload instead of reasoning from a truncated preview.
+ * The files agents write for oversized tool results: VS Code's chat ("spill files") and Claude Code
+ * (its `tool-results` folders, below), the one kind of file outside the workspace that
+ * `read_file_page` and `search_tool_output` read without the user's setting, so an agent can page and search the payload instead of reasoning from a truncated preview.
  *
  * Where the rule comes from (VS Code 1.139.1, the code-server bundle the host harness installs):
  * out/vs/platform/agentHost/node/agentHostMain.js auto-approves reads of "Copilot SDK tool-output
@@ -25,4 +25,54 @@ export async function isChatSpillFile(real: string): Promise<boolean> {
   const tmp = os.tmpdir();
   const realTmp = await fs.realpath(tmp).catch(() => tmp);
   return path.dirname(real) === realTmp;
+}
+
+/**
+ * Claude Code's saved tool results (Claude Code 2.1.332, the native binary the client suite installs):
+ * a result too large to hand the model (Bash output over its inline limit, an MCP result over 50,000
+ * characters) is written to `<config>/projects/<project>/<session>/tool-results/<id>.txt` (`.json`
+ * for structured content), and the model gets a short `<persisted-output>` note naming it. In its
+ * code: the folder is `join(<projects folder>, <session id>, "tool-results")`, the projects folder is
+ * `join(<config>, "projects", <the working directory with every character but A-Z, a-z, 0-9 made
+ * "-">)`, <config> is `$CLAUDE_CONFIG_DIR`, else `~/.claude`; the file is `<id>.<txt|json>` with the
+ * id's characters outside `A-Za-z0-9_-` (and a leading ".") written as `%XX`. Observed in real runs:
+ * `~/.claude/projects/-root-…-ws/827ffb4e-b3d4-4267-ab44-5863d0c16af3/tool-results/bknx531nw.txt`,
+ * and under `$CLAUDE_CONFIG_DIR/projects/…` with that variable set. A sanitised name longer than
+ * Claude Code's limit ends in "-<hash>", still of those characters.
+ */
+const CLAUDE_PROJECT = /^[A-Za-z0-9-]+$/;
+const CLAUDE_SESSION = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A saved result's base name, exactly as Claude Code 2.1.332 writes one (see above). */
+export const CLAUDE_RESULT_NAME = /^[A-Za-z0-9_%-][A-Za-z0-9_.%-]*\.(?:txt|json)$/;
+
+/** Claude Code's configuration folder: `$CLAUDE_CONFIG_DIR` when set (absolute), else `~/.claude`. */
+export function claudeConfigDir(env: NodeJS.ProcessEnv = process.env): string {
+  const dir = env.CLAUDE_CONFIG_DIR;
+  return dir && path.isAbsolute(dir) ? dir : path.join(os.homedir(), '.claude');
+}
+
+/**
+ * Whether `real` (a path with symlinks resolved) is a result Claude Code saved: named like one, in a
+ * `tool-results` folder of a session folder of a project folder of its configuration's `projects`
+ * folder, exactly that deep.
+ */
+export async function isClaudeToolResult(real: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+  const folder = path.dirname(real);
+  const session = path.dirname(folder);
+  const project = path.dirname(session);
+  if (
+    !CLAUDE_RESULT_NAME.test(path.basename(real)) ||
+    path.basename(folder) !== 'tool-results' ||
+    !CLAUDE_SESSION.test(path.basename(session)) ||
+    !CLAUDE_PROJECT.test(path.basename(project))
+  )
+    return false;
+  const projects = path.join(claudeConfigDir(env), 'projects');
+  const realProjects = await fs.realpath(projects).catch(() => projects);
+  return path.dirname(project) === realProjects;
+}
+
+/** Whether `real` is a file an agent saved an oversized tool result to: VS Code's chat or Claude Code. */
+export async function isSavedToolResult(real: string): Promise<boolean> {
+  return (await isChatSpillFile(real)) || (await isClaudeToolResult(real));
 }

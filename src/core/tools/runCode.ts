@@ -1,5 +1,5 @@
 import { renderCodeRun } from '../codeMode/render';
-import { runCode, type CodeRunResult, type RunCodeDeps } from '../codeMode/runCode';
+import { runProgram, type CodeRunResult, type RunCodeDeps } from '../codeMode/runProgram';
 import { DEFAULT_TIMEOUT_SECONDS } from '../codeMode/sandbox';
 import { RecallError } from '../errors';
 import { RUN_CODE_TOOL } from '../toolNames';
@@ -77,7 +77,7 @@ export function validateRunCodeInput(input: RunCodeInput): void {
 }
 
 /**
- * Runs the program in the sandbox (runCode itself refuses a nested run_code); the text is what the
+ * Runs the program in the sandbox (runProgram itself refuses a nested run_code); the text is what the
  * model gets (return value preview, recovery section, console), the result is for logs. The text is
  * recorded, exactly, as the preview (`extra.preview`) of the copies this run retained: its return
  * value's and its nested results'. A nested run_command's own copy was annotated by that call.
@@ -85,11 +85,11 @@ export function validateRunCodeInput(input: RunCodeInput): void {
 export async function runCodeTool(input: RunCodeInput, context: RunCodeContext): Promise<{ text: string; result: CodeRunResult }> {
   if (context.maxConcurrent !== undefined) PROGRAM_GATE.configure({ maxConcurrent: context.maxConcurrent });
   // A sandbox is a Node process: they wait for a slot as commands do (an abort while waiting
-  // reaches runCode already aborted, which then starts nothing and says it was cancelled).
+  // reaches runProgram already aborted, which then starts nothing and says it was cancelled).
   const admission = await PROGRAM_GATE.enter(0, context.signal, context.onQueued);
   let result: CodeRunResult;
   try {
-    result = await runCode(
+    result = await runProgram(
       { code: input.code, timeoutMs: (input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000, signal: context.signal },
       { callTool: context.callTool, store: context.store, previewBytes: context.previewBytes },
     );

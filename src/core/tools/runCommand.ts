@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { runCommand, type CommandResult } from '../capture/runCommand';
+import { captureCommand, type CommandResult } from '../capture/captureCommand';
 import { queuedLine } from '../capture/workGate';
 import { clipEcho } from '../errors';
 import { READ_TOOL_OUTPUT_TOOL, RUN_COMMAND_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
@@ -68,7 +68,7 @@ export function resolveCwd(baseDir: string, cwd: string | undefined): string {
  */
 export async function runCommandTool(input: RunCommandInput, context: RunCommandContext): Promise<{ text: string; result: CommandResult }> {
   const { command, timeoutSeconds } = input;
-  const result = await runCommand(
+  const result = await captureCommand(
     {
       command,
       cwd: resolveCwd(context.baseDir, input.cwd),

@@ -11,7 +11,7 @@
 import { constants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { AGENT_IDS, CONFIG_KEY, agentTarget, type AgentId } from '../../core/agents/agents';
+import { AGENT_IDS, CONFIG_KEY, agentTarget, agentTargets, type AgentId } from '../../core/agents/agents';
 import { installServer, serverBuild } from '../../core/agents/install';
 import { planFiles, writePlanned, type PlannedFile, type WriteOutcome } from '../../core/agents/plan';
 import { PACKAGE_VERSION } from '../../core/tools/manifest';
@@ -49,7 +49,7 @@ export async function connectAgents(
   const build = await serverBuild(source, root, PACKAGE_VERSION);
   const workspace = await fs.realpath(folder);
   const node = 'node';
-  const planned = await planFiles(agents.map((id) => agentTarget(id, { node, launcher: build.launcher, workspace })));
+  const planned = await planFiles(agents.flatMap((id) => agentTargets(id, { node, launcher: build.launcher, workspace })));
   const nodeFound = await onPath(node);
 
   if (!quiet && !(await confirm(planned, build.launcher, build.build, nodeFound))) return undefined;
@@ -140,13 +140,21 @@ function describePlan(planned: readonly PlannedFile[], launcher: string, build: 
       continue;
     }
     const kept = merge.others.length ? vscode.l10n.t(' (keeps {0})', merge.others.join(', ')) : '';
+    const hook = target.format === 'claude-hook';
     const what = {
       create: vscode.l10n.t('creates the file'),
-      add: vscode.l10n.t('adds "{0}"', CONFIG_KEY),
-      replace: vscode.l10n.t('replaces its "{0}" entry', CONFIG_KEY),
+      add: hook ? vscode.l10n.t('adds a PostToolUse hook for Bash') : vscode.l10n.t('adds "{0}"', CONFIG_KEY),
+      replace: hook ? vscode.l10n.t('replaces its Tool Output Recall hook') : vscode.l10n.t('replaces its "{0}" entry', CONFIG_KEY),
       unchanged: vscode.l10n.t('already has this entry; nothing to write'),
     }[merge.change];
     lines.push(`${target.name}: ${target.file}: ${what}${kept}`);
+    if (hook && merge.change !== 'unchanged') {
+      lines.push(
+        vscode.l10n.t(
+          '(The hook tells Claude Code where its Bash saved an output too large to show, and how to search that file with the server.)',
+        ),
+      );
+    }
     if (merge.change !== 'unchanged') lines.push(entryText(planned.find((p) => p.target === target)!));
     if (target.scope === 'workspace' && merge.change !== 'unchanged') {
       lines.push(vscode.l10n.t('(In the workspace: it names the launcher path of this machine, so think before committing it.)'));
@@ -158,6 +166,7 @@ function describePlan(planned: readonly PlannedFile[], launcher: string, build: 
 /** The entry as it appears in the file. */
 function entryText({ target }: PlannedFile): string {
   if (target.format === 'json') return `  "${CONFIG_KEY}": ${JSON.stringify(target.entry)}`;
+  if (target.format === 'claude-hook') return `  "hooks": { "PostToolUse": [${JSON.stringify(target.entry)}] }`;
   return [`  [mcp_servers.${CONFIG_KEY}]`, ...Object.entries(target.entry).map(([k, v]) => `  ${k} = ${JSON.stringify(v)}`)].join('\n');
 }
 

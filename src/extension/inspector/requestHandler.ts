@@ -26,7 +26,7 @@ import {
   type SearchParams,
   type SearchResultView,
 } from '../../../webview/protocol';
-import { buildLineIndex, countChar, lineAt, PromiseCache, type LineIndex } from './lineIndex';
+import { buildLineIndex, countChar, lineAt, PromiseCache, type LineIndex } from './copyLineIndex';
 import { commandFacts, previewView } from './outputFacts';
 import { sessionStats } from '../sessions/sessionStats';
 

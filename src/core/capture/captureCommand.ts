@@ -86,7 +86,7 @@ export interface CommandResult {
 /** After the shell exits, how long to wait for pipes still held open by its background children. */
 const PIPE_DRAIN_MS = 1000;
 
-export async function runCommand(
+export async function captureCommand(
   options: RunCommandOptions,
   store: RecallStore | undefined,
   limits: Partial<CaptureLimits> = {},

@@ -81,7 +81,7 @@ export const DEFAULT_MAX_CALLS = 64;
 const OUTPUT_ID_IN_TEXT = /\bout_[0-9a-f]{24}\b/g;
 const MAX_REFS_PER_RESULT = 5;
 
-export async function runCode(options: RunCodeOptions, deps: RunCodeDeps): Promise<CodeRunResult> {
+export async function runProgram(options: RunCodeOptions, deps: RunCodeDeps): Promise<CodeRunResult> {
   const previewBytes = deps.previewBytes ?? DEFAULT_LIMITS.previewBytes;
   const maxCalls = deps.maxCalls ?? DEFAULT_MAX_CALLS;
   const { store } = deps;
