@@ -158,7 +158,8 @@ async function buildTemplate(subject, kind, copies, dir) {
     const store = await core.openStore({ dir, sessionId: 'tpl', quotaBytes: 128 * MiB, copyBytes: COPY, checkpoints: 'manual' });
     for (let i = 0; i < copies; i++) await store.retain(KINDS[kind](i + 1), { tool: 'bench' });
     await store.close();
-    return [core.sessionFile(dir, 'tpl')];
+    // Every file of the session (the store as built keeps its content in segments beside the index).
+    return core.sessionFiles(core.sessionFile(dir, 'tpl'));
   }
   const store = await openDesign(subject, path.join(dir, 'tpl.sqlite'));
   for (let i = 0; i < copies; i++) {

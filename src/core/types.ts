@@ -158,6 +158,11 @@ export interface OpenReport {
    * `bytesIgnored` not replayed were (byte offsets in that file).
    */
   journalTruncated?: { path: string; bytesIgnored: number; skipped: { offset: number; bytes: number }[] }[];
+  /**
+   * Content segments the session's index names that were missing or torn (moved aside to `path`
+   * when there): the parts of `outputs` they held cannot be read.
+   */
+  segmentsLost?: { path: string; reason: string; outputs: string[] }[];
 }
 
 /** A session's counts, and whether saving it keeps up. */

@@ -4,28 +4,17 @@ import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
 import { listSessions, sessionFile } from '../../src/core/store/sessionFiles';
-import { loadSqlJs } from '../../src/core/store/sqljs';
 import { gapMarker } from '../../src/core/capture/headTailBuffer';
 import { DEFAULT_LIMITS, MiB } from '../../src/core/limits';
 import type { RecallError } from '../../src/core/errors';
 import { readThrough, rejectsWith, outputCounts } from './helpers/assertions';
+import { storedChunks } from './helpers/storedChunks';
 import { useTempDirs } from './helpers/tempDirs';
 
 const OUTPUT_ID = /^out_[0-9a-f]{24}$/;
 
 /** A NOT_FOUND message with the ID taken out, so two of them can be compared. */
 const shapeOf = (error: RecallError, outputId: string): string => error.message.split(outputId).join('<id>');
-
-async function rowsOf(file: string, sql: string): Promise<Record<string, unknown>[]> {
-  const SQL = await loadSqlJs();
-  const db = new SQL.Database(readFileSync(file));
-  try {
-    const [result] = db.exec(sql);
-    return result ? result.values.map((row) => Object.fromEntries(result.columns.map((column, i) => [column, row[i]]))) : [];
-  } finally {
-    db.close();
-  }
-}
 
 describe('store: retention in the session file', () => {
   const dirs = useTempDirs('store');
@@ -54,12 +43,12 @@ describe('store: retention in the session file', () => {
     );
     const file = store.file;
     assert.equal(readFileSync(file).subarray(0, 16).toString('latin1'), 'SQLite format 3\0');
-    const chunks = await rowsOf(file, `SELECT output_id, idx, codec, length(data) AS size FROM chunks ORDER BY output_id, idx`);
+    const chunks = await storedChunks(file);
     const textChunks = chunks.filter((c) => c.output_id === retained.outputId);
     const binaryChunks = chunks.filter((c) => c.output_id === binary.outputId);
     assert.equal(textChunks.length, Math.ceil(Buffer.byteLength(text) / 65_536));
     assert.ok(
-      textChunks.every((c) => c.codec === 1 && (c.size as number) < 65_536 / 2),
+      textChunks.every((c) => c.codec === 1 && c.size < 65_536 / 2),
       'text chunks are deflated',
     );
     assert.equal(binaryChunks.length, 2);

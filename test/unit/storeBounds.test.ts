@@ -43,9 +43,10 @@ function runChild(how: 'rlimit' | 'readonly', dir: string, lift: (pid: number) =
     : [process.execPath, '-r', 'tsx/cjs', CHILD, how, dir];
   const child =
     how === 'rlimit'
-      ? // dash counts ulimit -f in 512-byte blocks, bash in 1024: a 1 or 2 MiB file size limit. Soft only,
-        // so the test can lift it again (raising a hard limit needs CAP_SYS_RESOURCE).
-        spawn('/bin/sh', ['-c', 'ulimit -S -f 2048; exec "$@"', 'sh', ...node], { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] })
+      ? // A 512 KiB file size limit, soft only, so the test can lift it again (raising a hard limit needs
+        // CAP_SYS_RESOURCE). No file grows with the session any more: the one that passes it is a
+        // segment into which checkpoints merge the small segments of earlier ones (segments.ts).
+        spawn('prlimit', [`--fsize=${512 * KiB}:`, '--', ...node], { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] })
       : spawn(node[0], node.slice(1), {
           cwd: asNobody ? dir : REPO,
           stdio: ['pipe', 'pipe', 'pipe'],

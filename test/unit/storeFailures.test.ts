@@ -78,15 +78,31 @@ describe('store failures: a session file that will not open is moved aside', () 
     );
     await assertMovedAside(dir, 'foreign', /no such table/);
     await sqliteFile(
-      sessionFile(dir, 'future'),
-      "CREATE TABLE session (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO session VALUES ('schema_version', '99');",
+      sessionFile(dir, 'unversioned'),
+      "CREATE TABLE session (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO session VALUES ('session_id', 'x');",
     );
-    await assertMovedAside(dir, 'future', /schema version 99/);
+    await assertMovedAside(dir, 'unversioned', /schema version missing/);
     await sqliteFile(
       sessionFile(dir, 'partial'),
       "CREATE TABLE session (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO session VALUES ('schema_version', '1');",
     );
     await assertMovedAside(dir, 'partial', /no such table/);
+  });
+
+  it('a session file of a newer layout is refused with STORE_UNAVAILABLE, and left byte for byte as it was', async () => {
+    const dir = dirs.make();
+    const file = sessionFile(dir, 'future');
+    await sqliteFile(
+      file,
+      "CREATE TABLE session (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO session VALUES ('schema_version', '99');",
+    );
+    const original = readFileSync(file);
+    const error = await rejectsWith(openStore({ dir, sessionId: 'future' }), 'STORE_UNAVAILABLE');
+    assert.match(error.message, /written by a newer version of Tool Output Recall \(layout 99; this version reads up to 2\)/);
+    assert.match(error.message, /left as it is/);
+    assert.equal(error.details.reason, 'newerLayout');
+    assert.deepEqual(readFileSync(file), original);
+    assert.deepEqual(readdirSync(dir), ['future.sqlite'], 'nothing moved aside, nothing written beside it');
   });
 
   it('bytes appended after the last page (4,096 random bytes): found at open, not by a later read; a clean file opens as before', async () => {
@@ -106,7 +122,7 @@ describe('store failures: a session file that will not open is moved aside', () 
     );
   });
 
-  it("a damaged page inside (the chunks table's root zeroed, which opening's queries do not read): found at open by PRAGMA quick_check", async () => {
+  it("a damaged page inside (the placements table's root zeroed, which opening's queries do not read): found at open by PRAGMA quick_check", async () => {
     const dir = dirs.make();
     const store = await openStore({ dir, sessionId: 'damaged' });
     await store.retain('keep me '.repeat(50_000));
@@ -114,7 +130,7 @@ describe('store failures: a session file that will not open is moved aside', () 
     const SQL = await loadSqlJs();
     const whole = readFileSync(store.file);
     const db = new SQL.Database(whole);
-    const [root] = db.exec("SELECT rootpage FROM sqlite_master WHERE name = 'chunks'")[0].values[0] as number[];
+    const [root] = db.exec("SELECT rootpage FROM sqlite_master WHERE name = 'placements'")[0].values[0] as number[];
     const pageSize = db.exec('PRAGMA page_size')[0].values[0][0] as number;
     db.close();
     writeFileSync(store.file, Buffer.from(whole).fill(0, (root - 1) * pageSize, root * pageSize));

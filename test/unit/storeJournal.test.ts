@@ -7,8 +7,8 @@ import { promisify } from 'node:util';
 import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
 import { crc32, crc32Portable, encodeRecord, parseJournal } from '../../src/core/store/journal';
 import { sessionFile, sessionFiles } from '../../src/core/store/sessionFiles';
-import { loadSqlJs } from '../../src/core/store/sqljs';
 import { rejectsWith, outputCounts } from './helpers/assertions';
+import { storedChunks } from './helpers/storedChunks';
 import { useTempDirs } from './helpers/tempDirs';
 
 const exec = promisify(execFile);
@@ -39,16 +39,9 @@ const journalNames = (dir: string): string[] =>
     .sort();
 
 async function chunkCodecs(file: string): Promise<Record<string, number[]>> {
-  const SQL = await loadSqlJs();
-  const db = new SQL.Database(readFileSync(file));
-  try {
-    const byOutput: Record<string, number[]> = {};
-    const [result] = db.exec('SELECT output_id, codec FROM chunks ORDER BY output_id, idx');
-    for (const [id, codec] of result?.values ?? []) (byOutput[id as string] ??= []).push(codec as number);
-    return byOutput;
-  } finally {
-    db.close();
-  }
+  const byOutput: Record<string, number[]> = {};
+  for (const chunk of await storedChunks(file)) (byOutput[chunk.output_id] ??= []).push(chunk.codec);
+  return byOutput;
 }
 
 describe('store journal: a retained copy is durable before the session file is rewritten', () => {

@@ -3,9 +3,10 @@
  * background checkpoint that moves them into the database file.
  *
  * A change (a retained copy, a removal, an annotation) is appended to the journal and fsync'd before it is
- * applied to the in-memory database: that is when it is acknowledged. A checkpoint, in the
- * background, rotates the journal, deflates the waiting copies into chunk rows, writes the
- * database out whole and atomically, and only then deletes the rotated journals it made redundant.
+ * applied to the in-memory index: that is when it is acknowledged. A checkpoint, in the
+ * background, rotates the journal, deflates the waiting copies into new content segments
+ * (segments.ts), writes the small index out whole and atomically, and only then deletes the
+ * segments no index names any more and the rotated journals it made redundant.
  *
  * While checkpoints fail (a full disk, a folder that turned read-only) nothing acknowledged is
  * lost, but the journal grows: it is bounded (`journalLimitBytes`), past which new copies are
@@ -13,25 +14,33 @@
  * journal full tries one first, so a recovered disk catches up without a restart.
  */
 import { promises as fs } from 'node:fs';
-import type { Database } from 'sql.js';
+import * as path from 'node:path';
+import type { Database, SqlJsStatic } from 'sql.js';
 import { RecallError, describeError } from '../errors';
-import { atomicWriteFile } from './atomicWrite';
-import { encodeChunks } from './chunks';
+import { atomicWriteFile, syncDirectory } from './atomicWrite';
+import { placeRewritten, writeSegments } from './checkpointSegments';
+import { collectGarbageInWorker } from './collectGarbage';
 import { JournalWriter, encodeRecord, type JournalHeader, type LeftJournals } from './journal';
-import { insertChunks, rawChunks } from './outputRows';
-import { applyPragmas, compactIfWasteful } from './schema';
-import { journalFile, rotatedJournals } from './sessionFiles';
+import { JournalSpans, type PendingContent } from './pendingContent';
+import { applyPragmas, compactIfWasteful, queryRows } from './schema';
+import { SegmentWriter, unnameDeadSegments, type SegmentCache } from './segments';
+import { journalFile, rotatedJournals, segmentFile } from './sessionFiles';
 
 /** First retry of a failed background checkpoint; doubled on each failure up to the maximum. */
 const RETRY_FIRST_MS = 1000;
 const RETRY_MAX_MS = 30_000;
+/** How long a segment no index names stays on disk for readers of an older index (see removeDoomed). */
+const SEGMENT_GRACE_MS = 10_000;
 /** A retain that finds the journal full tries a checkpoint first, unless one failed this recently. */
 const CATCH_UP_AFTER_MS = 1000;
 
 /** What the checkpointer needs of the store it keeps durable. */
 export interface CheckpointSource {
-  /** The open database (throws STORE_CLOSED once the store is closed). */
+  /** The open index (throws STORE_CLOSED once the store is closed). */
   database(): Database;
+  /** The store's open segments (a rewrite reads through them; a deleted one is dropped). */
+  readonly segments: SegmentCache;
+  readonly SQL: SqlJsStatic;
   isOpen(): boolean;
   /** The highest change number handed out so far. */
   lastSeq(): number;
@@ -68,11 +77,21 @@ export class Checkpointer {
   private nextRotation: number;
   private readonly rotatedBytes: Map<number, number>;
   /**
-   * Copies journalled since the last checkpoint: their rows are in the database, their content only
-   * here (and in the journal) until a checkpoint deflates it into chunk rows. Inserting 8 MiB of raw
-   * chunks into sql.js costs 200-400 ms, far more than the journal append.
+   * Copies journalled since the last checkpoint: their rows are in the index, their content only
+   * here (and in the journal) until a checkpoint has written it into segments.
    */
-  private readonly pendingContent = new Map<string, Buffer>();
+  private readonly pendingContent = new Map<string, PendingContent>();
+  /** Where pending copies' content is read from (their journal records). */
+  private readonly spans: JournalSpans;
+  /** The next segment's number: never reused, so no reader's index can name another segment's content. */
+  private nextSegment: number;
+  /**
+   * Segments the in-memory index names that may not be durable yet: a checkpoint that failed after
+   * writing them. The next one fsyncs them before its index names them on disk.
+   */
+  private readonly notDurable = new Set<number>();
+  /** Segments no durable index names, waiting out the grace period before they are deleted. */
+  private doomed: { n: number; at: number }[] = [];
   /** Retains, removals, annotations and journal rotations, one at a time. */
   private changes: Promise<unknown> = Promise.resolve();
   /** The latest checkpoint, and the one not yet started that new changes can join. */
@@ -93,6 +112,11 @@ export class Checkpointer {
     left: Pick<LeftJournals, 'nextRotation' | 'rotatedBytes' | 'currentBytes'>,
   ) {
     this.journal = new JournalWriter(journalFile(file), left.currentBytes);
+    this.spans = new JournalSpans(journalFile(file));
+    const db = source.database();
+    const [stored] = queryRows<{ value: string }>(db, "SELECT value FROM session WHERE key = 'next_segment'");
+    const [highest] = queryRows<{ n: number | null }>(db, 'SELECT max(n) AS n FROM segments');
+    this.nextSegment = Math.max(Number(stored?.value) || 1, (highest?.n ?? 0) + 1);
     this.nextRotation = left.nextRotation;
     this.rotatedBytes = new Map(left.rotatedBytes);
   }
@@ -122,7 +146,11 @@ export class Checkpointer {
   /** Runs changes one at a time, in order; a rotation waits for the change before it. */
   change<T>(run: () => Promise<T>): Promise<T> {
     const next = this.changes.then(run, run);
-    this.changes = next.catch(() => undefined);
+    // Not the value: a rotation resolves with the copies it batched, which must not outlive the checkpoint.
+    this.changes = next.then(
+      () => undefined,
+      () => undefined,
+    );
     return next;
   }
 
@@ -162,7 +190,11 @@ export class Checkpointer {
    * Appends a record durably (inside a change), then applies it to the database. Nothing changes
    * when the append fails; when applying fails the record is cut back off, so no replay brings it.
    */
-  async record(header: JournalHeader, content: Uint8Array | undefined, apply: () => void): Promise<void> {
+  async record(
+    header: JournalHeader,
+    content: Uint8Array | undefined,
+    apply: (journalled: PendingContent | undefined) => void,
+  ): Promise<void> {
     const buffers = encodeRecord(header, content);
     if (header.op === 'retain') this.ensureRoom(buffers.reduce((sum, buffer) => sum + buffer.length, 0));
     let start: number;
@@ -177,7 +209,9 @@ export class Checkpointer {
       );
     }
     try {
-      apply();
+      // A retain's content is read back from its record (the buffers before it: prefix, header, length).
+      const before = buffers[0].length + buffers[1].length + buffers[2].length;
+      apply(header.op === 'retain' ? this.spans.span(start + before, buffers[3].length) : undefined);
     } catch (error) {
       await this.journal.cutBack(start);
       throw error;
@@ -206,8 +240,8 @@ export class Checkpointer {
     );
   }
 
-  /** Keeps a journalled copy's content until a checkpoint stores it in chunk rows. */
-  hold(outputId: string, content: Buffer): void {
+  /** Keeps a journalled copy's content until a checkpoint stores it in segments. */
+  hold(outputId: string, content: PendingContent): void {
     this.pendingContent.set(outputId, content);
   }
 
@@ -216,7 +250,7 @@ export class Checkpointer {
     this.pendingContent.delete(outputId);
   }
 
-  pending(outputId: string): Buffer | undefined {
+  pending(outputId: string): PendingContent | undefined {
     return this.pendingContent.get(outputId);
   }
 
@@ -255,6 +289,7 @@ export class Checkpointer {
         this.source.database();
         try {
           await this.checkpointNow();
+          collectGarbageInWorker();
           this.failure = undefined;
           this.failures = 0;
         } catch (error) {
@@ -276,38 +311,76 @@ export class Checkpointer {
     this.timer = undefined;
   }
 
-  /** Stops, waits for the running checkpoint, and closes the journal. */
+  /** Stops, waits for the running checkpoint, removes the segments no index names, and closes the journal. */
   async shutdown(): Promise<void> {
     this.stop();
     await this.writeChain.catch(() => undefined);
+    await this.removeDoomed(Infinity);
+    this.spans.closeAll();
     await this.journal.close();
   }
 
+  /**
+   * Deletes the unnamed segments unnamed before `before`. A reader of this session in another
+   * process (readOnlySession.ts) may hold an older index that names one: the grace period lets it
+   * finish the reads of that view; one that finds a segment gone reads the index again. A failed
+   * removal leaves an orphan, removed at the next open.
+   */
+  private async removeDoomed(before: number): Promise<void> {
+    const due = this.doomed.filter((segment) => segment.at <= before);
+    this.doomed = this.doomed.filter((segment) => segment.at > before);
+    for (const { n } of due) await fs.rm(segmentFile(this.file, n), { force: true }).catch(() => undefined);
+  }
+
   private async checkpointNow(): Promise<void> {
-    // 1. Rotate, between changes: every record in the rotated files is in the database from now on.
-    const upTo = await this.change(() => this.rotate());
-    // 2. Deflate the pending copies into chunk rows (retains go on meanwhile). The export must hold
-    //    the content of every row it holds, since replay skips records the database has: so from the
-    //    check that nothing is pending to the export, nothing awaits. Retains that keep arriving are
-    //    stored raw after a few rounds rather than deflated.
-    for (let round = 0; ; round++) {
-      await this.encodePending();
+    // 1. Rotate, between changes: the copies pending then are those the rotated journals hold. Later
+    //    ones stay pending (their rows go out in this index without placements; replay restores
+    //    their content from the current journal).
+    const { upTo, seq, batch } = await this.change(async () => ({
+      upTo: await this.rotate(),
+      seq: this.source.lastSeq(),
+      batch: [...this.pendingContent],
+    }));
+    // 2. Their chunks, and the live chunks of segments worth rewriting, into new segments.
+    const writer = new SegmentWriter(this.file, this.source.SQL, () => this.nextSegment++);
+    const recorded = new Set<number>();
+    try {
+      const rewrites = await writeSegments(writer, batch, {
+        index: () => this.source.database(),
+        segments: this.source.segments,
+        pending: this.pendingContent,
+        sealed: (n) => {
+          recorded.add(n);
+          this.notDurable.add(n);
+        },
+      });
+      await writer.sync();
+      await this.syncEarlierSegments(writer.written);
+      await syncDirectory(path.dirname(this.file));
+      // 3. The index, naming only segments that are durable. From here to the export nothing awaits.
       const db = this.source.database();
-      if (this.pendingContent.size === 0) break;
-      if (round >= 2) {
-        for (const [outputId, content] of [...this.pendingContent]) this.store(db, outputId, rawChunks(content));
-        break;
+      placeRewritten(db, rewrites);
+      const dead = unnameDeadSegments(db);
+      db.run("INSERT OR REPLACE INTO session (key, value) VALUES ('last_seq', ?)", [String(seq)]);
+      db.run("INSERT OR REPLACE INTO session (key, value) VALUES ('next_segment', ?)", [String(this.nextSegment)]);
+      compactIfWasteful(db);
+      const data = db.export();
+      applyPragmas(db);
+      await atomicWriteFile(this.file, data);
+      // 4. No durable index names these now; they go after a grace period (see removeDoomed).
+      for (const n of dead) {
+        this.source.segments.drop(n);
+        this.doomed.push({ n, at: Date.now() });
       }
+      await this.removeDoomed(Date.now() - SEGMENT_GRACE_MS);
+    } catch (error) {
+      await writer.discard();
+      for (const n of writer.written) if (!recorded.has(n)) await fs.rm(segmentFile(this.file, n), { force: true }).catch(() => undefined);
+      throw error;
     }
-    // 3. Write the database out.
-    const db = this.source.database();
-    db.run("INSERT OR REPLACE INTO session (key, value) VALUES ('last_seq', ?)", [String(this.source.lastSeq())]);
-    compactIfWasteful(db);
-    const data = db.export();
-    applyPragmas(db);
-    await atomicWriteFile(this.file, data);
-    // 4. Only now are the rotated records redundant. (Should a removal fail, the next checkpoint retries;
-    //    a leftover record is skipped on replay: its seq is at most the database's last_seq.)
+    this.spans.release(this.pendingContent.values());
+    // 5. Only now are the rotated records redundant. (Should a removal fail, the next checkpoint retries;
+    //    a leftover record is skipped on replay: its seq is at most the index's last_seq.)
     for (const rotated of await rotatedJournals(this.file)) {
       if (rotated.n > upTo) continue;
       await fs.rm(rotated.path, { force: true });
@@ -315,30 +388,32 @@ export class Checkpointer {
     }
   }
 
+  /** See notDurable. A segment gone since was dead and removed: nothing names it. */
+  private async syncEarlierSegments(justSynced: number[]): Promise<void> {
+    for (const n of justSynced) this.notDurable.delete(n);
+    for (const n of [...this.notDurable]) {
+      const handle = await fs.open(segmentFile(this.file, n), 'r').catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return undefined;
+        throw error;
+      });
+      try {
+        await handle?.sync();
+      } finally {
+        await handle?.close();
+      }
+      this.notDurable.delete(n);
+    }
+  }
+
   /** Renames the current journal to `<file>.journal.<n>` (new records start a new file); returns n. */
   private async rotate(): Promise<number> {
     const n = this.nextRotation;
     const moved = await this.journal.moveTo(`${journalFile(this.file)}.${n}`);
+    this.spans.rotated();
     if (moved !== undefined) {
       this.rotatedBytes.set(n, moved);
       this.nextRotation++;
     }
     return this.nextRotation - 1;
-  }
-
-  /** Deflates the pending copies (where it pays, as encodeChunks decides) into chunk rows. */
-  private async encodePending(): Promise<void> {
-    for (const [outputId, content] of [...this.pendingContent]) {
-      const encoded = await encodeChunks(content);
-      if (!this.source.isOpen()) return;
-      // Evicted or removed meanwhile: then it is no longer pending, and there is nothing to store.
-      if (this.pendingContent.get(outputId) !== content) continue;
-      this.store(this.source.database(), outputId, encoded);
-    }
-  }
-
-  private store(db: Database, outputId: string, chunks: Parameters<typeof insertChunks>[2]): void {
-    insertChunks(db, outputId, chunks);
-    this.pendingContent.delete(outputId);
   }
 }

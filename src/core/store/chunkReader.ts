@@ -1,17 +1,18 @@
 /** Reads a copy's bytes from its chunk rows, keeping the most recently read chunks decoded. */
-import type { Database } from 'sql.js';
 import { RecallError, describeError } from '../errors';
 import { decodeChunk } from './chunks';
 import type { OutputRow } from './outputRows';
-import { queryRows } from './schema';
+import type { ChunkRow } from './segments';
+
+/** Chunks [first, last] of a copy, wherever the session keeps them (segments, or a layout-1 file's own rows). */
+export type FetchChunks = (outputId: string, first: number, last: number) => ChunkRow[];
 
 const CHUNK_CACHE_ENTRIES = 8;
 
 export class ChunkReader {
   private readonly cache = new Map<string, Buffer>();
 
-  /** `db` is a getter: the store's database can be swapped. */
-  constructor(private readonly db: () => Database) {}
+  constructor(private readonly fetch: FetchChunks) {}
 
   /** Bytes [from, to) of a copy, fetched chunk by chunk. */
   bytes(row: OutputRow, from: number, to: number, cache: boolean): Buffer {
@@ -22,12 +23,7 @@ export class ChunkReader {
     for (let index = first; index <= last; index++) if (!this.cache.has(`${row.id}:${index}`)) missing.push(index);
     const fetched = new Map<number, Buffer>();
     if (missing.length > 0) {
-      const rows = queryRows<{ idx: number; codec: number; data: Uint8Array }>(
-        this.db(),
-        'SELECT idx, codec, data FROM chunks WHERE output_id = ? AND idx BETWEEN ? AND ?',
-        [row.id, missing[0], missing[missing.length - 1]],
-      );
-      for (const chunk of rows) {
+      for (const chunk of this.fetch(row.id, missing[0], missing[missing.length - 1])) {
         try {
           fetched.set(chunk.idx, decodeChunk(chunk.codec, chunk.data));
         } catch (error) {

@@ -1,23 +1,48 @@
-/** Opening a session's database file: a readable session of this schema, or a fresh one. */
+/** Opening a session's index database: a readable session of this layout (migrated if older), or a fresh one. */
 import { promises as fs } from 'node:fs';
-import type { Database } from 'sql.js';
-import { describeError } from '../errors';
+import type { Database, SqlJsStatic } from 'sql.js';
+import { RecallError, describeError } from '../errors';
 import type { OpenReport } from '../types';
 import { loadSqlJs } from './sqljs';
+import { migrateLayout1, type MigrationHooks } from './migration';
 import { SCHEMA, SCHEMA_VERSION, addMissingColumns, applyPragmas, queryRows } from './schema';
-import { moveAside, removeStaleTemporaries } from './sessionFiles';
+import { moveAside, removeStaleTemporaries, segmentFile, segmentsOnDisk } from './sessionFiles';
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 
+/** The layout a session file was written in: what it can be read as, or why not. */
+export function layoutOf(db: Database, file: string): 1 | 2 {
+  const [version] = queryRows<{ value: string }>(db, "SELECT value FROM session WHERE key = 'schema_version'");
+  const found = Number(version?.value);
+  if (found > SCHEMA_VERSION) throw newerLayout(file, found);
+  if (found !== 1 && found !== SCHEMA_VERSION) throw new Error(`schema version ${version?.value ?? 'missing'}, expected ${SCHEMA_VERSION}`);
+  // From the schema, not by reading the tables: damage inside them is quick_check's to report (checkWhole).
+  const tables = new Set(queryRows<{ name: string }>(db, "SELECT name FROM sqlite_master WHERE type = 'table'").map((row) => row.name));
+  for (const table of found === 1 ? ['outputs', 'chunks'] : ['outputs', 'placements', 'segments'])
+    if (!tables.has(table)) throw new Error(`no such table: ${table}`);
+  return found;
+}
+
+const newerLayout = (file: string, found: number): RecallError =>
+  new RecallError(
+    'STORE_UNAVAILABLE',
+    `The session file ${file} was written by a newer version of Tool Output Recall (layout ${found}; this version reads up to ${SCHEMA_VERSION}). It is left as it is: update the extension (or the MCP server) to use this session.`,
+    { reason: 'newerLayout', layout: found },
+  );
+
 /**
- * Opens (or creates) a session database. A file that is not a readable session of this schema is
- * renamed aside, kept for the user, and reported; the session then starts empty instead of failing.
+ * Opens (or creates) a session's index. A file that is not a readable session is renamed aside
+ * (with its segments), kept for the user, and reported; the session then starts empty instead of
+ * failing. A file of a newer layout is refused, untouched. Segments the index names that are
+ * missing or torn are moved aside and reported (their copies' parts read as missing); segments it
+ * does not name (a crash's, before an index named them) are removed.
  */
 export async function openDatabase(
   file: string,
   sessionId: string,
   forkedFrom?: string,
-): Promise<{ db: Database; report: OpenReport; resumed: boolean }> {
+  hooks?: MigrationHooks,
+): Promise<{ db: Database; report: OpenReport; resumed: boolean; SQL: SqlJsStatic }> {
   const SQL = await loadSqlJs();
   await removeStaleTemporaries(file);
   const report: OpenReport = {};
@@ -31,19 +56,23 @@ export async function openDatabase(
       if (!existing.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)) throw new Error('not an SQLite database');
       db = new SQL.Database(existing);
       applyPragmas(db);
-      const [version] = queryRows<{ value: string }>(db, "SELECT value FROM session WHERE key = 'schema_version'");
-      if (Number(version?.value) !== SCHEMA_VERSION)
-        throw new Error(`schema version ${version?.value ?? 'missing'}, expected ${SCHEMA_VERSION}`);
-      queryRows(db, 'SELECT count(*) FROM outputs');
-      queryRows(db, 'SELECT count(*) FROM chunks');
+      const layout = layoutOf(db, file);
       checkWhole(db, existing.length);
+      await removeOrphanSegments(file, layout === 1 ? new Set() : namedSegments(db));
+      if (layout === 1) await migrate(db, file, SQL, hooks);
       addMissingColumns(db);
-      return { db, report, resumed: true };
+      await checkSegments(db, file, report);
+      return { db, report, resumed: true, SQL };
     } catch (error) {
       db?.close();
-      report.movedAside = { path: await moveAside(file, 'corrupt'), reason: describeError(error) };
+      if (error instanceof RecallError) throw error;
+      const aside = await moveAside(file, 'corrupt');
+      report.movedAside = { path: aside, reason: describeError(error) };
+      // Its content, kept beside it: without that index nothing names it.
+      for (const segment of await segmentsOnDisk(file)) await fs.rename(segment.path, `${aside}.segment.${segment.n}`);
     }
   }
+  await removeOrphanSegments(file, new Set());
   const db = new SQL.Database();
   applyPragmas(db);
   db.exec(SCHEMA);
@@ -55,16 +84,51 @@ export async function openDatabase(
   ];
   if (forkedFrom) entries.push(['forked_from', forkedFrom]);
   for (const entry of entries) db.run('INSERT INTO session (key, value) VALUES (?, ?)', entry);
-  return { db, report, resumed: false };
+  return { db, report, resumed: false, SQL };
+}
+
+/** A failed migration is not a damaged file: the old file is left as it was, and the next open tries again. */
+async function migrate(db: Database, file: string, SQL: SqlJsStatic, hooks: MigrationHooks | undefined): Promise<void> {
+  try {
+    await migrateLayout1(db, file, SQL, hooks);
+  } catch (error) {
+    throw new RecallError(
+      'STORE_UNAVAILABLE',
+      `The session file ${file}, written by an earlier version, could not be migrated to this version's layout (${describeError(error)}). It is left as it was; the next open tries again.`,
+      { reason: 'migrationFailed' },
+    );
+  }
+}
+
+const namedSegments = (db: Database): Set<number> => new Set(queryRows<{ n: number }>(db, 'SELECT n FROM segments').map((row) => row.n));
+
+async function removeOrphanSegments(file: string, named: Set<number>): Promise<void> {
+  for (const segment of await segmentsOnDisk(file)) if (!named.has(segment.n)) await fs.rm(segment.path, { force: true });
+}
+
+/** Moves aside the segments the index names that are missing or shorter or longer than written, and unnames them. */
+async function checkSegments(db: Database, file: string, report: OpenReport): Promise<void> {
+  for (const segment of queryRows<{ n: number; file_bytes: number }>(db, 'SELECT n, file_bytes FROM segments')) {
+    const path = segmentFile(file, segment.n);
+    const stat = await fs.stat(path).catch(() => undefined);
+    if (stat?.size === segment.file_bytes) continue;
+    const outputs = queryRows<{ output_id: string }>(db, 'SELECT DISTINCT output_id FROM placements WHERE segment = ?', [segment.n]).map(
+      (row) => row.output_id,
+    );
+    const reason = stat ? `${stat.size} bytes, ${segment.file_bytes} were written` : 'missing';
+    (report.segmentsLost ??= []).push({ path: stat ? await moveAside(path, 'torn') : path, reason, outputs });
+    db.run('DELETE FROM placements WHERE segment = ?', [segment.n]);
+    db.run('DELETE FROM segments WHERE n = ?', [segment.n]);
+  }
 }
 
 /**
  * Damage the queries above miss, which SQLite would meet only later, reading a copy ("database disk
  * image is malformed", with no code for the caller), and bytes after the last page, which no
- * checkpoint writes (something else wrote to the file). PRAGMA quick_check reads every page, the
- * copies' content too (its NOT NULL check), so it costs about what reading the whole session once
- * does: on a 64 MiB session, measured on a loaded 2-core VM, about +1 s to the first open in a
- * process (median of 9) and 20 to 140 ms after. integrity_check would add index-against-table
+ * checkpoint writes (something else wrote to the file). PRAGMA quick_check reads every page: of
+ * the index only (a few KiB per output; segments are checked by size here and by SQLite when read),
+ * but of the whole session in a layout-1 file about to be migrated (on a 64 MiB session, measured
+ * on a loaded 2-core VM, about +1 s to the first open in a process, median of 9). integrity_check would add index-against-table
  * checks, for damage that shows as a missing output rather than a malformed file. Runs before
  * anything is written to the database (a write can truncate the extra bytes away).
  */

@@ -70,6 +70,9 @@ export async function openLockedSession<S extends OpenedStore>(options: LockedSe
     options.onMovedAside?.(aside);
   }
   for (const torn of store.openReport.journalTruncated ?? []) log.warn(journalDamageText(torn));
+  for (const lost of store.openReport.segmentsLost ?? []) {
+    log.error(`the content segment ${lost.path} is ${lost.reason}: parts of ${lost.outputs.join(', ')} cannot be read`);
+  }
   const pruning = pruneSessions(dir, settings, store.sessionId).then(
     (removed) => {
       if (removed.length > 0) log.info(`pruned ${removed.length} old session(s): ${removed.join(', ')}`);

@@ -4,9 +4,9 @@ import { RecallError, describeError } from '../errors';
 import { isOutputIdShape } from '../ids';
 import { KiB } from '../limits';
 import type { NotableDigest, OutputInfo } from '../types';
-import { CHUNK_BYTES, Codec, type EncodedChunk } from './chunks';
+import { CHUNK_BYTES } from './chunks';
 import type { RetainRecord } from './journal';
-import { inTransaction, queryRows } from './schema';
+import { queryRows } from './schema';
 
 export interface OutputRow {
   id: string;
@@ -40,31 +40,42 @@ export function toInfo(row: OutputRow): OutputInfo {
   };
 }
 
-/** A copy's chunks stored as they are (codec Raw). */
-export function rawChunks(content: Buffer): EncodedChunk[] {
-  const chunks: EncodedChunk[] = [];
-  for (let at = 0; at < content.length; at += CHUNK_BYTES)
-    chunks.push({ codec: Codec.Raw, data: content.subarray(at, Math.min(content.length, at + CHUNK_BYTES)) });
-  return chunks;
-}
-
-/** Stores a copy's content as chunk rows. */
-export function insertChunks(db: Database, outputId: string, chunks: EncodedChunk[]): void {
-  inTransaction(db, () => {
-    const insert = db.prepare('INSERT INTO chunks (output_id, idx, codec, data) VALUES (?, ?, ?, ?)');
-    try {
-      chunks.forEach((chunk, index) => insert.run([outputId, index, chunk.codec, chunk.data]));
-    } finally {
-      insert.free();
-    }
-  });
-}
-
 /** The highest seq the database holds or has held (a removed copy's seq is not reused). */
 export function lastSeq(db: Database): number {
   const [row] = queryRows<{ seq: number | null }>(db, 'SELECT max(seq) AS seq FROM outputs');
   const [last] = queryRows<{ value: string }>(db, "SELECT value FROM session WHERE key = 'last_seq'");
   return Math.max(row?.seq ?? 0, Number(last?.value ?? 0) || 0);
+}
+
+/**
+ * The seq of the last retain the index's segments hold content for (checkpointed): journal
+ * records up to it are skipped on replay. (A layout-1 file that lacks the key held all its rows.)
+ */
+export function checkpointedSeq(db: Database): number {
+  const [last] = queryRows<{ value: string }>(db, "SELECT value FROM session WHERE key = 'last_seq'");
+  if (last) return Number(last.value) || 0;
+  const [row] = queryRows<{ seq: number | null }>(db, 'SELECT max(seq) AS seq FROM outputs');
+  return row?.seq ?? 0;
+}
+
+/** Whether the copy is there and not evicted. */
+export function isLive(db: Database, outputId: string): boolean {
+  return queryRows(db, 'SELECT 1 FROM outputs WHERE id = ? AND evicted = 0', [outputId]).length > 0;
+}
+
+/**
+ * For a journalled retain whose row the index holds: whether its content is still only in the
+ * journal (the index was written while the copy waited for a checkpoint: live, not empty, placed
+ * nowhere). Then replay takes the content from the record.
+ */
+export function awaitsContent(db: Database, outputId: string): boolean {
+  return (
+    queryRows(
+      db,
+      'SELECT 1 FROM outputs WHERE id = ? AND evicted = 0 AND total_bytes > 0 AND NOT EXISTS (SELECT 1 FROM placements WHERE output_id = ?)',
+      [outputId, outputId],
+    ).length > 0
+  );
 }
 
 /** A copy's row by ID; NOT_FOUND (or EVICTED, unless allowed) otherwise. */
@@ -188,7 +199,7 @@ export function evictFor(db: Database, quotaBytes: number, incoming: number): st
   const evicted: string[] = [];
   for (const row of live) {
     if (used + incoming <= quotaBytes) break;
-    db.run('DELETE FROM chunks WHERE output_id = ?', [row.id]);
+    db.run('DELETE FROM placements WHERE output_id = ?', [row.id]);
     db.run('UPDATE outputs SET evicted = 1 WHERE id = ?', [row.id]);
     evicted.push(row.id);
     used -= row.total_bytes;

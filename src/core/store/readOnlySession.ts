@@ -1,167 +1,46 @@
 /**
  * Another process's session (an MCP server's, while it runs or after it ended), read without its
  * lock and without writing a byte: every file is opened read-only, nothing is renamed, removed or
- * created, and the database lives only in this process's memory.
+ * created, and the index lives only in this process's memory.
  *
  * The owner keeps writing meanwhile, so a view is taken in a way that can never be torn:
- *   1. read the session file whole (checkpoints replace it by an atomic rename, so the descriptor
- *      holds one complete version, old or new);
+ *   1. read the session file (the index) whole (checkpoints replace it by an atomic rename, so the
+ *      descriptor holds one complete version, old or new);
  *   2. read its journals, rotated ones then the current one, keeping the records whose CRCs check
  *      out (a record being appended is cut off where it is incomplete; damaged bytes are skipped);
  *   3. look again: if the session file was replaced or a journal rotated or removed meanwhile (a
  *      checkpoint ran), the records read may not continue the file read, so start over.
  * A view is the file's version plus journal records appended after it in order: a state the owner
  * was in. Replay follows the owner's rule (a record the file already holds is skipped).
+ * Content is read from the segments the view's index names, on demand: they never change, and the
+ * owner deletes one only once a newer index no longer names it, so a segment found gone means the
+ * view is old: it is read again and the read retried. A layout-1 file (an owner of the previous
+ * release) holds its chunks itself and is read as it is.
  */
-import { promises as fs, type BigIntStats } from 'node:fs';
-import type { Database } from 'sql.js';
+import type { promises as fs } from 'node:fs';
+import type { Database, SqlJsStatic } from 'sql.js';
 import { RecallError, describeError } from '../errors';
 import { DEFAULT_LIMITS, JOURNAL_LIMIT_QUOTAS } from '../limits';
 import type { OutputInfo, ReadResult, RecallStore, RetainResult, SearchOptions, SearchResult, StoreStats } from '../types';
 import { ChunkReader } from './chunkReader';
 import { readRow, searchRow } from './rowReads';
-import { parseJournal, type JournalEntry } from './journal';
-import { annotateRow, insertOutputRow, lastSeq, lookupRow, outputStats, toInfo, type OutputRow } from './outputRows';
-import { SCHEMA_VERSION, addMissingColumns, queryRows } from './schema';
-import { journalFiles } from './sessionFiles';
+import { annotateRow, awaitsContent, checkpointedSeq, insertOutputRow, lookupRow, outputStats, toInfo, type OutputRow } from './outputRows';
+import { layoutOf } from './database';
+import { addMissingColumns, queryRows } from './schema';
+import { SEGMENT_GONE, SegmentCache, placedChunks, type ChunkRow } from './segments';
+import { currentSignature, readView, signatureText, type RawView, type Signature } from './readOnlyView';
 import { loadSqlJs } from './sqljs';
 
-/** Starts over this many times while the owner keeps checkpointing under the reader, then gives up. */
-const MAX_ATTEMPTS = 50;
+/** Reads the index again this many times when a segment it named is gone, then gives up. */
+const SEGMENT_RETRIES = 5;
 
 export interface ReadOnlySessionOptions {
   /** The owner's quota, for messages and stats (it is not recorded in the file); default 64 MiB. */
   quotaBytes?: number;
 }
 
-/** One version of one file: its path, which file it is (device and inode), and its size and times. */
-interface Mark {
-  path: string;
-  identity: string;
-  version: string;
-}
-const markOf = (path: string, st: BigIntStats): Mark => ({
-  path,
-  identity: `${st.dev}:${st.ino}`,
-  version: `${st.size}:${st.mtimeNs}:${st.ctimeNs}`,
-});
-
-/** The session file's mark, then its journals' in replay order. */
-type Signature = Mark[];
-
-const signatureText = (signature: Signature): string => signature.map((m) => `${m.path}=${m.identity}:${m.version}`).join('|');
-
-interface RawView {
-  /** How many reads it took (more than 1: a checkpoint ran under the reader). */
-  attempts: number;
-  /** The session file, open: see readView. */
-  handle: fs.FileHandle;
-  bytes: Buffer;
-  entries: JournalEntry[];
-  journalBytes: number;
-  signature: Signature;
-}
-
-/** The marks of the session file and its journals as they are now; undefined when the session file is gone. */
-async function currentSignature(file: string): Promise<Signature | undefined> {
-  const db = await fs.stat(file, { bigint: true }).catch(() => undefined);
-  if (!db) return undefined;
-  const marks = [markOf(file, db)];
-  for (const journal of await journalFiles(file)) {
-    const st = await fs.stat(journal, { bigint: true }).catch(() => undefined);
-    marks.push(st ? markOf(journal, st) : { path: journal, identity: 'gone', version: '' });
-  }
-  return marks;
-}
-
-/** Opens a file read-only, or undefined when it is gone. */
-async function openIfThere(file: string): Promise<fs.FileHandle | undefined> {
-  try {
-    return await fs.open(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-}
-
-/** A file's content and the mark of the version read (through one descriptor). */
-async function readOpen(handle: fs.FileHandle, file: string): Promise<{ bytes: Buffer; mark: Mark }> {
-  const st = await handle.stat({ bigint: true });
-  return { bytes: await handle.readFile(), mark: markOf(file, st) };
-}
-
-/**
- * Steps 1-3 above: the file and its journal records, as one state of the owner. The session file
- * stays open (the view keeps the descriptor): while it is open its inode cannot be freed and given
- * to a newer version, so "the path still names the inode read" is exact even when two checkpoints
- * write files of one size within one tick of the file system's clock (seen here: 4 ms ticks).
- */
-async function readView(file: string): Promise<RawView> {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const handle = await openIfThere(file);
-    if (!handle) {
-      throw new RecallError(
-        'NOT_FOUND',
-        `The session file ${file} is gone (the session was deleted or pruned); its outputs can no longer be read.`,
-      );
-    }
-    let kept = false;
-    try {
-      const db = await readOpen(handle, file);
-      const entries: JournalEntry[] = [];
-      const marks: Signature = [db.mark];
-      let journalBytes = 0;
-      let lastSeq = 0;
-      let whole = true;
-      for (const journal of await journalFiles(file)) {
-        const journalHandle = await openIfThere(journal);
-        // Removed between the listing and the read: a checkpoint finished; its records are in a newer file.
-        if (!journalHandle) {
-          whole = false;
-          break;
-        }
-        const read = await readOpen(journalHandle, journal).finally(() => journalHandle.close());
-        // A torn tail is the record being appended: the records before it stand. Damaged bytes are
-        // skipped as the owner's replay skips them, the records after them kept.
-        const parsed = parseJournal(read.bytes, lastSeq);
-        lastSeq = parsed.lastSeq;
-        entries.push(...parsed.entries);
-        journalBytes += read.bytes.length;
-        marks.push(read.mark);
-      }
-      if (!whole) continue;
-      const now = await currentSignature(file);
-      if (now && continuesFrom(now, marks)) {
-        kept = true;
-        return { attempts: attempt + 1, handle, bytes: db.bytes, entries, journalBytes, signature: marks };
-      }
-    } finally {
-      if (!kept) await handle.close();
-    }
-  }
-  throw new RecallError(
-    'STORE_UNAVAILABLE',
-    `The session file ${file} changed under every one of ${MAX_ATTEMPTS} reads (its owner keeps checkpointing); try again in a moment.`,
-  );
-}
-
-/**
- * Whether the files now are the files that were read, in the same versions, except that the last
- * journal may have grown since: appends to the current journal continue the state that was read.
- * Anything else (the session file replaced, a journal rotated or removed) means a checkpoint ran.
- */
-function continuesFrom(now: Signature, read: Signature): boolean {
-  if (now.length !== read.length) return false;
-  return now.every(
-    (mark, index) =>
-      mark.path === read[index].path &&
-      mark.identity === read[index].identity &&
-      (mark.version === read[index].version || (index > 0 && index === now.length - 1)),
-  );
-}
-
 export async function openReadOnlySession(file: string, options: ReadOnlySessionOptions = {}): Promise<ReadOnlySession> {
-  const session = new ReadOnlySession(file, options.quotaBytes ?? DEFAULT_LIMITS.sessionQuotaBytes);
+  const session = new ReadOnlySession(file, options.quotaBytes ?? DEFAULT_LIMITS.sessionQuotaBytes, await loadSqlJs());
   await session.refresh();
   return session;
 }
@@ -173,6 +52,7 @@ interface View {
   /** The session file this view was read from, held open (see readView). */
   handle: fs.FileHandle;
   db: Database;
+  layout: 1 | 2;
   pending: Map<string, Buffer>;
   journalBytes: number;
   signature: Signature;
@@ -185,7 +65,9 @@ export class ReadOnlySession implements RecallStore {
   readonly journalLimitBytes: number;
   private view: View | undefined;
   private closed = false;
-  private readonly chunks = new ChunkReader(() => this.current().db);
+  private readonly chunks = new ChunkReader((outputId, first, last) => this.fetch(outputId, first, last));
+  /** Segments are never changed, so what is open stays valid across views. */
+  private readonly segments: SegmentCache;
   private refreshing: Promise<boolean> | undefined;
   /** How the current view was read: the reads it took, and the journal records applied over the file. */
   lastRead = { attempts: 0, journalRecords: 0 };
@@ -194,8 +76,10 @@ export class ReadOnlySession implements RecallStore {
   constructor(
     readonly file: string,
     readonly quotaBytes: number,
+    SQL: SqlJsStatic,
   ) {
     this.journalLimitBytes = JOURNAL_LIMIT_QUOTAS * quotaBytes;
+    this.segments = new SegmentCache(file, SQL);
   }
 
   get sessionId(): string {
@@ -247,17 +131,35 @@ export class ReadOnlySession implements RecallStore {
     return true;
   }
 
-  async read(outputId: string, offset = 0, maxBytes: number = DEFAULT_LIMITS.pageBytes): Promise<ReadResult> {
-    return readRow(this.lookup(outputId), outputId, offset, maxBytes, (row, from, to, cache) => this.bytes(row, from, to, cache));
+  read(outputId: string, offset = 0, maxBytes: number = DEFAULT_LIMITS.pageBytes): Promise<ReadResult> {
+    return this.retrying(() =>
+      readRow(this.lookup(outputId), outputId, offset, maxBytes, (row, from, to, cache) => this.bytes(row, from, to, cache)),
+    );
   }
 
-  async search(outputId: string, pattern: string, options: SearchOptions = {}): Promise<SearchResult> {
-    return searchRow(this.lookup(outputId), outputId, pattern, options, (row, from, to, cache) => this.bytes(row, from, to, cache));
+  search(outputId: string, pattern: string, options: SearchOptions = {}): Promise<SearchResult> {
+    return this.retrying(() =>
+      searchRow(this.lookup(outputId), outputId, pattern, options, (row, from, to, cache) => this.bytes(row, from, to, cache)),
+    );
   }
 
-  async readAll(outputId: string): Promise<Buffer> {
-    const row = this.lookup(outputId);
-    return this.bytes(row, 0, row.total_bytes, false);
+  readAll(outputId: string): Promise<Buffer> {
+    return this.retrying(() => {
+      const row = this.lookup(outputId);
+      return this.bytes(row, 0, row.total_bytes, false);
+    });
+  }
+
+  /** Runs a read of the view; when a segment its index named is gone (a newer index dropped it), reads the session again and retries. */
+  private async retrying<T>(read: () => T): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return read();
+      } catch (error) {
+        if (attempt >= SEGMENT_RETRIES || !(error instanceof RecallError) || error.details.reason !== SEGMENT_GONE) throw error;
+        await this.refresh();
+      }
+    }
   }
 
   async info(outputId: string): Promise<OutputInfo> {
@@ -303,6 +205,7 @@ export class ReadOnlySession implements RecallStore {
     this.view = undefined;
     if (view) await dropView(view);
     this.chunks.clear();
+    this.segments.clear();
   }
 
   private refusal(what: string): RecallError {
@@ -317,6 +220,16 @@ export class ReadOnlySession implements RecallStore {
     const pending = this.current().pending.get(row.id);
     if (pending) return pending.subarray(from, to);
     return this.chunks.bytes(row, from, to, cache);
+  }
+
+  private fetch(outputId: string, first: number, last: number): ChunkRow[] {
+    const { db, layout } = this.current();
+    if (layout === 2) return placedChunks(db, this.segments, outputId, first, last);
+    return queryRows<ChunkRow>(db, 'SELECT idx, codec, data FROM chunks WHERE output_id = ? AND idx BETWEEN ? AND ?', [
+      outputId,
+      first,
+      last,
+    ]);
   }
 
   private lookup(outputId: string, allowEvicted = false): OutputRow {
@@ -334,25 +247,23 @@ export class ReadOnlySession implements RecallStore {
   }
 }
 
-/** The view in memory: the file's database with the journal records it does not hold yet applied. */
+/** The view in memory: the file's index with the journal records it does not hold yet applied. */
 async function buildView(file: string, raw: RawView): Promise<View> {
   const SQL = await loadSqlJs();
   let db: Database | undefined;
   try {
     db = new SQL.Database(raw.bytes);
     const values = new Map(queryRows<{ key: string; value: string }>(db, 'SELECT key, value FROM session').map((r) => [r.key, r.value]));
-    if (Number(values.get('schema_version')) !== SCHEMA_VERSION) {
-      throw new Error(`schema version ${values.get('schema_version') ?? 'missing'}, expected ${SCHEMA_VERSION}`);
-    }
+    const layout = layoutOf(db, file);
     // Only this in-memory copy gains the columns a newer layout has (the file is never written).
     addMissingColumns(db);
     const pending = new Map<string, Buffer>();
-    const applied = lastSeq(db);
+    const applied = checkpointedSeq(db);
     let journalRecords = 0;
     for (const { header, content } of raw.entries) {
       if (header.op === 'remove') {
         if (queryRows(db, 'SELECT 1 FROM outputs WHERE id = ?', [header.outputId]).length > 0) journalRecords++;
-        db.run('DELETE FROM chunks WHERE output_id = ?', [header.outputId]);
+        // Its row is what reads look up; its chunks are left (unreachable without it).
         db.run('DELETE FROM outputs WHERE id = ?', [header.outputId]);
         pending.delete(header.outputId);
         continue;
@@ -363,7 +274,14 @@ async function buildView(file: string, raw: RawView): Promise<View> {
         continue;
       }
       if (header.seq <= applied) continue;
-      if (queryRows(db, 'SELECT 1 FROM outputs WHERE id = ?', [header.outputId]).length > 0) continue;
+      if (queryRows(db, 'SELECT 1 FROM outputs WHERE id = ?', [header.outputId]).length > 0) {
+        // Written into the index while it waited for a checkpoint: its content is the record's.
+        if (layout === 2 && awaitsContent(db, header.outputId)) {
+          pending.set(header.outputId, content);
+          journalRecords++;
+        }
+        continue;
+      }
       insertOutputRow(db, header);
       pending.set(header.outputId, content);
       journalRecords++;
@@ -373,6 +291,7 @@ async function buildView(file: string, raw: RawView): Promise<View> {
       journalRecords,
       handle: raw.handle,
       db,
+      layout,
       pending,
       journalBytes: raw.journalBytes,
       signature: raw.signature,
@@ -381,6 +300,7 @@ async function buildView(file: string, raw: RawView): Promise<View> {
     };
   } catch (error) {
     db?.close();
+    if (error instanceof RecallError) throw error;
     throw new RecallError('STORE_UNAVAILABLE', `The session file ${file} cannot be read (${describeError(error)}).`);
   }
 }

@@ -1,8 +1,41 @@
 import type { Database } from 'sql.js';
 
-/** Bumped when the layout changes; a file with another version is moved aside, not misread. */
-export const SCHEMA_VERSION = 1;
+/**
+ * Chunks [first_idx, last_idx] of a copy are in segment n, `bytes` of it (encoded); a segment's
+ * `data_bytes` are all its chunks, `file_bytes` its file's size (a shorter file is torn).
+ */
+export const PLACEMENTS_SCHEMA = `
+CREATE TABLE IF NOT EXISTS placements (
+  output_id TEXT NOT NULL,
+  first_idx INTEGER NOT NULL,
+  last_idx INTEGER NOT NULL,
+  segment INTEGER NOT NULL,
+  bytes INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS placements_output ON placements (output_id, first_idx);
+CREATE INDEX IF NOT EXISTS placements_segment ON placements (segment);
+CREATE TABLE IF NOT EXISTS segments (n INTEGER PRIMARY KEY, data_bytes INTEGER NOT NULL, file_bytes INTEGER NOT NULL);
+`;
 
+/** One segment file: chunk rows, as layout 1 kept them in the session file itself. */
+export const CHUNKS_SCHEMA = `
+CREATE TABLE IF NOT EXISTS chunks (
+  output_id TEXT NOT NULL,
+  idx INTEGER NOT NULL,
+  codec INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  PRIMARY KEY (output_id, idx)
+);
+`;
+
+/**
+ * Bumped when the layout changes. 1: one file holding the outputs and their chunks (migrated on
+ * open, migration.ts); 2: an index of outputs and placements beside content segments. A file of a
+ * newer version is refused, never rewritten.
+ */
+export const SCHEMA_VERSION = 2;
+
+/** The index database: the outputs, and which segment holds which chunks of each (segments.ts). */
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS session (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS outputs (
@@ -21,13 +54,7 @@ CREATE TABLE IF NOT EXISTS outputs (
   notable TEXT
 );
 CREATE INDEX IF NOT EXISTS outputs_seq ON outputs (seq);
-CREATE TABLE IF NOT EXISTS chunks (
-  output_id TEXT NOT NULL,
-  idx INTEGER NOT NULL,
-  codec INTEGER NOT NULL,
-  data BLOB NOT NULL,
-  PRIMARY KEY (output_id, idx)
-);
+${PLACEMENTS_SCHEMA}
 `;
 
 /**
@@ -81,7 +108,7 @@ export function inTransaction(db: Database, work: () => void): void {
   }
 }
 
-/** Evicted and removed copies leave free pages that every durable write would carry along. */
+/** Removed copies and annotations leave free pages that every durable write of the index would carry along. */
 export function compactIfWasteful(db: Database): void {
   const [free] = queryRows<{ freelist_count: number }>(db, 'PRAGMA freelist_count');
   const [pages] = queryRows<{ page_count: number }>(db, 'PRAGMA page_count');

@@ -1,6 +1,8 @@
 /**
  * Every file a session is made of, and their lifecycle, in one place:
- *   `<id>.sqlite`                 the database, rewritten whole and atomically by each checkpoint
+ *   `<id>.sqlite`                 the index database, rewritten whole and atomically by each checkpoint
+ *   `<id>.sqlite.segment.<n>`     content segments (segments.ts): written once, never changed, removed
+ *                                 once no index names them (or, at open, when none does: a crash's orphan)
  *   `<id>.sqlite.journal`         the current journal (records since the last rotation)
  *   `<id>.sqlite.journal.<n>`     rotated journals a checkpoint has not yet made redundant
  *   `<id>.sqlite.lock`            the owner's lock (sessionLock.ts)
@@ -21,10 +23,12 @@ export const journalFile = (file: string): string => `${file}.journal`;
 
 export const agentFile = (file: string): string => `${file}.agent.json`;
 
+export const segmentFile = (file: string, n: number): string => `${file}.segment.${n}`;
+
 export interface SessionFileInfo {
   sessionId: string;
   file: string;
-  /** The database and its journals: what the session takes on disk (pruning and quotas count it all). */
+  /** The index, its segments and its journals: what the session takes on disk (pruning and quotas count it all). */
   bytes: number;
   modifiedAt: number;
 }
@@ -44,7 +48,8 @@ export async function listSessions(dir: string): Promise<SessionFileInfo[]> {
     if (!stat?.isFile()) continue;
     let bytes = stat.size;
     let modifiedAt = stat.mtimeMs;
-    // A session whose checkpoints fail lives in its journals: count them, and their recency.
+    // Its content is in segments, and a session whose checkpoints fail lives in its journals: count
+    // them, and their recency.
     for (const journal of (await sessionFiles(file)).slice(1)) {
       const journalStat = await fs.stat(journal).catch(() => undefined);
       bytes += journalStat?.size ?? 0;
@@ -57,16 +62,22 @@ export async function listSessions(dir: string): Promise<SessionFileInfo[]> {
 
 /** The rotated journal files of `file`, oldest first, with their rotation numbers. */
 export async function rotatedJournals(file: string): Promise<{ n: number; path: string }[]> {
-  return rotatedIn(file, await fs.readdir(path.dirname(file)).catch(() => [] as string[]));
+  return numberedIn(file, 'journal', await fs.readdir(path.dirname(file)).catch(() => [] as string[]));
 }
 
-function rotatedIn(file: string, names: string[]): { n: number; path: string }[] {
+/** `<file>.<kind>.<n>` among `names`, by number. */
+function numberedIn(file: string, kind: 'journal' | 'segment', names: string[]): { n: number; path: string }[] {
   const dir = path.dirname(file);
-  const prefix = `${path.basename(file)}.journal.`;
+  const prefix = `${path.basename(file)}.${kind}.`;
   return names
     .filter((name) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)))
     .map((name) => ({ n: Number(name.slice(prefix.length)), path: path.join(dir, name) }))
     .sort((a, b) => a.n - b.n);
+}
+
+/** The segment files of `file` on disk, by number (those an index names, and a crash's orphans). */
+export async function segmentsOnDisk(file: string): Promise<{ n: number; path: string }[]> {
+  return numberedIn(file, 'segment', await fs.readdir(path.dirname(file)).catch(() => [] as string[]));
 }
 
 /** The journals of `file` that exist, in replay order: rotated ones by number, then the current one. */
@@ -74,18 +85,19 @@ export async function journalFiles(file: string): Promise<string[]> {
   // From one listing: a rotation (a rename) between two looks could hide the journal from both,
   // which a reader of another process's live session would take for "no journal".
   const names = await fs.readdir(path.dirname(file)).catch(() => [] as string[]);
-  const files = rotatedIn(file, names).map((rotated) => rotated.path);
+  const files = numberedIn(file, 'journal', names).map((rotated) => rotated.path);
   if (names.includes(path.basename(journalFile(file)))) files.push(journalFile(file));
   return files;
 }
 
-/** Every file that makes up a session: the database, then its journals and its agent record (those that exist). */
+/** Every file that makes up a session: the index, then its journals, its segments and its agent record (those that exist). */
 export async function sessionFiles(file: string): Promise<string[]> {
   const agent = agentFile(file);
-  return [file, ...(await journalFiles(file)), ...((await exists(agent)) ? [agent] : [])];
+  const segments = (await segmentsOnDisk(file)).map((segment) => segment.path);
+  return [file, ...(await journalFiles(file)), ...segments, ...((await exists(agent)) ? [agent] : [])];
 }
 
-/** Deletes a session's database and all its journals (kept-aside files are left for the user). */
+/** Deletes a session's index, segments and journals (kept-aside files are left for the user). */
 export async function deleteSessionFiles(file: string): Promise<void> {
   for (const each of await sessionFiles(file)) await fs.rm(each, { force: true });
 }

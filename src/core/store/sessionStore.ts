@@ -1,12 +1,12 @@
 /**
- * One session's retained copies, in one SQLite file (sql.js) per session plus its journal: the
- * queries. The database lives in memory; how changes become durable (journal first, then a
- * background checkpoint) is the checkpointer's (checkpointer.ts). Opening replays the journal over
- * the database. IDs are looked up only in this session.
+ * One session's retained copies: the queries. The session is a small index database (sql.js, in
+ * memory) beside content segments read on demand (segments.ts) and its journal; how changes become
+ * durable (journal first, then a background checkpoint) is the checkpointer's (checkpointer.ts).
+ * Opening replays the journal over the index. IDs are looked up only in this session.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { Database } from 'sql.js';
+import type { Database, SqlJsStatic } from 'sql.js';
 import { RecallError, clipEcho, describeError } from '../errors';
 import { newOutputId, newSessionId, isOutputIdShape, isSessionIdShape } from '../ids';
 import { DEFAULT_LIMITS, JOURNAL_LIMIT_QUOTAS, MIN_STORE_BYTES } from '../limits';
@@ -28,11 +28,16 @@ import { readRow, searchRow } from './rowReads';
 import { Checkpointer } from './checkpointer';
 import { readLeftJournals, type LeftJournals, type RetainRecord } from './journal';
 import { openDatabase } from './database';
+import type { MigrationHooks } from './migration';
+import { SegmentCache, placedChunks } from './segments';
+import { inMemory, type PendingContent } from './pendingContent';
 import { deleteSessionFiles, sessionFile } from './sessionFiles';
 import { inTransaction, queryRows } from './schema';
 import {
   annotateRow,
+  awaitsContent,
   checkAnnotation,
+  checkpointedSeq,
   evictFor,
   insertOutputRow,
   lastSeq,
@@ -63,6 +68,8 @@ export interface OpenStoreOptions {
    * flush(), close(), remove() and fork() still checkpoint.
    */
   checkpoints?: 'auto' | 'manual';
+  /** @internal tests: a failure injected into the migration of a layout-1 file. */
+  migration?: MigrationHooks;
 }
 
 export interface CopySlice {
@@ -94,12 +101,13 @@ export async function openStore(options: OpenStoreOptions): Promise<SessionStore
   const file = sessionFile(options.dir, sessionId);
   try {
     await fs.mkdir(options.dir, { recursive: true });
-    const opened = await openDatabase(file, sessionId, options.forkedFrom);
+    const opened = await openDatabase(file, sessionId, options.forkedFrom, options.migration);
     const left = await readLeftJournals(file);
     const store = new SessionStore(
       sessionId,
       file,
       opened.db,
+      opened.SQL,
       { quotaBytes, copyBytes, journalLimitBytes, checkpoints: options.checkpoints ?? 'auto' },
       opened.report,
       opened.resumed,
@@ -121,7 +129,8 @@ export async function openStore(options: OpenStoreOptions): Promise<SessionStore
 
 export class SessionStore implements RecallStore {
   private closed: 'open' | 'closed' | 'deleted' = 'open';
-  private readonly chunks = new ChunkReader(() => this.db);
+  private readonly chunks = new ChunkReader((outputId, first, last) => placedChunks(this.db, this.segments, outputId, first, last));
+  readonly segments: SegmentCache;
   private nextSeq: number;
   private readonly durability: Checkpointer;
   /** close() or delete() has begun: changes already queued finish, new ones are refused. */
@@ -135,6 +144,7 @@ export class SessionStore implements RecallStore {
     readonly sessionId: string,
     readonly file: string,
     private db: Database,
+    readonly SQL: SqlJsStatic,
     limits: { quotaBytes: number; copyBytes: number; journalLimitBytes: number; checkpoints: 'auto' | 'manual' },
     /** What happened on open (a file moved aside), for the caller to show. */
     readonly openReport: OpenReport,
@@ -146,9 +156,16 @@ export class SessionStore implements RecallStore {
     this.copyBytes = limits.copyBytes;
     this.checkpoints = limits.checkpoints;
     this.nextSeq = lastSeq(this.db) + 1;
+    this.segments = new SegmentCache(file, SQL);
     this.durability = new Checkpointer(
       file,
-      { database: () => this.database(), isOpen: () => this.closed === 'open', lastSeq: () => this.nextSeq - 1 },
+      {
+        database: () => this.database(),
+        segments: this.segments,
+        SQL,
+        isOpen: () => this.closed === 'open',
+        lastSeq: () => this.nextSeq - 1,
+      },
       { mode: limits.checkpoints, journalLimitBytes: limits.journalLimitBytes },
       left,
     );
@@ -167,13 +184,14 @@ export class SessionStore implements RecallStore {
   }
 
   /**
-   * @internal (openStore) Applies the journals a previous run left over the database, oldest
-   * first: retains the database does not hold yet, removals and annotations (merged again: the same
-   * result; one for an output gone since is skipped). Damaged or torn bytes were skipped (the
-   * records after them replay); such a file was kept aside and is reported. Returns whether there were journals.
+   * @internal (openStore) Applies the journals a previous run left over the index, oldest first:
+   * retains the index does not hold yet (or holds without content: written while they waited for a
+   * checkpoint), removals and annotations (merged again: the same result; one for an output gone
+   * since is skipped). Damaged or torn bytes were skipped (the records after them replay); such a
+   * file was kept aside and is reported. Returns whether there were journals.
    */
   replayJournals(left: LeftJournals): boolean {
-    const applied = lastSeq(this.db);
+    const applied = checkpointedSeq(this.db);
     for (const { header, content } of left.entries) {
       if (header.op === 'remove') {
         inTransaction(this.db, () => this.removeOutput(header.outputId));
@@ -185,8 +203,11 @@ export class SessionStore implements RecallStore {
         continue;
       }
       if (header.seq <= applied) continue;
-      if (this.hasOutput(header.outputId)) continue;
-      this.applyRetain(header, content);
+      if (this.hasOutput(header.outputId)) {
+        if (awaitsContent(this.db, header.outputId)) this.durability.hold(header.outputId, inMemory(content));
+        continue;
+      }
+      this.applyRetain(header, inMemory(content));
       this.nextSeq = Math.max(this.nextSeq, header.seq + 1);
     }
     if (left.torn.length > 0) (this.openReport.journalTruncated ??= []).push(...left.torn);
@@ -214,7 +235,7 @@ export class SessionStore implements RecallStore {
       throw new RecallError('INVALID_ARGUMENT', 'retain() takes a string or a Uint8Array.');
     }
     const capped = capBytes(typeof content === 'string' ? Buffer.from(content, 'utf8') : toBuffer(content), this.copyBytes);
-    // Kept in memory until the next checkpoint: own it (capBytes may return a view of the caller's buffer).
+    // Own it: capBytes may return a view of the caller's buffer, which could change while the journal writes it.
     const bytes = typeof content === 'string' ? capped.bytes : Buffer.from(capped.bytes);
     this.ensureOpen();
     const outputId = meta.outputId ?? newOutputId();
@@ -239,9 +260,9 @@ export class SessionStore implements RecallStore {
       meta: { tool: meta.tool, title: meta.title, extra: meta.extra, notable: meta.notable },
     };
     try {
-      await this.durability.record(record, bytes, () => {
+      await this.durability.record(record, bytes, (journalled) => {
         this.ensureOpen();
-        this.applyRetain(record, bytes);
+        this.applyRetain(record, journalled!);
         this.nextSeq = record.seq + 1;
       });
     } catch (error) {
@@ -261,7 +282,7 @@ export class SessionStore implements RecallStore {
   }
 
   /** Inserts a journalled copy's row (its content waits for the next checkpoint), evicting for the quota. */
-  private applyRetain(record: RetainRecord, content: Buffer): void {
+  private applyRetain(record: RetainRecord, content: PendingContent): void {
     let evicted: string[] = [];
     inTransaction(this.db, () => {
       evicted = evictFor(this.db, this.quotaBytes, record.totalBytes);
@@ -368,7 +389,7 @@ export class SessionStore implements RecallStore {
     });
   }
 
-  /** Deletes the session file and its journals; this store is closed and its IDs resolve nowhere. */
+  /** Deletes the session's files (index, segments, journals); this store is closed and its IDs resolve nowhere. */
   async delete(): Promise<void> {
     if (this.closed === 'deleted') return;
     this.closing = true;
@@ -378,6 +399,7 @@ export class SessionStore implements RecallStore {
     if (this.closed === 'open') this.db.close();
     this.closed = 'deleted';
     this.chunks.clear();
+    this.segments.clear();
     await deleteSessionFiles(this.file);
   }
 
@@ -392,6 +414,7 @@ export class SessionStore implements RecallStore {
     if (this.closed !== 'open') return;
     this.closed = 'closed';
     this.chunks.clear();
+    this.segments.clear();
     this.db.close();
   }
 
@@ -404,11 +427,11 @@ export class SessionStore implements RecallStore {
     return this.durability.flush();
   }
 
-  /** Bytes [from, to) of a copy: pending content from memory, the rest from its chunk rows. */
+  /** Bytes [from, to) of a copy: pending content from memory, the rest from its segments. */
   private bytes(row: OutputRow, from: number, to: number, cache: boolean): Buffer {
     if (to <= from) return Buffer.alloc(0);
     const pending = this.durability.pending(row.id);
-    if (pending) return pending.subarray(from, to);
+    if (pending) return pending.read(from, to);
     return this.chunks.bytes(row, from, to, cache);
   }
 
@@ -418,7 +441,7 @@ export class SessionStore implements RecallStore {
   }
 
   private removeOutput(outputId: string): void {
-    this.db.run('DELETE FROM chunks WHERE output_id = ?', [outputId]);
+    this.db.run('DELETE FROM placements WHERE output_id = ?', [outputId]);
     this.db.run('DELETE FROM outputs WHERE id = ?', [outputId]);
     this.chunks.forget(outputId);
   }

@@ -18,6 +18,7 @@ import * as path from 'node:path';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { RecallError } from '../errors';
 import { serveSearches } from '../search/service';
+import { collectGarbageInWorker } from './collectGarbage';
 import { openStore, type SessionStore } from './sessionStore';
 import { serializeError } from './workerErrors';
 import type { OpenedStore, RequestOf, StoreHandle, WorkerOp, WorkerReply, WorkerRequest } from './workerProtocol';
@@ -53,13 +54,20 @@ export function serveStores(port: Port): void {
     retain: async ({ handle, content, meta }) => {
       const store = storeOf(handle);
       const whole = Array.isArray(content) && content.every((part) => part instanceof Uint8Array) ? Buffer.concat(content) : content;
-      return { result: await store.retain(whole as string | Uint8Array, meta) };
+      try {
+        return { result: await store.retain(whole as string | Uint8Array, meta) };
+      } finally {
+        // The copy is in the journal now; its parts and buffers here are garbage V8 would keep for a while.
+        if (Array.isArray(content)) collectGarbageInWorker();
+      }
     },
     read: async ({ handle, outputId, offset, maxBytes }) => ({ result: await storeOf(handle).read(outputId, offset, maxBytes) }),
     slice: async ({ handle, outputId, from, to }) => {
       const slice = await storeOf(handle).slice(outputId, from, to);
       // A fresh buffer of exactly these bytes, transferred: the store's may be a view of its cache.
       const bytes = new Uint8Array(slice.bytes);
+      // The last slice of a copy (a search has read it all): the segments and chunks it took are garbage.
+      if (to >= slice.totalBytes) collectGarbageInWorker();
       return { result: { ...slice, bytes }, transfer: [bytes.buffer] };
     },
     readAll: async ({ handle, outputId }) => {

@@ -52,7 +52,7 @@ async function main(): Promise<void> {
     await retain(store, randomBytes(COPY));
     chmodSync(dir, 0o555);
   } else {
-    // Incompressible copies grow the session file until it passes the file size limit.
+    // Incompressible copies, merged by checkpoints into a segment that passes the file size limit.
     for (let i = 0; i < 40; i++) {
       await retain(store, randomBytes(COPY));
       const stats = await until(store, (s) => checkpointed(s) || failing(s), 'a checkpoint');

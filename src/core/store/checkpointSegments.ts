@@ -1,0 +1,86 @@
+/**
+ * The segments step of a checkpoint: the pending copies' chunks, and the live chunks of segments
+ * worth rewriting, into new segments, each recorded in the index as it is written.
+ */
+import type { Database } from 'sql.js';
+import { encodeChunks } from './chunks';
+import { collectGarbageInWorker } from './collectGarbage';
+import { isLive } from './outputRows';
+import type { PendingContent } from './pendingContent';
+import {
+  liveChunks,
+  placeRun,
+  recordSegment,
+  segmentsToRewrite,
+  type Placement,
+  type SealedSegment,
+  type SegmentCache,
+  type SegmentWriter,
+} from './segments';
+
+export interface SegmentRound {
+  /** The open index. */
+  index(): Database;
+  segments: SegmentCache;
+  /** The store's pending copies: one is dropped once all its chunks are written. */
+  pending: Map<string, PendingContent>;
+  /** A segment was written and recorded in the index (not yet fsync'd). */
+  sealed(n: number): void;
+}
+
+/** Rewritten chunks, placed only once every segment is written (see placeRewritten). */
+export interface Rewrites {
+  rewritten: number[];
+  deferred: { n: number; placement: Placement }[];
+}
+
+/**
+ * Deflates each pending copy of `batch` and adds its chunks, then the live chunks of the segments
+ * worth rewriting. A copy's pending content is dropped once all its chunks are in written segments
+ * (reads then go there). Rewritten chunks are placed only at the end (`deferred`), with their old
+ * segments' placements removed in the same step, so a failure leaves no chunk placed twice.
+ */
+export async function writeSegments(writer: SegmentWriter, batch: [string, PendingContent][], round: SegmentRound): Promise<Rewrites> {
+  const { pending } = round;
+  const rewriting = new Set<string>();
+  const deferred: Rewrites['deferred'] = [];
+  let added: [string, PendingContent][] = [];
+  const record = (sealed: SealedSegment | undefined): void => {
+    if (!sealed) return;
+    const db = round.index();
+    recordSegment(db, sealed, (placement) => {
+      if (!rewriting.has(placement.outputId)) return isLive(db, placement.outputId);
+      deferred.push({ n: sealed.n, placement });
+      return false;
+    });
+    round.sealed(sealed.n);
+    // The segment's database and exported bytes, and the chunks it took, are garbage now.
+    collectGarbageInWorker();
+    // Every chunk added before this seal is in a written segment now.
+    for (const [outputId, content] of added) if (pending.get(outputId) === content) pending.delete(outputId);
+    added = [];
+  };
+  for (const [outputId, content] of batch) {
+    if (pending.get(outputId) !== content) continue;
+    const encoded = await encodeChunks(content.read(0, content.length));
+    // Evicted or removed meanwhile: then it is no longer pending, and there is nothing to store.
+    if (pending.get(outputId) !== content) continue;
+    for (const [idx, chunk] of encoded.entries()) record(await writer.add(outputId, idx, chunk));
+    added.push([outputId, content]);
+  }
+  const rewritten = segmentsToRewrite(round.index()).map((segment) => segment.n);
+  for (const n of rewritten) {
+    for (const { outputId, chunks } of liveChunks(round.index(), round.segments, n)) {
+      rewriting.add(outputId);
+      for (const chunk of chunks) record(await writer.add(outputId, chunk.idx, chunk));
+    }
+  }
+  record(await writer.seal());
+  return { rewritten, deferred };
+}
+
+/** Moves the rewritten chunks' placements to their new segments (those of copies still live). */
+export function placeRewritten(db: Database, { rewritten, deferred }: Rewrites): void {
+  for (const n of rewritten) db.run('DELETE FROM placements WHERE segment = ?', [n]);
+  for (const { n, placement } of deferred) if (isLive(db, placement.outputId)) placeRun(db, n, placement);
+}

@@ -1,0 +1,274 @@
+/**
+ * Content segments: a checkpoint's new chunks go into new files `<file>.segment.<n>`, each a small
+ * SQLite database (sql.js) of at most SEGMENT_BYTES of chunks, written once and never changed. The
+ * index database names them (its `segments` and `placements` tables, schema.ts), so the process
+ * holds the index and a few open segments, never the whole session, and a checkpoint writes only
+ * the new chunks plus the small index.
+ *
+ * A segment is written and fsync'd under its final name before any index names it (a crash leaves
+ * an orphan, removed at the next open), and deleted only after an index that no longer names it is
+ * durable; a reader holding an older index finds it gone (SEGMENT_GONE) and reads the index again.
+ */
+import { readFileSync, promises as fs } from 'node:fs';
+import type { Database, SqlJsStatic } from 'sql.js';
+import { RecallError, describeError } from '../errors';
+import type { EncodedChunk } from './chunks';
+import { CHUNKS_SCHEMA, queryRows } from './schema';
+import { segmentFile } from './sessionFiles';
+
+/** Encoded chunk bytes per segment: a page read opens at most ~1 MiB, a checkpoint's last segment wastes at most that. */
+export const SEGMENT_BYTES = 1024 * 1024;
+
+/** Open segments kept, in file bytes: a few segments, so paging through a copy does not reopen one per page. */
+const CACHE_BYTES = 4 * SEGMENT_BYTES;
+
+/** `details.reason` of the error for a segment an index names but that is gone (a newer index dropped it). */
+export const SEGMENT_GONE = 'segmentGone';
+
+export interface ChunkRow {
+  idx: number;
+  codec: number;
+  data: Uint8Array;
+}
+
+/** Opens segments on demand and keeps the most recently used ones, up to CACHE_BYTES. */
+export class SegmentCache {
+  private readonly open = new Map<number, { db: Database; bytes: number }>();
+  private heldBytes = 0;
+
+  constructor(
+    private readonly file: string,
+    private readonly SQL: SqlJsStatic,
+  ) {}
+
+  /** Chunks [first, last] of `outputId` that segment `n` holds. */
+  chunks(n: number, outputId: string, first: number, last: number): ChunkRow[] {
+    const db = this.segment(n);
+    try {
+      return queryRows<ChunkRow>(db, 'SELECT idx, codec, data FROM chunks WHERE output_id = ? AND idx BETWEEN ? AND ? ORDER BY idx', [
+        outputId,
+        first,
+        last,
+      ]);
+    } catch (error) {
+      throw damaged(segmentFile(this.file, n), error);
+    }
+  }
+
+  /** Closes segment `n` if open (it is being deleted). */
+  drop(n: number): void {
+    const entry = this.open.get(n);
+    if (!entry) return;
+    entry.db.close();
+    this.heldBytes -= entry.bytes;
+    this.open.delete(n);
+  }
+
+  clear(): void {
+    for (const n of [...this.open.keys()]) this.drop(n);
+  }
+
+  private segment(n: number): Database {
+    const entry = this.open.get(n);
+    if (entry) {
+      this.open.delete(n);
+      this.open.set(n, entry);
+      return entry.db;
+    }
+    const path = segmentFile(this.file, n);
+    let bytes: Buffer;
+    try {
+      // Synchronous: reads are synchronous (sql.js), and a segment is at most about a MiB.
+      bytes = readFileSync(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+        throw new RecallError('STORE_UNAVAILABLE', `The content segment ${path} is gone; the session's index changed since it was read.`, {
+          reason: SEGMENT_GONE,
+        });
+      throw damaged(path, error);
+    }
+    let db: Database;
+    try {
+      db = new this.SQL.Database(bytes);
+    } catch (error) {
+      throw damaged(path, error);
+    }
+    while (this.open.size > 0 && this.heldBytes + bytes.length > CACHE_BYTES) this.drop(this.open.keys().next().value as number);
+    this.open.set(n, { db, bytes: bytes.length });
+    this.heldBytes += bytes.length;
+    return db;
+  }
+}
+
+const damaged = (path: string, error: unknown): RecallError =>
+  new RecallError(
+    'STORE_UNAVAILABLE',
+    `The content segment ${path} cannot be read (${describeError(error)}); the outputs in it cannot be read.`,
+  );
+
+/** Chunks [first, last] of a copy, from the segments the index places them in (layout 2). */
+export function placedChunks(index: Database, segments: SegmentCache, outputId: string, first: number, last: number): ChunkRow[] {
+  const placements = queryRows<{ segment: number; first_idx: number; last_idx: number }>(
+    index,
+    'SELECT segment, first_idx, last_idx FROM placements WHERE output_id = ? AND last_idx >= ? AND first_idx <= ? ORDER BY first_idx',
+    [outputId, first, last],
+  );
+  return placements.flatMap((p) => segments.chunks(p.segment, outputId, Math.max(first, p.first_idx), Math.min(last, p.last_idx)));
+}
+
+/** Where one sealed segment's chunks belong: runs of consecutive chunks of one copy. */
+export interface Placement {
+  outputId: string;
+  first: number;
+  last: number;
+  bytes: number;
+}
+
+export interface SealedSegment {
+  n: number;
+  dataBytes: number;
+  fileBytes: number;
+  placements: Placement[];
+}
+
+/**
+ * Fills segments with chunks in the order given and writes each one once it is full, under its
+ * final name; sync() makes them durable (and the caller the folder) before an index names them.
+ * Its in-memory database is closed and its exported bytes dropped as soon as it is written.
+ */
+export class SegmentWriter {
+  private current: { n: number; db: Database; dataBytes: number; placements: Placement[] } | undefined;
+  /** Segments written by this writer, for removal should the checkpoint fail before an index names them. */
+  readonly written: number[] = [];
+  /** Written, not yet fsync'd (see sync). */
+  private readonly unsynced: fs.FileHandle[] = [];
+
+  constructor(
+    private readonly file: string,
+    private readonly SQL: SqlJsStatic,
+    private readonly nextNumber: () => number,
+  ) {}
+
+  /** Adds a chunk; resolves the segment it sealed, when it was full. */
+  async add(outputId: string, idx: number, chunk: EncodedChunk): Promise<SealedSegment | undefined> {
+    const sealed = this.current && this.current.dataBytes + chunk.data.length > SEGMENT_BYTES ? await this.seal() : undefined;
+    if (!this.current) {
+      const db = new this.SQL.Database();
+      db.exec(`PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; ${CHUNKS_SCHEMA} BEGIN;`);
+      this.current = { n: this.nextNumber(), db, dataBytes: 0, placements: [] };
+    }
+    const segment = this.current;
+    segment.db.run('INSERT INTO chunks (output_id, idx, codec, data) VALUES (?, ?, ?, ?)', [outputId, idx, chunk.codec, chunk.data]);
+    segment.dataBytes += chunk.data.length;
+    const run = segment.placements.at(-1);
+    if (run && run.outputId === outputId && run.last === idx - 1) {
+      run.last = idx;
+      run.bytes += chunk.data.length;
+    } else segment.placements.push({ outputId, first: idx, last: idx, bytes: chunk.data.length });
+    return sealed;
+  }
+
+  /** Writes the segment being filled, if any. */
+  async seal(): Promise<SealedSegment | undefined> {
+    const segment = this.current;
+    if (!segment) return undefined;
+    this.current = undefined;
+    let data: Uint8Array | undefined;
+    try {
+      segment.db.exec('COMMIT');
+      data = segment.db.export();
+    } finally {
+      segment.db.close();
+    }
+    const path = segmentFile(this.file, segment.n);
+    this.written.push(segment.n);
+    const handle = await fs.open(path, 'wx', 0o600);
+    try {
+      await handle.writeFile(data);
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+    this.unsynced.push(handle);
+    return { n: segment.n, dataBytes: segment.dataBytes, fileBytes: data.length, placements: segment.placements };
+  }
+
+  /**
+   * Makes every segment written so far durable, all at once: one fsync after another would cost a
+   * journal commit each (an 8 MiB copy is 8 segments). Nothing may name them before this resolves.
+   */
+  async sync(): Promise<void> {
+    const handles = this.unsynced.splice(0);
+    try {
+      await Promise.all(handles.map((handle) => handle.sync()));
+    } finally {
+      await Promise.all(handles.map((handle) => handle.close().catch(() => undefined)));
+    }
+  }
+
+  /** Drops the segment being filled and closes the written ones (the checkpoint failed). */
+  async discard(): Promise<void> {
+    this.current?.db.close();
+    this.current = undefined;
+    for (const handle of this.unsynced.splice(0)) await handle.close().catch(() => undefined);
+  }
+}
+
+/** Records a written segment in the index, placing the chunks of the copies `keep` says are still wanted. */
+export function recordSegment(index: Database, sealed: SealedSegment, keep: (placement: Placement) => boolean): void {
+  index.run('INSERT INTO segments (n, data_bytes, file_bytes) VALUES (?, ?, ?)', [sealed.n, sealed.dataBytes, sealed.fileBytes]);
+  for (const p of sealed.placements) if (keep(p)) placeRun(index, sealed.n, p);
+}
+
+/** Places a run of a copy's chunks in segment `n`. */
+export function placeRun(index: Database, n: number, p: Placement): void {
+  index.run('INSERT INTO placements (output_id, first_idx, last_idx, segment, bytes) VALUES (?, ?, ?, ?, ?)', [
+    p.outputId,
+    p.first,
+    p.last,
+    n,
+    p.bytes,
+  ]);
+}
+
+/** Segments no copy is placed in any more: unnamed from the index; their files go once it is durable. */
+export function unnameDeadSegments(index: Database): number[] {
+  const dead = queryRows<{ n: number }>(index, 'SELECT n FROM segments WHERE n NOT IN (SELECT DISTINCT segment FROM placements)').map(
+    (row) => row.n,
+  );
+  for (const n of dead) index.run('DELETE FROM segments WHERE n = ?', [n]);
+  return dead;
+}
+
+/**
+ * Segments worth rewriting into the next checkpoint's: less than half live (evictions and removals
+ * left the rest dead), or small while others are small too (checkpoints of small copies each leave
+ * one), so neither dead bytes nor file counts grow. At most SEGMENT_BYTES of live chunks a
+ * checkpoint: the extra write is bounded by one segment.
+ */
+export function segmentsToRewrite(index: Database): { n: number; live: number }[] {
+  const all = queryRows<{ n: number; data_bytes: number; live: number }>(
+    index,
+    'SELECT s.n, s.data_bytes, coalesce(sum(p.bytes), 0) AS live FROM segments s LEFT JOIN placements p ON p.segment = s.n GROUP BY s.n ORDER BY s.n',
+  ).filter((s) => s.live > 0);
+  const small = all.filter((s) => s.data_bytes * 2 < SEGMENT_BYTES);
+  const chosen: { n: number; live: number }[] = [];
+  let bytes = 0;
+  for (const s of all) {
+    const wasteful = s.live * 2 < s.data_bytes || (small.length > 1 && s.data_bytes * 2 < SEGMENT_BYTES);
+    if (!wasteful || bytes + s.live > SEGMENT_BYTES) continue;
+    chosen.push({ n: s.n, live: s.live });
+    bytes += s.live;
+  }
+  return chosen;
+}
+
+/** The live chunks of segment `n` (those placed there), by copy: what a rewrite moves. */
+export function liveChunks(index: Database, segments: SegmentCache, n: number): { outputId: string; chunks: ChunkRow[] }[] {
+  const placements = queryRows<{ output_id: string; first_idx: number; last_idx: number }>(
+    index,
+    'SELECT output_id, first_idx, last_idx FROM placements WHERE segment = ? ORDER BY output_id, first_idx',
+    [n],
+  );
+  return placements.map((p) => ({ outputId: p.output_id, chunks: segments.chunks(n, p.output_id, p.first_idx, p.last_idx) }));
+}
