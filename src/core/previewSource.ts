@@ -8,7 +8,8 @@
  * holds, nor writes, the whole of its UTF-8.
  */
 import { countLineBreaks } from './notable/prefilter';
-import { NotableScanner, safeChunkEnd } from './notable/scanner';
+import { safeChunkEnd } from './notable/chunkEdges';
+import { NotableScanner } from './notable/scanner';
 import { MAX_HIT_BYTES, type NotableKind } from './notable/patterns';
 import type { NotableDigest } from './types';
 import { decodeUtf8 } from './utf8';
