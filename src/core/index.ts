@@ -4,7 +4,8 @@
  */
 export { RecallError, isRecallError, describeError, type RecallErrorCode } from './errors';
 export { DEFAULT_LIMITS, KiB, MiB, type Limits } from './limits';
-export { openStore, SessionStore, type OpenStoreOptions } from './store/sessionStore';
+export { openStore, SessionStore } from './store/sessionStore';
+export type { OpenStoreOptions } from './store/storeOptions';
 export {
   openWorkerStore,
   WorkerStore,

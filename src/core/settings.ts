@@ -6,7 +6,7 @@
  */
 import { MIN_STORE_BYTES, type Limits } from './limits';
 import { clampPageBytes } from './pager';
-import type { OpenStoreOptions } from './store/sessionStore';
+import type { OpenStoreOptions } from './store/storeOptions';
 import { settingSchema } from './tools/manifest';
 
 export interface RecallSettings extends Limits {

@@ -13,7 +13,7 @@ import { journalDamageText } from './journal';
 import { sessionFile } from './sessionFiles';
 import { tryLockSession, type SessionLock } from './sessionLock';
 import { pruneSessions } from './sessionPruning';
-import type { OpenStoreOptions } from './sessionStore';
+import type { OpenStoreOptions } from './storeOptions';
 
 /** A store as a front end holds it: the engine's interface plus where it lives and what its open found. */
 export type OpenedStore = RecallStore & { readonly file: string; readonly openReport: OpenReport; readonly resumed: boolean };

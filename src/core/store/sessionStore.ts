@@ -8,8 +8,8 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { RecallError, clipEcho, describeError } from '../errors';
-import { newOutputId, newSessionId, isOutputIdShape, isSessionIdShape } from '../ids';
-import { DEFAULT_LIMITS, JOURNAL_LIMIT_QUOTAS, MIN_STORE_BYTES } from '../limits';
+import { newOutputId, isOutputIdShape } from '../ids';
+import { DEFAULT_LIMITS } from '../limits';
 import { capBytes } from '../capture/headTailBuffer';
 import { toBuffer } from '../preview';
 import type {
@@ -28,10 +28,10 @@ import { readRow, searchRow } from './rowReads';
 import { Checkpointer } from './checkpointer';
 import { readLeftJournals, type LeftJournals, type RetainRecord } from './journal';
 import { openDatabase } from './database';
-import type { MigrationHooks } from './migration';
 import { SegmentCache, placedChunks } from './segments';
 import { inMemory, type PendingContent } from './pendingContent';
 import { deleteSessionFiles, sessionFile } from './sessionFiles';
+import { checkStoreOptions, type OpenStoreOptions } from './storeOptions';
 import { inTransaction, queryRows } from './schema';
 import {
   annotateRow,
@@ -47,31 +47,6 @@ import {
   type OutputRow,
 } from './outputRows';
 
-export interface OpenStoreOptions {
-  /** Folder that holds the session files. Created if missing. */
-  dir: string;
-  /** Resume this session (or create it under this id). Omit to start a new session. */
-  sessionId?: string;
-  /** Retained bytes before the oldest copies are evicted (default 64 MiB). */
-  quotaBytes?: number;
-  /** Largest copy (default 8 MiB); larger content keeps head and tail around a gap. */
-  copyBytes?: number;
-  /**
-   * Journal bytes on disk (changes no checkpoint has saved yet) past which new copies are refused
-   * with STORE_UNAVAILABLE; reached only while checkpoints fail. Default: twice the quota.
-   */
-  journalLimitBytes?: number;
-  /** @internal recorded in a fork's file. */
-  forkedFrom?: string;
-  /**
-   * @internal 'manual' turns off background checkpoints (tests simulate a crash before one runs);
-   * flush(), close(), remove() and fork() still checkpoint.
-   */
-  checkpoints?: 'auto' | 'manual';
-  /** @internal tests: a failure injected into the migration of a layout-1 file. */
-  migration?: MigrationHooks;
-}
-
 export interface CopySlice {
   bytes: Uint8Array;
   totalBytes: number;
@@ -79,25 +54,7 @@ export interface CopySlice {
 }
 
 export async function openStore(options: OpenStoreOptions): Promise<SessionStore> {
-  const copyBytes = options.copyBytes ?? DEFAULT_LIMITS.copyBytes;
-  const quotaBytes = options.quotaBytes ?? DEFAULT_LIMITS.sessionQuotaBytes;
-  if (typeof options.dir !== 'string' || options.dir.length === 0)
-    throw new RecallError('INVALID_ARGUMENT', 'openStore needs a "dir" folder for session files.');
-  if (!Number.isInteger(copyBytes) || copyBytes < MIN_STORE_BYTES)
-    throw new RecallError('INVALID_ARGUMENT', `copyBytes must be an integer of at least ${MIN_STORE_BYTES}; got ${copyBytes}.`);
-  if (!Number.isInteger(quotaBytes) || quotaBytes < copyBytes)
-    throw new RecallError('INVALID_ARGUMENT', `quotaBytes must be an integer of at least copyBytes (${copyBytes}); got ${quotaBytes}.`);
-  const journalLimitBytes = options.journalLimitBytes ?? JOURNAL_LIMIT_QUOTAS * quotaBytes;
-  // Any limit works: an empty journal takes any one copy, so a small one only means more checkpoints.
-  if (!Number.isInteger(journalLimitBytes) || journalLimitBytes < MIN_STORE_BYTES)
-    throw new RecallError(
-      'INVALID_ARGUMENT',
-      `journalLimitBytes must be an integer of at least ${MIN_STORE_BYTES}; got ${journalLimitBytes}.`,
-    );
-  if (options.sessionId !== undefined && !isSessionIdShape(options.sessionId)) {
-    throw new RecallError('INVALID_ARGUMENT', `"${options.sessionId}" is not a session id (letters, digits, "_" and "-", at most 64).`);
-  }
-  const sessionId = options.sessionId ?? newSessionId();
+  const { sessionId, quotaBytes, copyBytes, journalLimitBytes } = checkStoreOptions(options);
   const file = sessionFile(options.dir, sessionId);
   try {
     await fs.mkdir(options.dir, { recursive: true });

@@ -30,7 +30,7 @@ import { newSessionId } from '../ids';
 import { checkSearchRequest } from '../search';
 import { DEFAULT_SEARCH_TIMEOUT_MS } from '../search/lane';
 import type { OpenReport, OutputInfo, ReadResult, RecallStore, RetainMeta, RetainResult, SearchOptions, SearchResult } from '../types';
-import type { OpenStoreOptions } from './sessionStore';
+import type { OpenStoreOptions } from './storeOptions';
 import { checkAnnotation } from './outputRows';
 import { encodeContent } from './workerContent';
 import { WorkerHost, type CallOptions, type StoreLink } from './workerHost';

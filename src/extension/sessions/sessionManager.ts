@@ -6,7 +6,7 @@ import { isSessionLocked, type SessionLock } from '../../core/store/sessionLock'
 import { openLockedSession, type OpenedStore } from '../../core/store/lockedSession';
 import { newSessionId } from '../../core/ids';
 import type { RetainMeta, RetainResult } from '../../core/types';
-import type { OpenStoreOptions } from '../../core/store/sessionStore';
+import type { OpenStoreOptions } from '../../core/store/storeOptions';
 import type { RecallSettings } from '../config';
 
 /** A store as the manager needs it: the engine's interface plus where it lives. */
