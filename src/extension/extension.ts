@@ -9,7 +9,7 @@ import { CheckpointWatch } from './sessions/checkpointWatch';
 import { SessionStatusBar } from './statusBar';
 import { registerSessionCommands } from './commands';
 import { createApi, type ToolOutputRecallApi } from './api';
-import { TOOL_NAMES } from '../core/toolNames';
+import { TOOL_NAMES } from '../core/tools/registry';
 import { RecallTool } from './tools/recallTool';
 import { RecallParticipant, registerRecallParticipant } from './chat/recallParticipant';
 import { registerInspector } from './inspector/register';

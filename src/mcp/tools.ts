@@ -6,8 +6,7 @@
  */
 import type { Tool, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { RecallSettings } from '../core/settings';
-import { TOOL_NAMES, isToolName, type ToolName } from '../core/toolNames';
-import { invokeTool, toolDeclaration, toolSpec, type ToolRun } from '../core/tools/registry';
+import { TOOL_NAMES, invokeTool, isToolName, toolDeclaration, toolSpec, type ToolName, type ToolRun } from '../core/tools/registry';
 import type { ToolContext, ToolEffect } from '../core/tools/toolSpec';
 import type { RecallStore } from '../core/types';
 import type { Log } from './log';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { TOOL_NAMES } from '../../src/core/toolNames';
+import { TOOL_NAMES } from '../../src/core/tools/registry';
 
 const REPO = path.resolve(__dirname, '../..');
 

@@ -8,7 +8,7 @@ import { CHECKED_KEYWORDS, checkToolInput, schemaProblem } from '../../src/core/
 import { TOOL_DECLARATIONS, settingSchema, type JsonSchema } from '../../src/core/tools/manifest';
 import { searchToolOutputText } from '../../src/core/tools/searchToolOutput';
 import type { RecallStore } from '../../src/core/types';
-import { TOOL_NAMES } from '../../src/core/toolNames';
+import { TOOL_NAMES } from '../../src/core/tools/registry';
 import { SERVER_SETTINGS, UsageError, envFor, flagFor, parseOptions, type ServerOptions } from '../../src/mcp/options';
 import { rejectsWith, throwsWith } from './helpers/assertions';
 import { useTempDirs } from './helpers/tempDirs';

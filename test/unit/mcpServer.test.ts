@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
-import { TOOL_NAMES } from '../../src/core/toolNames';
+import { TOOL_NAMES } from '../../src/core/tools/registry';
 import { TOOL_DECLARATIONS } from '../../src/core/tools/manifest';
 import { TOOL_SPECS } from '../../src/core/tools/registry';
 import { useTempDirs } from './helpers/tempDirs';

@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import { readFilePage, type FilePage } from '../files/filePager';
 import { openReadableFile, type ReadPolicy } from '../files/readablePath';
 import { maskedNote } from '../files/secretShapes';
@@ -18,6 +19,10 @@ export interface ReadFilePageInput {
 export const readFilePageSpec: ReadingToolSpec<ReadFilePageInput, typeof READ_FILE_PAGE_TOOL> = {
   name: READ_FILE_PAGE_TOOL,
   effect: 'reads',
+  invocation: ({ path, line, byteOffset }) =>
+    byteOffset !== undefined
+      ? l10n.t('Reading {path} from byte {offset}', { path, offset: byteOffset })
+      : l10n.t('Reading {path} from line {line}', { path, line: line ?? 1 }),
   run: (input, context) => readFilePageText(input, readPolicyOf(context)),
 };
 

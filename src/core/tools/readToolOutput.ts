@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import { clampPageBytes, readFittingPage } from '../pager';
 import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
 import type { ReadResult, RecallStore } from '../types';
@@ -14,6 +15,8 @@ export interface ReadToolOutputInput {
 export const readToolOutputSpec: ReadingToolSpec<ReadToolOutputInput, typeof READ_TOOL_OUTPUT_TOOL> = {
   name: READ_TOOL_OUTPUT_TOOL,
   effect: 'reads',
+  invocation: (input) =>
+    l10n.t('Reading retained output {outputId} from byte {offset}', { outputId: String(input.outputId), offset: input.offset ?? 0 }),
   run: async (input, context) => readToolOutputText(await context.store(), input, context.settings.pageBytes),
 };
 

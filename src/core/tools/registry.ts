@@ -2,10 +2,11 @@
  * The one table of tools both front ends run from (the VS Code adapter in src/extension/tools and
  * the MCP server in src/mcp/tools.ts), and the one way to run them: `invokeTool` checks the input
  * against the manifest's schema, lets the spec validate what the schema cannot say, runs it, and
- * renders a failure as the text the model reads. To add a tool, see ARCHITECTURE.md.
+ * renders a failure as the text the model reads. A tool is its spec file plus its line in `SPECS`;
+ * the name union and every table keyed by it follow from that list. To add a tool, see ARCHITECTURE.md.
  */
 import { RecallError } from '../errors';
-import { TOOL_NAMES, isToolName, RUN_CODE_TOOL, type ToolName } from '../toolNames';
+import { RUN_CODE_TOOL } from '../toolNames';
 import { checkToolInput } from './inputCheck';
 import { TOOL_DECLARATIONS, type ToolDeclaration } from './manifest';
 import { toolErrorText, unknownToolText } from './parts';
@@ -16,14 +17,25 @@ import { runCommandSpec } from './runCommand';
 import { searchToolOutputSpec } from './searchToolOutput';
 import type { NestedCall, ToolContext, ToolSpec } from './toolSpec';
 
-/** Every tool's spec by name; a name in TOOL_NAMES without a spec here is a compile error. */
-export const TOOL_SPECS = {
-  read_tool_output: readToolOutputSpec,
-  search_tool_output: searchToolOutputSpec,
-  run_command: runCommandSpec,
-  read_file_page: readFilePageSpec,
-  run_code: runCodeSpec,
-} as const satisfies { readonly [N in ToolName]: ToolSpec<never, N> };
+/** Every tool, in manifest order (test/unit/toolNames.test.ts keeps this list and package.json equal). */
+const SPECS = [readToolOutputSpec, searchToolOutputSpec, runCommandSpec, readFilePageSpec, runCodeSpec] as const;
+
+type AnySpec = (typeof SPECS)[number];
+
+/** A tool's name: the union of the specs' names, so a table keyed by it misses no tool without a compile error. */
+export type ToolName = AnySpec['name'];
+
+/** Every tool's name, in manifest order. */
+export const TOOL_NAMES: readonly ToolName[] = SPECS.map((spec) => spec.name);
+
+export function isToolName(name: string): name is ToolName {
+  return (TOOL_NAMES as readonly string[]).includes(name);
+}
+
+/** Every tool's spec by name. */
+export const TOOL_SPECS = Object.fromEntries(SPECS.map((spec) => [spec.name, spec])) as {
+  readonly [S in AnySpec as S['name']]: S;
+};
 
 /** A tool's input type, from its spec. */
 export type ToolInput<N extends ToolName> = Parameters<(typeof TOOL_SPECS)[N]['run']>[0];

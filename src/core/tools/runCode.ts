@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import { renderCodeRun } from '../codeMode/render';
 import { runProgram, type CodeRunResult, type RunCodeDeps } from '../codeMode/runProgram';
 import { DEFAULT_TIMEOUT_SECONDS } from '../codeMode/sandbox';
@@ -6,7 +7,7 @@ import { RUN_CODE_TOOL } from '../toolNames';
 import type { RecallStore } from '../types';
 import { PROGRAM_GATE, queuedLine } from '../capture/workGate';
 import { annotateOf, recordPreview, type PreviewErrorFn } from './recordPreview';
-import { storeOrNothing, type RunningToolSpec } from './toolSpec';
+import { clipLine, storeOrNothing, type RunningToolSpec } from './toolSpec';
 
 export interface RunCodeInput {
   code: string;
@@ -28,6 +29,8 @@ export interface RunCodeContext {
 }
 
 const MAX_CODE_CHARS = 100_000;
+/** The part of a program the confirmation shows (a person reads it; the rest is counted). */
+const CONFIRMATION_CODE_CHARS = 20_000;
 
 /**
  * `run_code`: runs a short JavaScript program in an isolated sandbox process; the program calls other
@@ -41,6 +44,26 @@ export const runCodeSpec: RunningToolSpec<RunCodeInput, typeof RUN_CODE_TOOL> = 
   without: 'running code',
   // Header, recovery section and console output take about this much of a token budget.
   headerBytes: 4000,
+  invocation: ({ code }) => {
+    const firstLine = (typeof code === 'string' ? code : '').trim().split('\n')[0] ?? '';
+    return l10n.t('Running program {0}', `\`${clipLine(firstLine, 60)}\``);
+  },
+  confirmation: ({ code: given, timeoutSeconds }) => {
+    const code = typeof given === 'string' ? given : '';
+    return {
+      title: l10n.t('Run code'),
+      question: l10n.t(
+        'Run this JavaScript program? It runs isolated (no files, network or processes) and can only act through the tools it calls, which ask for their own confirmation as usual.',
+      ),
+      code:
+        code.length > CONFIRMATION_CODE_CHARS
+          ? `${code.slice(0, CONFIRMATION_CODE_CHARS)}\n// ${l10n.t('… {0} more characters', code.length - CONFIRMATION_CODE_CHARS)}`
+          : code,
+      language: 'javascript',
+      note: l10n.t('Time limit: {0} s.', timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS),
+    };
+  },
+  progress: () => `$(code) ${RUN_CODE_TOOL}`,
   validate: validateRunCodeInput,
   async run(input, context) {
     const { settings, log } = context;

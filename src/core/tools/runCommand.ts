@@ -1,10 +1,11 @@
 import * as path from 'node:path';
+import * as l10n from '@vscode/l10n';
 import { captureCommand, type CommandResult } from '../capture/captureCommand';
 import { queuedLine } from '../capture/workGate';
 import { clipEcho } from '../errors';
 import { READ_TOOL_OUTPUT_TOOL, RUN_COMMAND_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
 import type { RecallStore } from '../types';
-import { baseDirOf, storeOrNothing, type RunningToolSpec } from './toolSpec';
+import { baseDirOf, clipLine, storeOrNothing, type RunningToolSpec } from './toolSpec';
 
 export interface RunCommandInput {
   command: string;
@@ -38,6 +39,15 @@ export const runCommandSpec: RunningToolSpec<RunCommandInput, typeof RUN_COMMAND
   without: 'running commands',
   // Header and guidance around the preview take about this much of a token budget.
   headerBytes: 1200,
+  invocation: ({ command }) => l10n.t('Running {0}', `\`${clipLine(String(command), 80)}\``),
+  confirmation: ({ command, cwd }, folders) => ({
+    title: l10n.t('Run command'),
+    question: l10n.t('Run this command in a shell?'),
+    code: String(command),
+    language: 'sh',
+    note: l10n.t('in {0}', `\`${resolveCwd(baseDirOf(folders), typeof cwd === 'string' ? cwd : undefined)}\``),
+  }),
+  progress: ({ command }) => `$(terminal) ${String(command).slice(0, 60)}`,
   async run(input, context) {
     const { settings, log } = context;
     const { text, result } = await runCommandTool(input, {

@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import { RecallError } from '../errors';
 import type { ReadPolicy } from '../files/readablePath';
 import { describeDropped, droppedMatches } from '../notable/dropped';
@@ -24,6 +25,10 @@ export interface SearchToolOutputInput {
 export const searchToolOutputSpec: ReadingToolSpec<SearchToolOutputInput, typeof SEARCH_TOOL_OUTPUT_TOOL> = {
   name: SEARCH_TOOL_OUTPUT_TOOL,
   effect: 'reads',
+  invocation: ({ outputId, path, pattern }) =>
+    path !== undefined
+      ? l10n.t('Searching {path} for {pattern}', { path, pattern: JSON.stringify(pattern) })
+      : l10n.t('Searching retained output {outputId} for {pattern}', { outputId: outputId ?? '', pattern: JSON.stringify(pattern) }),
   run: async (input, context) =>
     searchToolOutputText(input.outputId === undefined ? undefined : await context.store(), input, context.signal, readPolicyOf(context)),
 };

@@ -1,13 +1,13 @@
 /**
  * What a tool is, for every front end: its name, whether it only reads or runs things (`effect`,
  * which drives MCP annotations and, in VS Code, the confirmation, the workspace-trust check and the
- * progress), an optional check of the input beyond its JSON Schema, and its run. The front ends
- * build a `ToolContext` per call and go through `invokeTool` (registry.ts); no tool is wired twice.
+ * progress), what VS Code shows a person about a call, an optional check of the input beyond its
+ * JSON Schema, and its run. The front ends build a `ToolContext` per call and go through
+ * `invokeTool` (registry.ts); no tool is wired twice, and a tool's whole definition is its spec.
  */
 import * as os from 'node:os';
 import type { ReadPolicy } from '../files/readablePath';
 import type { RecallSettings } from '../settings';
-import type { ToolName } from '../toolNames';
 import type { RecallStore } from '../types';
 
 /** Where a front end logs (the VS Code log channel and the MCP server's stderr log both fit). */
@@ -45,8 +45,31 @@ export type RunContext = ToolContext & { callTool: NestedCall };
 
 export type ToolEffect = 'reads' | 'runs';
 
-interface SpecBase<I, N extends ToolName> {
+/**
+ * What VS Code asks before a running tool starts: a question, the code itself, and a note under it.
+ * Person-facing, so its texts go through `l10n.t` of @vscode/l10n, which the extension configures
+ * with VS Code's bundle at activation (the MCP server never shows these).
+ */
+export interface Confirmation {
+  title: string;
+  question: string;
+  code: string;
+  /** The code block's language (`sh`, `javascript`). */
+  language: string;
+  note: string;
+}
+
+/**
+ * Describes a call for a person, from the input VS Code hands over (which is not schema-checked
+ * yet: describe defensively) and the workspace folders on disk.
+ */
+type Describe<I, T> = (input: I, folders: readonly string[]) => T;
+
+interface SpecBase<I, N extends string> {
+  /** The tool's name, as package.json declares it (`contributes.languageModelTools`); test/unit/toolNames.test.ts keeps them equal. */
   name: N;
+  /** The line VS Code shows while the call runs (person-facing: `l10n.t`). */
+  invocation: Describe<I, string>;
   /**
    * Throws RecallError INVALID_ARGUMENT for what the input's JSON Schema cannot say (a blank program);
    * runs after the schema check and before anything starts: the one validation of a tool's input.
@@ -57,20 +80,24 @@ interface SpecBase<I, N extends ToolName> {
 }
 
 /** A tool that only reads (retained copies, files): no confirmation, allowed in an untrusted workspace. */
-export interface ReadingToolSpec<I, N extends ToolName = ToolName> extends SpecBase<I, N> {
+export interface ReadingToolSpec<I, N extends string = string> extends SpecBase<I, N> {
   effect: 'reads';
 }
 
 /** A tool that runs something on the machine: the user confirms it, and it is refused in an untrusted workspace. */
-export interface RunningToolSpec<I, N extends ToolName = ToolName> extends SpecBase<I, N> {
+export interface RunningToolSpec<I, N extends string = string> extends SpecBase<I, N> {
   effect: 'runs';
+  /** What VS Code asks before the call starts. */
+  confirmation: Describe<I, Confirmation>;
+  /** The status bar line while it runs (a codicon and the command; not translated). */
+  progress: Describe<I, string>;
   /** What the model can do without it, for the untrusted-workspace refusal ("running commands"). */
   without: string;
   /** Bytes of the result besides the preview (header, guidance), taken out of a token budget. */
   headerBytes: number;
 }
 
-export type ToolSpec<I, N extends ToolName = ToolName> = ReadingToolSpec<I, N> | RunningToolSpec<I, N>;
+export type ToolSpec<I, N extends string = string> = ReadingToolSpec<I, N> | RunningToolSpec<I, N>;
 
 /** Which files the tools read: the context's folders and the user's settings. */
 export function readPolicyOf(context: ToolContext): ReadPolicy {
@@ -92,4 +119,9 @@ export async function storeOrNothing(context: ToolContext, tool: string): Promis
     context.log.error(`no session store for ${tool}: ${String(error)}`);
     return undefined;
   });
+}
+
+/** `text` cut to `max` characters with an ellipsis, for a one-line description of a call (a person reads it; no count). */
+export function clipLine(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 3)}…` : text;
 }

@@ -8,12 +8,11 @@
 import * as vscode from 'vscode';
 import { RecallError } from '../../core/errors';
 import type { RecallSettings } from '../../core/settings';
-import { RUN_CODE_TOOL, type ToolName } from '../../core/toolNames';
-import { invokeTool, nestedToolNames, toolSpec, type ToolInput } from '../../core/tools/registry';
+import { RUN_CODE_TOOL } from '../../core/toolNames';
+import { invokeTool, nestedToolNames, toolSpec, type ToolInput, type ToolName } from '../../core/tools/registry';
 import { toolErrorText, unknownToolText } from '../../core/tools/parts';
-import type { NestedCall, ToolContext } from '../../core/tools/toolSpec';
+import type { Confirmation, NestedCall, ToolContext } from '../../core/tools/toolSpec';
 import type { RecallStore } from '../../core/types';
-import { describeCall, type Confirmation } from './toolMessages';
 import { bytesForTokenBudget, textResult } from './toolResult';
 
 type InvocationToken = vscode.LanguageModelToolInvocationOptions<object>['toolInvocationToken'];
@@ -44,9 +43,13 @@ export class RecallTool<N extends ToolName> implements vscode.LanguageModelTool<
   ) {}
 
   prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<ToolInput<N>>): vscode.PreparedToolInvocation {
-    const { invocation, confirmation } = describeCall(this.name, options.input, workspaceFolders());
-    // Only a running tool has a confirmation (toolMessages.ts requires it by the spec's effect).
-    return { invocationMessage: invocation, ...(confirmation ? { confirmationMessages: confirmationMessages(confirmation) } : {}) };
+    const spec = toolSpec(this.name);
+    const folders = workspaceFolders();
+    const invocationMessage = spec.invocation(options.input, folders);
+    // Only a running tool asks first (its spec must say how: RunningToolSpec requires the confirmation).
+    return spec.effect === 'runs'
+      ? { invocationMessage, confirmationMessages: confirmationMessages(spec.confirmation(options.input, folders)) }
+      : { invocationMessage };
   }
 
   async invoke(
@@ -88,7 +91,7 @@ export class RecallTool<N extends ToolName> implements vscode.LanguageModelTool<
           ? await vscode.window.withProgress(
               {
                 location: vscode.ProgressLocation.Window,
-                title: describeCall(this.name, options.input, context.folders).progress ?? this.name,
+                title: spec.progress(options.input, context.folders),
               },
               work,
             )
