@@ -9,7 +9,7 @@ import * as l10n from '@vscode/l10n';
 import { TOOL_NAMES, TOOL_SPECS, toolSpec } from '../../src/core/tools/registry';
 
 const REPO = path.resolve(__dirname, '../..');
-const FOLDERS = ['/work/project'];
+const FOLDERS = ['/home/dev/project'];
 const COMMAND = { command: 'npm test', cwd: 'packages/core' };
 const PROGRAM = { code: 'const r = await tools.call("run_command", { command: "ls" });\nreturn r;', timeoutSeconds: 30 };
 
@@ -46,7 +46,7 @@ describe('tool descriptions: what VS Code shows a person, from each spec', () =>
       question: 'Run this command in a shell?',
       code: 'npm test',
       language: 'sh',
-      note: 'in `/work/project/packages/core`',
+      note: 'in `/home/dev/project/packages/core`',
     });
     assert.equal(TOOL_SPECS.run_code.confirmation(PROGRAM, FOLDERS).note, 'Time limit: 30 s.');
   });
