@@ -24,13 +24,16 @@ export interface PageRequest {
  * The page size a reader uses: `limit` (a page setting, or the largest page) when none is requested,
  * else the requested size held to `limit`; `limit` is itself held to DEFAULT_LIMITS.pageBytes, so
  * neither a request nor a setting gets a larger page. It only clamps: a request was validated where
- * it came in (a tool's input schema, validatePageRequest, the file pager's request check).
+ * it came in (a tool's schema and its spec's validate; validatePageRequest for the store's callers).
  */
 export function clampPageBytes(requested: number | undefined, limit: number = DEFAULT_LIMITS.pageBytes): number {
   return Math.min(requested ?? limit, limit, DEFAULT_LIMITS.pageBytes);
 }
 
-/** Checks `offset` and `maxBytes` before any bytes are fetched; returns the clamped page size. */
+/**
+ * The store's own check of `offset` and `maxBytes` before any bytes are fetched (the store is an edge
+ * too: the inspector and the extension's API call it without a tool schema); returns the page size.
+ */
 export function validatePageRequest(outputId: string, offset: unknown, maxBytes: unknown, totalBytes: number): number {
   if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0) {
     throw new RecallError(

@@ -5,6 +5,8 @@ import * as path from 'node:path';
 import { isRecallError, type RecallErrorCode } from '../../src/core/errors';
 import { LINE_INDEX_STRIDE, clearLineIndexCache, lineIndexStats } from '../../src/core/files/lineIndex';
 import { CHEAP_COUNT_BYTES, readFilePage, type FilePage, type FilePageOptions } from '../../src/core/files/filePager';
+import { resolveSettings } from '../../src/core/settings';
+import { invokeTool } from '../../src/core/tools/registry';
 
 const rejects =
   (code: RecallErrorCode, pattern?: RegExp) =>
@@ -347,16 +349,30 @@ describe('readFilePage: UTF-8', () => {
   });
 });
 
+/** read_file_page through the registry, as a model calls it: the schema check and the spec's validate first. */
+async function callTool(input: Record<string, unknown>): Promise<string> {
+  const context = {
+    store: () => Promise.reject(new Error('read_file_page needs no store')),
+    settings: resolveSettings(() => undefined),
+    folders: [os.tmpdir()],
+    signal: new AbortController().signal,
+    log: { info() {}, warn() {}, error() {} },
+  };
+  const run = await invokeTool('read_file_page', input, context);
+  assert.equal(run.isError, true, run.text);
+  return run.text;
+}
+
 describe('readFilePage: arguments and edges', () => {
-  it('rejects line and byteOffset together, saying which to use', async () => {
+  it('rejects line and byteOffset together at the tool edge, saying which to use', async () => {
     const file = await write('a\nb\n');
-    await assert.rejects(
-      readFilePage(file, { line: 2, byteOffset: 0 }),
-      rejects('INVALID_ARGUMENT', /either line or byteOffset, not both.*"line":2.*"byteOffset":0/),
+    assert.match(
+      await callTool({ path: file, line: 2, byteOffset: 0 }),
+      /^read_file_page failed \(INVALID_ARGUMENT\): Pass either line or byteOffset, not both.*"line":2.*"byteOffset":0/,
     );
   });
 
-  it('reads from line 1 when neither is given (null counts as absent)', async () => {
+  it('reads from line 1 when neither is given', async () => {
     const file = await write('first\nsecond\n');
     const page = await readFilePage(file);
     assert.equal(page.text, 'first\nsecond\n');
@@ -364,27 +380,33 @@ describe('readFilePage: arguments and edges', () => {
     assert.equal(page.endLine, 2);
     assert.equal(page.totalLines, 2);
     assert.equal(page.hasMore, false);
-    const nulls = await readFilePage(file, { line: null, byteOffset: null, maxBytes: null } as unknown as FilePageOptions);
-    assert.equal(nulls.text, 'first\nsecond\n');
   });
 
-  it('validates line, byteOffset and maxBytes', async () => {
+  it('validates line, byteOffset and maxBytes once, at the tool edge (the pager only clamps)', async () => {
     const file = await write('abc\n');
-    for (const maxBytes of [0, -1, 1.5, Number.NaN, '10']) {
-      await assert.rejects(
-        readFilePage(file, { maxBytes } as FilePageOptions),
-        rejects('INVALID_ARGUMENT', /maxBytes must be an integer from 1 to 4096/),
+    for (const maxBytes of [0, -1, 1.5, '10', null, 4097])
+      assert.match(
+        await callTool({ path: file, maxBytes }),
+        /^read_file_page failed \(INVALID_ARGUMENT\): the input property "maxBytes" must be an integer ≥ 1 and ≤ 4096; got /,
       );
-    }
-    for (const line of [0, -3, 2.5, '7']) {
-      await assert.rejects(readFilePage(file, { line } as FilePageOptions), rejects('INVALID_ARGUMENT', /line must be a 1-based integer/));
-    }
-    for (const byteOffset of [-1, 0.5, '0']) {
-      await assert.rejects(
-        readFilePage(file, { byteOffset } as FilePageOptions),
-        rejects('INVALID_ARGUMENT', /byteOffset must be a non-negative integer/),
+    for (const line of [0, -3, 2.5, '7', null])
+      assert.match(
+        await callTool({ path: file, line }),
+        /^read_file_page failed \(INVALID_ARGUMENT\): the input property "line" must be an integer ≥ 1; got /,
       );
-    }
+    for (const byteOffset of [-1, 0.5, '0'])
+      assert.match(
+        await callTool({ path: file, byteOffset }),
+        /^read_file_page failed \(INVALID_ARGUMENT\): the input property "byteOffset" must be an integer ≥ 0; got /,
+      );
+    assert.match(
+      await callTool({ path: file, byteOffset: 2 ** 60 }),
+      /^read_file_page failed \(INVALID_ARGUMENT\): byteOffset must be a non-negative integer byte offset/,
+    );
+    assert.match(
+      await callTool({ path: file, line: 2 ** 60 }),
+      /^read_file_page failed \(INVALID_ARGUMENT\): line must be a 1-based integer line number/,
+    );
   });
 
   it('clamps maxBytes above 4096', async () => {

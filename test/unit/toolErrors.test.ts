@@ -9,6 +9,8 @@ import { RecallError, clipEcho } from '../../src/core/errors';
 import { MAX_INPUT_DEPTH, checkToolInput } from '../../src/core/tools/inputCheck';
 import { TOOL_DECLARATIONS } from '../../src/core/tools/manifest';
 import { boundMessage, toolErrorText, unknownToolText } from '../../src/core/tools/parts';
+import { invokeTool } from '../../src/core/tools/registry';
+import { resolveSettings } from '../../src/core/settings';
 import { rejectsWith, throwsWith } from './helpers/assertions';
 import { useTempDirs } from './helpers/tempDirs';
 
@@ -105,10 +107,23 @@ describe('tool errors: a code on every failure, inputs clipped', function () {
     assert.match(ok.message, /property "outputId" must be a string/);
   });
 
-  it('run_command: a NUL in the command, a command too long for the system, a huge missing cwd: INVALID_ARGUMENT, bounded', async () => {
+  it('run_command: a NUL in the command or a blank one (at the tool edge), a command too long for the system, a huge missing cwd: INVALID_ARGUMENT, bounded', async () => {
     const work = dirs.make();
-    const nul = await rejectsWith(captureCommand({ command: 'echo a\0b', cwd: work }, undefined), 'INVALID_ARGUMENT');
-    assert.match(nul.message, /^command holds a NUL character \(at index 6\)/);
+    // What the schema cannot say is checked once, at the tool edge (the spec's validate), before anything starts.
+    const context = {
+      store: () => Promise.reject(new Error('no store needed')),
+      settings: resolveSettings(() => undefined),
+      folders: [work],
+      signal: new AbortController().signal,
+      log: { info() {}, warn() {}, error() {} },
+    };
+    const nul = await invokeTool('run_command', { command: 'echo a\0b' }, context);
+    assert.deepEqual(nul, {
+      isError: true,
+      text: "run_command failed (INVALID_ARGUMENT): command holds a NUL character (at index 6), which no command line can carry. Remove it; to write one, use printf '\\0' in the command.",
+    });
+    const blank = await invokeTool('run_command', { command: '  \n' }, context);
+    assert.equal(blank.text, 'run_command failed (INVALID_ARGUMENT): command must be a non-empty shell command line.');
     const big = await rejectsWith(captureCommand({ command: `echo ${'a'.repeat(1_000_000)}`, cwd: work }, undefined), 'INVALID_ARGUMENT');
     assert.match(
       big.message,

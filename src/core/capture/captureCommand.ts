@@ -91,15 +91,9 @@ export async function captureCommand(
   store: RecallStore | undefined,
   limits: Partial<CaptureLimits> = {},
 ): Promise<CommandResult> {
+  // The command and its time limit were checked at the tool edge (run_command's schema and validate);
+  // the working folder is checked here, when the command is about to start in it.
   const { command } = options;
-  if (typeof command !== 'string' || command.trim().length === 0)
-    throw new RecallError('INVALID_ARGUMENT', 'command must be a non-empty shell command line.');
-  const nul = command.indexOf('\0');
-  if (nul >= 0)
-    throw new RecallError(
-      'INVALID_ARGUMENT',
-      `command holds a NUL character (at index ${nul}), which no command line can carry. Remove it; to write one, use printf '\\0' in the command.`,
-    );
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const stat = await fs.stat(cwd).catch(() => undefined);
   if (!stat?.isDirectory())
@@ -107,9 +101,6 @@ export async function captureCommand(
       'INVALID_ARGUMENT',
       `The working folder "${clipEcho(cwd)}" does not exist or is not a folder. Pass an existing cwd, or omit it.`,
     );
-  if (options.timeoutMs !== undefined && (!Number.isFinite(options.timeoutMs) || options.timeoutMs <= 0)) {
-    throw new RecallError('INVALID_ARGUMENT', `timeoutMs must be a positive number; got ${options.timeoutMs}.`);
-  }
   const previewBytes = limits.previewBytes ?? DEFAULT_LIMITS.previewBytes;
   const streamBytes = limits.streamBytes ?? DEFAULT_LIMITS.streamBytes;
   // The merged copy is what gets retained, so it must also fit the store's copy cap unchanged:

@@ -15,7 +15,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as os from 'node:os';
-import { RecallError } from '../errors';
 import { CHILD_SOURCE } from './childSource';
 import { RUN_CODE_TOOL } from '../toolNames';
 
@@ -61,12 +60,7 @@ export function runSandbox(options: SandboxOptions, onCall: ToolCallHandler): Pr
   const { code, timeoutMs, signal } = options;
   const memoryMb = options.memoryMb ?? DEFAULT_MEMORY_MB;
   const maxLogChars = options.maxLogChars ?? DEFAULT_MAX_LOG_CHARS;
-  if (typeof code !== 'string' || code.trim() === '')
-    throw new RecallError('INVALID_ARGUMENT', 'code must be a non-empty JavaScript program (the body of an async function).');
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
-    throw new RecallError('INVALID_ARGUMENT', `timeoutMs must be a positive number; got ${timeoutMs}.`);
-  if (!Number.isInteger(memoryMb) || memoryMb < 16)
-    throw new RecallError('INVALID_ARGUMENT', `memoryMb must be an integer of at least 16; got ${memoryMb}.`);
+  // The program and its time limit were checked at the tool edge (run_code's schema and validate).
 
   const started = performance.now();
   let logs = '';

@@ -113,12 +113,12 @@ export interface FilePage {
  */
 export async function readFilePage(file: string | OpenedFile, options: FilePageOptions = {}): Promise<FilePage> {
   const shown = options.displayPath ?? (typeof file === 'string' ? file : file.path);
-  const request = validateRequest(shown, options);
+  const request = pageRequest(options);
   if (typeof file !== 'string') return pageOf(file, request, shown);
   return withRegularFile(file, { shown, tool: READ_FILE_PAGE_TOOL }, (opened) => pageOf(opened, request, shown));
 }
 
-async function pageOf({ handle, path: file, stats }: OpenedFile, request: ValidRequest, shown: string): Promise<FilePage> {
+async function pageOf({ handle, path: file, stats }: OpenedFile, request: PageRequest, shown: string): Promise<FilePage> {
   const identity: FileIdentity = { size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino, dev: stats.dev };
   const index = lineIndexFor(file, identity);
   const size = identity.size;
@@ -229,49 +229,40 @@ async function pageOf({ handle, path: file, stats }: OpenedFile, request: ValidR
   return result;
 }
 
-type ValidRequest = { kind: 'line'; line: number; maxBytes: number } | { kind: 'offset'; byteOffset: number; maxBytes: number };
+type PageRequest = { kind: 'line'; line: number; maxBytes: number } | { kind: 'offset'; byteOffset: number; maxBytes: number };
 
-function validateRequest(shown: string, options: FilePageOptions): ValidRequest {
-  // null counts as absent: models often send `"line": null` for an unused argument.
-  const line: unknown = options.line ?? undefined;
-  const byteOffset: unknown = options.byteOffset ?? undefined;
-  const maxBytesArg: unknown = options.maxBytes ?? undefined;
+/**
+ * The page a request asks for. It only clamps: the request was checked at the tool edge
+ * (read_file_page's schema, then `validateReadFilePageInput`).
+ */
+function pageRequest({ line, byteOffset, maxBytes }: FilePageOptions): PageRequest {
+  const bytes = clampPageBytes(maxBytes);
+  return byteOffset !== undefined ? { kind: 'offset', byteOffset, maxBytes: bytes } : { kind: 'line', line: line ?? 1, maxBytes: bytes };
+}
 
-  let maxBytes = clampPageBytes(undefined);
-  if (maxBytesArg !== undefined) {
-    if (typeof maxBytesArg !== 'number' || !Number.isInteger(maxBytesArg) || maxBytesArg < 1) {
-      throw new RecallError(
-        'INVALID_ARGUMENT',
-        `maxBytes must be an integer from 1 to ${MAX_FILE_PAGE_BYTES}; got ${JSON.stringify(maxBytesArg)}. Omit it to get ${MAX_FILE_PAGE_BYTES}-byte pages: ${call(shown, typeof line === 'number' ? { line } : typeof byteOffset === 'number' ? { byteOffset } : {})}.`,
-      );
-    }
-    maxBytes = clampPageBytes(maxBytesArg);
-  }
+/**
+ * Throws RecallError INVALID_ARGUMENT for what read_file_page's schema cannot say: `line` and
+ * `byteOffset` together, or either past the largest exact integer. `shown`: the path as given.
+ */
+export function validateReadFilePageInput(shown: string, { line, byteOffset }: FilePageOptions): void {
   if (line !== undefined && byteOffset !== undefined) {
     throw new RecallError(
       'INVALID_ARGUMENT',
-      `Pass either line or byteOffset, not both: line (1-based) starts a page at the beginning of a line; byteOffset continues exactly where a page stopped (inside a long line). For example ${call(shown, { line: typeof line === 'number' ? line : 1 })} or ${call(shown, { byteOffset: typeof byteOffset === 'number' ? byteOffset : 0 })}.`,
+      `Pass either line or byteOffset, not both: line (1-based) starts a page at the beginning of a line; byteOffset continues exactly where a page stopped (inside a long line). For example ${call(shown, { line })} or ${call(shown, { byteOffset })}.`,
     );
   }
-  if (byteOffset !== undefined) {
-    if (typeof byteOffset !== 'number' || !Number.isInteger(byteOffset) || byteOffset < 0 || byteOffset > MAX_OFFSET) {
-      throw new RecallError(
-        'INVALID_ARGUMENT',
-        `byteOffset must be a non-negative integer byte offset, as nextByteOffset gives; got ${JSON.stringify(byteOffset)}. To read by line, pass line instead: ${call(shown, { line: 1 })}.`,
-      );
-    }
-    return { kind: 'offset', byteOffset, maxBytes };
+  if (byteOffset !== undefined && byteOffset > MAX_OFFSET) {
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `byteOffset must be a non-negative integer byte offset, as nextByteOffset gives; got ${JSON.stringify(byteOffset)}. To read by line, pass line instead: ${call(shown, { line: 1 })}.`,
+    );
   }
-  if (line !== undefined) {
-    if (typeof line !== 'number' || !Number.isInteger(line) || line < 1 || line > MAX_OFFSET) {
-      throw new RecallError(
-        'INVALID_ARGUMENT',
-        `line must be a 1-based integer line number; got ${JSON.stringify(line)}. For example ${call(shown, { line: 1 })}.`,
-      );
-    }
-    return { kind: 'line', line, maxBytes };
+  if (line !== undefined && line > MAX_OFFSET) {
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `line must be a 1-based integer line number; got ${JSON.stringify(line)}. For example ${call(shown, { line: 1 })}.`,
+    );
   }
-  return { kind: 'line', line: 1, maxBytes };
 }
 
 /** `read_file_page {"path":"…","line":N}` with the path JSON-quoted exactly. */

@@ -1,5 +1,5 @@
 import * as l10n from '@vscode/l10n';
-import { readFilePage, type FilePage } from '../files/filePager';
+import { readFilePage, validateReadFilePageInput, type FilePage } from '../files/filePager';
 import { openReadableFile, type ReadPolicy } from '../files/readablePath';
 import { maskedNote } from '../files/secretShapes';
 import { READ_FILE_PAGE_TOOL } from '../toolNames';
@@ -19,6 +19,7 @@ export interface ReadFilePageInput {
 export const readFilePageSpec: ReadingToolSpec<ReadFilePageInput, typeof READ_FILE_PAGE_TOOL> = {
   name: READ_FILE_PAGE_TOOL,
   effect: 'reads',
+  validate: (input) => validateReadFilePageInput(input.path, input),
   invocation: ({ path, line, byteOffset }) =>
     byteOffset !== undefined
       ? l10n.t('Reading {path} from byte {offset}', { path, offset: byteOffset })

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
 import { captureCommand, type CommandResult } from '../capture/captureCommand';
 import { queuedLine } from '../capture/workGate';
-import { clipEcho } from '../errors';
+import { RecallError, clipEcho } from '../errors';
 import { READ_TOOL_OUTPUT_TOOL, RUN_COMMAND_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
 import type { RecallStore } from '../types';
 import { baseDirOf, clipLine, storeOrNothing, type RunningToolSpec } from './toolSpec';
@@ -39,6 +39,7 @@ export const runCommandSpec: RunningToolSpec<RunCommandInput, typeof RUN_COMMAND
   without: 'running commands',
   // Header and guidance around the preview take about this much of a token budget.
   headerBytes: 1200,
+  validate: validateRunCommandInput,
   invocation: ({ command }) => l10n.t('Running {0}', `\`${clipLine(String(command), 80)}\``),
   confirmation: ({ command, cwd }, folders) => ({
     title: l10n.t('Run command'),
@@ -67,6 +68,17 @@ export const runCommandSpec: RunningToolSpec<RunCommandInput, typeof RUN_COMMAND
 };
 
 /** Relative folders are taken from the first workspace folder, like a terminal opened there. */
+/** Throws RecallError INVALID_ARGUMENT for a command line no shell can start (its schema bounds timeoutSeconds). */
+export function validateRunCommandInput({ command }: RunCommandInput): void {
+  if (command.trim().length === 0) throw new RecallError('INVALID_ARGUMENT', 'command must be a non-empty shell command line.');
+  const nul = command.indexOf('\0');
+  if (nul >= 0)
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `command holds a NUL character (at index ${nul}), which no command line can carry. Remove it; to write one, use printf '\\0' in the command.`,
+    );
+}
+
 export function resolveCwd(baseDir: string, cwd: string | undefined): string {
   return cwd ? path.resolve(baseDir, cwd) : baseDir;
 }
