@@ -18,7 +18,7 @@
  * release) holds its chunks itself and is read as it is.
  */
 import type { promises as fs } from 'node:fs';
-import type { Database, SqlJsStatic } from 'sql.js';
+import type { Database } from 'sql.js';
 import { RecallError, describeError } from '../errors';
 import { DEFAULT_LIMITS, JOURNAL_LIMIT_QUOTAS } from '../limits';
 import type { OutputInfo, ReadResult, RecallStore, RetainResult, SearchOptions, SearchResult, StoreStats } from '../types';
@@ -40,7 +40,7 @@ export interface ReadOnlySessionOptions {
 }
 
 export async function openReadOnlySession(file: string, options: ReadOnlySessionOptions = {}): Promise<ReadOnlySession> {
-  const session = new ReadOnlySession(file, options.quotaBytes ?? DEFAULT_LIMITS.sessionQuotaBytes, await loadSqlJs());
+  const session = new ReadOnlySession(file, options.quotaBytes ?? DEFAULT_LIMITS.sessionQuotaBytes);
   await session.refresh();
   return session;
 }
@@ -76,10 +76,9 @@ export class ReadOnlySession implements RecallStore {
   constructor(
     readonly file: string,
     readonly quotaBytes: number,
-    SQL: SqlJsStatic,
   ) {
     this.journalLimitBytes = JOURNAL_LIMIT_QUOTAS * quotaBytes;
-    this.segments = new SegmentCache(file, SQL);
+    this.segments = new SegmentCache(file);
   }
 
   get sessionId(): string {

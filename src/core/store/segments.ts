@@ -9,18 +9,22 @@
  * an orphan, removed at the next open), and deleted only after an index that no longer names it is
  * durable; a reader holding an older index finds it gone (SEGMENT_GONE) and reads the index again.
  */
-import { readFileSync, promises as fs } from 'node:fs';
+import { closeSync, fstatSync, openSync, promises as fs } from 'node:fs';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { RecallError, describeError } from '../errors';
 import type { EncodedChunk } from './chunks';
 import { CHUNKS_SCHEMA, queryRows } from './schema';
+import { mapSegment, readChunk, type SegmentMap } from './segmentFile';
 import { segmentFile } from './sessionFiles';
 
 /** Encoded chunk bytes per segment: a page read opens at most ~1 MiB, a checkpoint's last segment wastes at most that. */
 export const SEGMENT_BYTES = 1024 * 1024;
 
-/** Open segments kept, in file bytes: a few segments, so paging through a copy does not reopen one per page. */
-const CACHE_BYTES = 4 * SEGMENT_BYTES;
+/**
+ * Segments whose maps are kept (where each chunk is in the file: a few KiB each), so paging through a
+ * copy reads its pages without walking the segment's b-tree again. 64 cover a full session of 1 MiB segments.
+ */
+const MAPS_KEPT = 64;
 
 /** `details.reason` of the error for a segment an index names but that is gone (a newer index dropped it). */
 export const SEGMENT_GONE = 'segmentGone';
@@ -31,55 +35,21 @@ export interface ChunkRow {
   data: Uint8Array;
 }
 
-/** Opens segments on demand and keeps the most recently used ones, up to CACHE_BYTES. */
+/**
+ * Reads chunks from segment files by positioned reads (segmentFile.ts), keeping the maps of the
+ * most recently read segments: a chunk costs one read of its own pages, not the whole segment.
+ */
 export class SegmentCache {
-  private readonly open = new Map<number, { db: Database; bytes: number }>();
-  private heldBytes = 0;
+  private readonly maps = new Map<number, SegmentMap>();
 
-  constructor(
-    private readonly file: string,
-    private readonly SQL: SqlJsStatic,
-  ) {}
+  constructor(private readonly file: string) {}
 
-  /** Chunks [first, last] of `outputId` that segment `n` holds. */
+  /** Chunks [first, last] of `outputId` that segment `n` holds, in order (those it lacks are left out). */
   chunks(n: number, outputId: string, first: number, last: number): ChunkRow[] {
-    const db = this.segment(n);
-    try {
-      return queryRows<ChunkRow>(db, 'SELECT idx, codec, data FROM chunks WHERE output_id = ? AND idx BETWEEN ? AND ? ORDER BY idx', [
-        outputId,
-        first,
-        last,
-      ]);
-    } catch (error) {
-      throw damaged(segmentFile(this.file, n), error);
-    }
-  }
-
-  /** Closes segment `n` if open (it is being deleted). */
-  drop(n: number): void {
-    const entry = this.open.get(n);
-    if (!entry) return;
-    entry.db.close();
-    this.heldBytes -= entry.bytes;
-    this.open.delete(n);
-  }
-
-  clear(): void {
-    for (const n of [...this.open.keys()]) this.drop(n);
-  }
-
-  private segment(n: number): Database {
-    const entry = this.open.get(n);
-    if (entry) {
-      this.open.delete(n);
-      this.open.set(n, entry);
-      return entry.db;
-    }
     const path = segmentFile(this.file, n);
-    let bytes: Buffer;
+    let fd: number;
     try {
-      // Synchronous: reads are synchronous (sql.js), and a segment is at most about a MiB.
-      bytes = readFileSync(path);
+      fd = openSync(path, 'r');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT')
         throw new RecallError('STORE_UNAVAILABLE', `The content segment ${path} is gone; the session's index changed since it was read.`, {
@@ -87,16 +57,37 @@ export class SegmentCache {
         });
       throw damaged(path, error);
     }
-    let db: Database;
     try {
-      db = new this.SQL.Database(bytes);
+      const map = this.map(n, fd);
+      const rows: ChunkRow[] = [];
+      for (let idx = first; idx <= last; idx++) {
+        const chunk = map.chunks.get(`${outputId}:${idx}`);
+        if (chunk) rows.push({ idx, codec: chunk.codec, data: readChunk(fd, map, chunk) });
+      }
+      return rows;
     } catch (error) {
       throw damaged(path, error);
+    } finally {
+      closeSync(fd);
     }
-    while (this.open.size > 0 && this.heldBytes + bytes.length > CACHE_BYTES) this.drop(this.open.keys().next().value as number);
-    this.open.set(n, { db, bytes: bytes.length });
-    this.heldBytes += bytes.length;
-    return db;
+  }
+
+  /** Forgets segment `n` (it is being deleted). */
+  drop(n: number): void {
+    this.maps.delete(n);
+  }
+
+  clear(): void {
+    this.maps.clear();
+  }
+
+  private map(n: number, fd: number): SegmentMap {
+    let map = this.maps.get(n);
+    if (map) this.maps.delete(n);
+    else map = mapSegment(fd, fstatSync(fd).size);
+    this.maps.set(n, map);
+    if (this.maps.size > MAPS_KEPT) this.maps.delete(this.maps.keys().next().value as number);
+    return map;
   }
 }
 

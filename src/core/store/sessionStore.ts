@@ -113,7 +113,7 @@ export class SessionStore implements RecallStore {
     this.copyBytes = limits.copyBytes;
     this.checkpoints = limits.checkpoints;
     this.nextSeq = lastSeq(this.db) + 1;
-    this.segments = new SegmentCache(file, SQL);
+    this.segments = new SegmentCache(file);
     this.durability = new Checkpointer(
       file,
       {
