@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as toolNames from '../../src/core/toolNames';
-import { TOOL_NAMES, TOOL_SPECS, isToolName } from '../../src/core/tools/registry';
+import { readdirSync } from 'node:fs';
+import { TOOL_NAMES, TOOL_SPECS, isToolName, loadSpec, specModuleName } from '../../src/core/tools/registry';
 
 interface ManifestTool {
   name: string;
@@ -40,5 +41,26 @@ describe('tool names: the registry, src/core/toolNames.ts and package.json agree
   it('has a spec under each name, named the same', () => {
     for (const name of TOOL_NAMES) assert.equal(TOOL_SPECS[name].name, name);
     assert.deepEqual(Object.keys(TOOL_SPECS).sort(), [...TOOL_NAMES].sort());
+  });
+
+  it('finds each spec in the module named after its tool, and every spec module is a declared tool', () => {
+    const dir = path.resolve(__dirname, '../../src/core/tools');
+    const specModules = readdirSync(dir)
+      .filter((file) => /^declare module '\.\/registry'/m.test(readFileSync(path.join(dir, file), 'utf8')))
+      .map((file) => file.replace(/\.ts$/, ''))
+      .sort();
+    assert.deepEqual(specModules, TOOL_NAMES.map(specModuleName).sort());
+    assert.equal(specModuleName('read_tool_output'), 'readToolOutput');
+  });
+
+  it('stops the load with the file to write when package.json declares a tool that has no spec', () => {
+    assert.throws(
+      () => loadSpec('tail_tool_output'),
+      /^Error: package\.json declares the tool tail_tool_output, but src\/core\/tools\/tailToolOutput\.ts exports no tailToolOutputSpec/,
+    );
+    assert.throws(
+      () => loadSpec('registry'),
+      /package\.json declares the tool registry, but src\/core\/tools\/registry\.ts exports no registrySpec named so\./,
+    );
   });
 });

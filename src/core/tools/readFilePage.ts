@@ -59,3 +59,9 @@ function render(page: FilePage): string {
   const masked = page.masked > 0 ? `${maskedNote(page.masked, 'in this page')}\n` : '';
   return `${JSON.stringify(header)}\n${lines}, bytes [${page.startByte}, ${page.endByte}) of ${page.totalBytes}. Next: ${page.continuation}\n${masked}---\n${page.text}`;
 }
+
+declare module './registry' {
+  interface ToolSpecs {
+    read_file_page: typeof readFilePageSpec;
+  }
+}

@@ -46,3 +46,9 @@ function guidance(outputId: string, page: ReadResult): string {
     ? 'This is the end of the output: the copy is complete.'
     : 'This is the end of what was saved, but the copy is NOT complete (complete=false): bytes were dropped at capture (see the gap marker in the text). Something absent here may still have been in the original output; say so rather than claiming it is absent.';
 }
+
+declare module './registry' {
+  interface ToolSpecs {
+    read_tool_output: typeof readToolOutputSpec;
+  }
+}

@@ -2,40 +2,60 @@
  * The one table of tools both front ends run from (the VS Code adapter in src/extension/tools and
  * the MCP server in src/mcp/tools.ts), and the one way to run them: `invokeTool` checks the input
  * against the manifest's schema, lets the spec validate what the schema cannot say, runs it, and
- * renders a failure as the text the model reads. A tool is its spec file plus its line in `SPECS`;
- * the name union and every table keyed by it follow from that list. To add a tool, see ARCHITECTURE.md.
+ * renders a failure as the text the model reads. A tool is its manifest entry (package.json) and its
+ * spec file: `TOOL_NAMES` follows the manifest, each spec is loaded from the module named after its
+ * tool, and the `ToolName` union is what the spec files declare. To add a tool, see ARCHITECTURE.md.
  */
 import { RecallError } from '../errors';
 import { RUN_CODE_TOOL } from '../toolNames';
 import { checkToolInput } from './inputCheck';
 import { TOOL_DECLARATIONS, type ToolDeclaration } from './manifest';
 import { toolErrorText, unknownToolText } from './parts';
-import { readFilePageSpec } from './readFilePage';
-import { readToolOutputSpec } from './readToolOutput';
-import { runCodeSpec } from './runCode';
-import { runCommandSpec } from './runCommand';
-import { searchToolOutputSpec } from './searchToolOutput';
 import type { NestedCall, ToolContext, ToolSpec } from './toolSpec';
 
-/** Every tool, in manifest order (test/unit/toolNames.test.ts keeps this list and package.json equal). */
-const SPECS = [readToolOutputSpec, searchToolOutputSpec, runCommandSpec, readFilePageSpec, runCodeSpec] as const;
+/**
+ * Every tool's spec by name. Each spec file adds its tool here (`declare module './registry'`), so
+ * the `ToolName` union is exactly the tools whose spec files exist, and no list has to name them.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the spec files' declarations
+export interface ToolSpecs {}
 
-type AnySpec = (typeof SPECS)[number];
+/** A tool's name: the union of the names the spec files declare. */
+export type ToolName = keyof ToolSpecs;
 
-/** A tool's name: the union of the specs' names, so a table keyed by it misses no tool without a compile error. */
-export type ToolName = AnySpec['name'];
+/** `run_command` → `runCommand`: the module (`./runCommand.ts`) and the export (`runCommandSpec`) of a tool's spec. */
+export function specModuleName(name: string): string {
+  return name.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+}
 
-/** Every tool's name, in manifest order. */
-export const TOOL_NAMES: readonly ToolName[] = SPECS.map((spec) => spec.name);
+/** The spec package.json's tool `name` has, from its module; a tool declared without one stops the load, naming the file. */
+export function loadSpec(name: string): ToolSpec<unknown> {
+  const module = specModuleName(name);
+  // A dynamic require is a glob for esbuild: it bundles every module of this folder, so a new tool's
+  // spec file is found from its manifest entry alone.
+  let exports: Record<string, unknown> = {};
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    exports = require(`./${module}.ts`) as Record<string, unknown>;
+  } catch (error) {
+    // Only a missing module is the missing spec below; a spec module that fails to load says why itself.
+    const missing = (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' || String(error).includes('Module not found in bundle');
+    if (!missing) throw error;
+  }
+  const spec = exports[`${module}Spec`] as ToolSpec<unknown> | undefined;
+  if (spec?.name !== name)
+    throw new Error(`package.json declares the tool ${name}, but src/core/tools/${module}.ts exports no ${module}Spec named so.`);
+  return spec;
+}
+
+/** Every tool's name, in manifest order (test/unit/toolNames.test.ts checks the spec files and package.json agree). */
+export const TOOL_NAMES = TOOL_DECLARATIONS.map((declaration) => declaration.name) as readonly ToolName[];
 
 export function isToolName(name: string): name is ToolName {
   return (TOOL_NAMES as readonly string[]).includes(name);
 }
 
-/** Every tool's spec by name. */
-export const TOOL_SPECS = Object.fromEntries(SPECS.map((spec) => [spec.name, spec])) as {
-  readonly [S in AnySpec as S['name']]: S;
-};
+export const TOOL_SPECS = Object.fromEntries(TOOL_NAMES.map((name) => [name, loadSpec(name)])) as unknown as Readonly<ToolSpecs>;
 
 /** A tool's input type, from its spec. */
 export type ToolInput<N extends ToolName> = Parameters<(typeof TOOL_SPECS)[N]['run']>[0];

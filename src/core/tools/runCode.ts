@@ -136,3 +136,9 @@ export function describeCodeRun(result: CodeRunResult): string {
   const outcome = result.error ? `${result.error.kind}: ${result.error.message}` : `${result.valueKind}, ${result.valueBytes} bytes`;
   return `${RUN_CODE_TOOL}: ${outcome}; ${result.calls} calls; ${retainedByCodeRun(result)} retained; ${result.durationMs} ms`;
 }
+
+declare module './registry' {
+  interface ToolSpecs {
+    run_code: typeof runCodeSpec;
+  }
+}

@@ -145,3 +145,9 @@ function renderCommandResult(result: CommandResult): string {
   if (result.stderrExcerpt) lines.push(result.stderrExcerpt.replace(/\n$/, ''));
   return lines.join('\n');
 }
+
+declare module './registry' {
+  interface ToolSpecs {
+    run_command: typeof runCommandSpec;
+  }
+}

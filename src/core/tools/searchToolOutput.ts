@@ -90,3 +90,9 @@ export async function searchToolOutputText(
       : `Read around a match with ${READ_TOOL_OUTPUT_TOOL} {"outputId":"${outputId}","offset":${first.lineOffset}} (use a match's lineOffset or offset).${clipped}${found.truncated ? ' More matches exist: refine the pattern or raise maxMatches (up to 1000).' : ''}`;
   return [JSON.stringify(summary), ...lines, advice].join('\n');
 }
+
+declare module './registry' {
+  interface ToolSpecs {
+    search_tool_output: typeof searchToolOutputSpec;
+  }
+}
