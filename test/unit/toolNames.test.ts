@@ -55,8 +55,8 @@ describe('tool names: the registry, src/core/toolNames.ts and package.json agree
 
   it('stops the load with the file to write when package.json declares a tool that has no spec', () => {
     assert.throws(
-      () => loadSpec('tail_tool_output'),
-      /^Error: package\.json declares the tool tail_tool_output, but src\/core\/tools\/tailToolOutput\.ts exports no tailToolOutputSpec/,
+      () => loadSpec('not_written_yet'),
+      /^Error: package\.json declares the tool not_written_yet, but src\/core\/tools\/notWrittenYet\.ts exports no notWrittenYetSpec/,
     );
     assert.throws(
       () => loadSpec('registry'),
