@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { RecallTool } from '../../src/extension/tools/recallTool';
 import { readSettings } from '../../src/extension/config';
+import { TOOL_NAMES, toolSpec } from '../../src/core/tools/registry';
 import {
   OUTPUT_ID,
   commandOutputId,
@@ -188,6 +189,29 @@ describe('tools', function () {
         /run_code failed \(REFUSED\): run_code does not run in an untrusted workspace\. Ask the user to trust this workspace/,
       );
     });
+  });
+
+  it('registers every tool package.json declares; each describes its call from its spec, and a running tool asks first', () => {
+    const ext = vscode.extensions.getExtension('tool-output-recall.tool-output-recall')!;
+    const declared = (ext.packageJSON as { contributes: { languageModelTools: { name: string }[] } }).contributes.languageModelTools;
+    const registered = new Set(vscode.lm.tools.map((tool) => tool.name));
+    assert.deepEqual(
+      declared.map((tool) => tool.name),
+      [...TOOL_NAMES],
+    );
+    for (const name of TOOL_NAMES) {
+      assert.ok(registered.has(name), `${name} is declared but not registered`);
+      const tool = new RecallTool(name, {
+        store: () => Promise.reject(new Error('no store needed')),
+        settings: readSettings,
+        isTrusted: () => true,
+        onRetained: () => undefined,
+        log: testChannel(),
+      });
+      const prepared = tool.prepareInvocation({ input: {} } as vscode.LanguageModelToolInvocationPrepareOptions<never>);
+      assert.equal(typeof prepared.invocationMessage, 'string', name);
+      assert.equal(prepared.confirmationMessages !== undefined, toolSpec(name).effect === 'runs', name);
+    }
   });
 
   it("run_code's nested calls are checked against the tool's input schema, as a model's calls are", async () => {
