@@ -3,7 +3,7 @@
  * worth rewriting, into new segments, each recorded in the index as it is written.
  */
 import type { Database } from 'sql.js';
-import { encodeChunks } from './chunks';
+import { CHUNK_BYTES, encodeChunks } from './chunks';
 import { collectGarbageInWorker } from './collectGarbage';
 import { isLive } from './outputRows';
 import type { PendingContent } from './pendingContent';
@@ -17,6 +17,9 @@ import {
   type SegmentCache,
   type SegmentWriter,
 } from './segments';
+
+/** A pending copy is read back and encoded this many bytes at a time (whole chunks). */
+const WINDOW_BYTES = 16 * CHUNK_BYTES;
 
 export interface SegmentRound {
   /** The open index. */
@@ -61,12 +64,15 @@ export async function writeSegments(writer: SegmentWriter, batch: [string, Pendi
     added = [];
   };
   for (const [outputId, content] of batch) {
-    if (pending.get(outputId) !== content) continue;
-    const encoded = await encodeChunks(content.read(0, content.length));
-    // Evicted or removed meanwhile: then it is no longer pending, and there is nothing to store.
-    if (pending.get(outputId) !== content) continue;
-    for (const [idx, chunk] of encoded.entries()) record(await writer.add(outputId, idx, chunk));
-    added.push([outputId, content]);
+    let idx = 0;
+    // A window at a time, so a copy is never held whole (read back from the journal, then its chunks).
+    // Evicted or removed meanwhile: then it is no longer pending, and there is nothing more to store.
+    for (let at = 0; at < content.length && pending.get(outputId) === content; at += WINDOW_BYTES) {
+      const encoded = await encodeChunks(content.read(at, at + WINDOW_BYTES));
+      if (pending.get(outputId) !== content) break;
+      for (const chunk of encoded) record(await writer.add(outputId, idx++, chunk));
+    }
+    if (pending.get(outputId) === content) added.push([outputId, content]);
   }
   const rewritten = segmentsToRewrite(round.index()).map((segment) => segment.n);
   for (const n of rewritten) {

@@ -24,15 +24,28 @@ const deflateAsync = promisify(deflateRaw);
 
 const DEFLATE_OPTIONS = { level: 1, strategy: constants.Z_DEFAULT_STRATEGY };
 
-/** Keep raw when deflate saves less than 1/8: reading raw is cheaper. */
-const choose = (raw: Buffer, packed: Buffer): EncodedChunk =>
-  packed.length < raw.length - (raw.length >> 3) ? { codec: Codec.Deflate, data: packed } : { codec: Codec.Raw, data: raw };
+/**
+ * Before a chunk is deflated, its first SAMPLE_BYTES are, with a small window (cheap to set up): when
+ * even they do not shrink, the chunk is stored raw. Incompressible output (binaries, archives,
+ * random bytes) then costs a 2 KiB deflate a chunk instead of a 64 KiB one that is thrown away.
+ */
+const SAMPLE_BYTES = 2048;
+const SAMPLE_OPTIONS = { level: 1, windowBits: 12, memLevel: 4 };
+
+/** Deflate pays when it saves at least 1/8: reading raw is cheaper. */
+const pays = (rawBytes: number, packedBytes: number): boolean => packedBytes < rawBytes - (rawBytes >> 3);
+
+const worthDeflating = (raw: Buffer): boolean =>
+  raw.length <= 2 * SAMPLE_BYTES || pays(SAMPLE_BYTES, deflateRawSync(raw.subarray(0, SAMPLE_BYTES), SAMPLE_OPTIONS).length);
+
+const choose = (raw: Buffer, packed: Buffer | undefined): EncodedChunk =>
+  packed && pays(raw.length, packed.length) ? { codec: Codec.Deflate, data: packed } : { codec: Codec.Raw, data: raw };
 
 /**
- * Encodes every chunk of `bytes`. On the main thread the work goes to libuv's thread pool so the
- * caller stays responsive; in the store's own worker thread it runs inline (the thread pool is
- * shared with every file operation of the process), with a turn of the event loop every few ms so
- * the worker answers page reads between chunks (a checkpoint deflates up to tens of MiB).
+ * Encodes every chunk of `bytes` (a checkpoint passes a copy a window at a time). On the main
+ * thread the deflates go to libuv's thread pool so the caller stays responsive; in the store's own
+ * worker thread they run inline (the thread pool is shared with every file operation of the
+ * process), with a turn of the event loop every few ms so the worker answers page reads between chunks.
  */
 export async function encodeChunks(bytes: Buffer): Promise<EncodedChunk[]> {
   const raws: Buffer[] = [];
@@ -41,7 +54,7 @@ export async function encodeChunks(bytes: Buffer): Promise<EncodedChunk[]> {
     const encoded: EncodedChunk[] = [];
     let sliceEnd = performance.now() + INLINE_SLICE_MS;
     for (const raw of raws) {
-      encoded.push(choose(raw, deflateRawSync(raw, DEFLATE_OPTIONS)));
+      encoded.push(choose(raw, worthDeflating(raw) ? deflateRawSync(raw, DEFLATE_OPTIONS) : undefined));
       if (performance.now() < sliceEnd) continue;
       await nextTurn();
       sliceEnd = performance.now() + INLINE_SLICE_MS;
@@ -55,7 +68,8 @@ export async function encodeChunks(bytes: Buffer): Promise<EncodedChunk[]> {
   const lane = async (): Promise<void> => {
     while (next < raws.length) {
       const index = next++;
-      encoded[index] = choose(raws[index], await deflateAsync(raws[index], DEFLATE_OPTIONS));
+      const raw = raws[index];
+      encoded[index] = choose(raw, worthDeflating(raw) ? await deflateAsync(raw, DEFLATE_OPTIONS) : undefined);
     }
   };
   await Promise.all(Array.from({ length: Math.min(DEFLATE_LANES, raws.length) }, lane));

@@ -53,6 +53,15 @@ export interface CopySlice {
   complete: boolean;
 }
 
+/** Buffers their maker hands over to retain (no one else holds them), so it need not copy them: see handOver. */
+const HANDED_OVER = new WeakSet<Uint8Array>();
+
+/** Marks `bytes` as handed over to the store: the caller will neither change nor reuse them (the store worker's joined parts). */
+export function handOver(bytes: Uint8Array): Uint8Array {
+  HANDED_OVER.add(bytes);
+  return bytes;
+}
+
 export async function openStore(options: OpenStoreOptions): Promise<SessionStore> {
   const { sessionId, quotaBytes, copyBytes, journalLimitBytes } = checkStoreOptions(options);
   const file = sessionFile(options.dir, sessionId);
@@ -193,7 +202,7 @@ export class SessionStore implements RecallStore {
     }
     const capped = capBytes(typeof content === 'string' ? Buffer.from(content, 'utf8') : toBuffer(content), this.copyBytes);
     // Own it: capBytes may return a view of the caller's buffer, which could change while the journal writes it.
-    const bytes = typeof content === 'string' ? capped.bytes : Buffer.from(capped.bytes);
+    const bytes = typeof content === 'string' || HANDED_OVER.has(content) ? capped.bytes : Buffer.from(capped.bytes);
     this.ensureOpen();
     const outputId = meta.outputId ?? newOutputId();
     if (meta.outputId !== undefined && (!isOutputIdShape(meta.outputId) || this.hasOutput(meta.outputId))) {

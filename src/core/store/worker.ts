@@ -19,7 +19,7 @@ import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { RecallError } from '../errors';
 import { serveSearches } from '../search/service';
 import { collectGarbageInWorker } from './collectGarbage';
-import { openStore, type SessionStore } from './sessionStore';
+import { handOver, openStore, type SessionStore } from './sessionStore';
 import { serializeError } from './workerErrors';
 import type { OpenedStore, RequestOf, StoreHandle, WorkerOp, WorkerReply, WorkerRequest } from './workerProtocol';
 
@@ -53,17 +53,27 @@ export function serveStores(port: Port): void {
     open: async ({ options }) => ({ result: register(await openStore(options)) }),
     retain: async ({ handle, content, meta }) => {
       const store = storeOf(handle);
-      const whole = Array.isArray(content) && content.every((part) => part instanceof Uint8Array) ? Buffer.concat(content) : content;
+      // Joined into a buffer of the worker's own, handed over: the store need not copy it again.
+      const whole =
+        Array.isArray(content) && content.every((part) => part instanceof Uint8Array) ? handOver(Buffer.concat(content)) : content;
       try {
         return { result: await store.retain(whole as string | Uint8Array, meta) };
       } finally {
-        // The copy is in the journal now; its parts and buffers here are garbage V8 would keep for a while.
-        if (Array.isArray(content)) collectGarbageInWorker();
+        // The copy is in the journal now; its parts and buffers are garbage V8 would keep for a while.
+        // Collected once this request is answered: until then they are still referenced from here.
+        if (Array.isArray(content)) setImmediate(collectGarbageInWorker);
       }
     },
     read: async ({ handle, outputId, offset, maxBytes }) => ({ result: await storeOf(handle).read(outputId, offset, maxBytes) }),
-    slice: async ({ handle, outputId, from, to }) => {
+    slice: async ({ handle, outputId, from, to, into }) => {
       const slice = await storeOf(handle).slice(outputId, from, to);
+      if (into) {
+        if (!(into instanceof Uint8Array) || into.length !== slice.totalBytes)
+          throw new RecallError('INVALID_ARGUMENT', `slice: "into" must be a Uint8Array of the copy's ${slice.totalBytes} bytes.`);
+        into.set(slice.bytes, from);
+        if (to >= slice.totalBytes) collectGarbageInWorker();
+        return { result: { ...slice, bytes: into }, transfer: [into.buffer as ArrayBuffer] };
+      }
       // A fresh buffer of exactly these bytes, transferred: the store's may be a view of its cache.
       const bytes = new Uint8Array(slice.bytes);
       // The last slice of a copy (a search has read it all): the segments and chunks it took are garbage.

@@ -202,17 +202,28 @@ export class WorkerStore implements RecallStore {
     return { matches: found.matches, truncated: found.truncated, ...copy };
   }
 
-  /** A copy's bytes, a slice per call, so the store worker answers reads between them. */
+  /**
+   * A copy's bytes, a slice per call, so the store worker answers reads between them. After the
+   * first, each call carries one buffer of the whole copy to the store worker, which writes its slice
+   * into it and sends it back; the search worker then searches it as it is. (A new buffer per slice,
+   * joined there, held the copy twice in the search worker and left 8 MiB of garbage here.)
+   */
   private async fetchCopy(outputId: string): Promise<{ parts: Uint8Array[]; totalBytes: number; complete: boolean }> {
-    const parts: Uint8Array[] = [];
-    let totalBytes = 0;
-    let complete = true;
-    for (let from = 0; from === 0 || from < totalBytes; from += SLICE_BYTES) {
-      const slice = await this.call('slice', { outputId, from, to: from + SLICE_BYTES });
-      parts.push(slice.bytes);
+    const first = await this.call('slice', { outputId, from: 0, to: SLICE_BYTES });
+    let { totalBytes, complete } = first;
+    if (totalBytes <= first.bytes.length) return { parts: [first.bytes], totalBytes, complete };
+    let copy: Uint8Array = new Uint8Array(totalBytes);
+    copy.set(first.bytes);
+    for (let from = SLICE_BYTES; from < totalBytes; from += SLICE_BYTES) {
+      const slice = await this.call(
+        'slice',
+        { outputId, from, to: from + SLICE_BYTES, into: copy },
+        { transfer: [copy.buffer as ArrayBuffer] },
+      );
       ({ totalBytes, complete } = slice);
+      copy = slice.bytes;
     }
-    return { parts, totalBytes, complete };
+    return { parts: [copy], totalBytes, complete };
   }
 
   /** The whole copy, as a Buffer over the bytes the worker transferred (no copy on this thread). */

@@ -57,9 +57,11 @@ export interface WorkerOps {
   read: { args: { handle: StoreHandle; outputId: string; offset?: number; maxBytes?: number }; result: ReadResult };
   /**
    * Bytes [from, to) of a copy (clamped to it) with its size and completeness: how a search fetches
-   * a copy for the search worker, a slice per turn, so reads get through between slices.
+   * a copy for the search worker, a slice per turn, so reads get through between slices. With
+   * `into` (the whole copy's buffer, transferred), the slice is written into it at `from` and it comes
+   * back as `bytes`: one buffer travels back and forth instead of a new one per slice.
    */
-  slice: { args: { handle: StoreHandle; outputId: string; from: number; to: number }; result: CopySlice };
+  slice: { args: { handle: StoreHandle; outputId: string; from: number; to: number; into?: Uint8Array }; result: CopySlice };
   /** The bytes come back as a transferred Uint8Array that spans its whole buffer. */
   readAll: { args: { handle: StoreHandle; outputId: string }; result: Uint8Array };
   info: { args: { handle: StoreHandle; outputId: string }; result: OutputInfo };
