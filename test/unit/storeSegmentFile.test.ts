@@ -5,8 +5,8 @@ import * as path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import { RecallError } from '../../src/core/errors';
 import { KiB } from '../../src/core/limits';
-import { CHUNKS_SCHEMA } from '../../src/core/store/schema';
 import { SegmentCache, SegmentWriter } from '../../src/core/store/segments';
+import { buildSegment } from '../../src/core/store/segmentBuild';
 import { segmentFile } from '../../src/core/store/sessionFiles';
 import { loadSqlJs } from '../../src/core/store/sqljs';
 import { useTempDirs } from './helpers/tempDirs';
@@ -38,7 +38,13 @@ function bothReads(SQL: SqlJsStatic, file: string, n: number): { ours: unknown[]
   return { ours, theirs: theirs.map((row) => ({ ...row, data: Buffer.from(row.data) })) };
 }
 
-describe('store: a segment file read by its pages (segmentFile.ts)', function () {
+const SMALL = randomBytes(200);
+
+/** The table of a segment as the previous release wrote it (sql.js, before buildSegment). */
+const PREVIOUS_SEGMENT_SCHEMA =
+  'CREATE TABLE IF NOT EXISTS chunks (output_id TEXT NOT NULL, idx INTEGER NOT NULL, codec INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (output_id, idx));';
+
+describe('store: a segment file, written and read by its pages (segmentFile.ts)', function () {
   this.timeout(30_000);
   const dirs = useTempDirs('segment-file');
   let SQL: SqlJsStatic;
@@ -48,7 +54,7 @@ describe('store: a segment file read by its pages (segmentFile.ts)', function ()
 
   it('reads every chunk a SegmentWriter wrote, byte for byte as sql.js reads it: on the page, spilling, and over many pages', async () => {
     const file = path.join(dirs.make(), 'session.sqlite');
-    const writer = new SegmentWriter(file, SQL, () => 1);
+    const writer = new SegmentWriter(file, () => 1);
     // Sizes around SQLite's limits for a 4 KiB page: all on the leaf page (≤ 4061), just past it, and 64 KiB.
     const sizes = [0, 1, 100, 489, 490, 4061, 4062, 4093, 6000, 20 * KiB, 64 * KiB, 64 * KiB - 1, 3];
     for (const [idx, size] of sizes.entries()) await writer.add('out_a', idx, { codec: idx % 2, data: randomBytes(size) });
@@ -67,10 +73,50 @@ describe('store: a segment file read by its pages (segmentFile.ts)', function ()
     assert.deepEqual(cache.chunks(1, 'out_c', 0, 3), [], 'a copy the segment does not hold: no rows');
   });
 
-  it('follows overflow chains that are not consecutive (pages freed by deletes and reused)', () => {
+  it('SQLite reads what buildSegment writes as a sound database (integrity check), one leaf or several levels of b-tree', () => {
+    for (const [what, rows] of [
+      ['no rows', []],
+      ['one small row', [{ outputId: 'out_a', idx: 0, codec: 1, data: Buffer.from('x') }]],
+      [
+        '128 chunks of 64 KiB, idx past a byte',
+        Array.from({ length: 130 }, (_, idx) => ({ outputId: 'out_a', idx: idx * 300, codec: 0, data: randomBytes(64 * KiB) })),
+      ],
+      // Small rows, tens of thousands: about a thousand leaves, under interior pages under the root.
+      [
+        '30,000 small rows',
+        Array.from({ length: 30_000 }, (_, idx) => ({
+          outputId: `out_${idx % 7}`,
+          idx,
+          codec: idx % 2,
+          data: SMALL.subarray(idx % 50, 60 + (idx % 50)),
+        })),
+      ],
+    ] as const) {
+      const bytes = buildSegment([...rows]);
+      // Page 2 is the root; page 3 the first page of the level below it (interior too: two levels).
+      if (rows.length > 10_000) assert.deepEqual([bytes[4096], bytes[2 * 4096]], [0x05, 0x05], 'two interior levels');
+      const db = new SQL.Database(bytes);
+      try {
+        assert.deepEqual(db.exec('PRAGMA integrity_check')[0].values, [['ok']], what);
+        const [result] = db.exec('SELECT output_id, idx, codec, data FROM chunks ORDER BY rowid');
+        const read = result
+          ? result.values.map(([outputId, idx, codec, data]) => ({ outputId, idx, codec, data: Buffer.from(data as Uint8Array) }))
+          : [];
+        assert.deepEqual(
+          read,
+          rows.map((row) => ({ ...row, data: Buffer.from(row.data) })),
+          what,
+        );
+      } finally {
+        db.close();
+      }
+    }
+  });
+
+  it('reads a segment written by the previous release (sql.js, with a primary key and its index), whose chains are not all consecutive', () => {
     const file = path.join(dirs.make(), 'session.sqlite');
     const db = new SQL.Database();
-    db.exec(`PRAGMA journal_mode=OFF; ${CHUNKS_SCHEMA}`);
+    db.exec(`PRAGMA journal_mode=OFF; ${PREVIOUS_SEGMENT_SCHEMA}`);
     for (let idx = 0; idx < 12; idx++) db.run('INSERT INTO chunks VALUES (?, ?, 0, ?)', ['out_a', idx, randomBytes(30 * KiB)]);
     // Every other row deleted, then rows larger than each hole: their chains run through several freed runs.
     db.run("DELETE FROM chunks WHERE idx % 2 = 1 AND output_id = 'out_a'");
@@ -85,7 +131,7 @@ describe('store: a segment file read by its pages (segmentFile.ts)', function ()
 
   it('a damaged segment is STORE_UNAVAILABLE naming the file, whatever the damage; never a hang or a wrong row', async () => {
     const file = path.join(dirs.make(), 'session.sqlite');
-    const writer = new SegmentWriter(file, SQL, () => 1);
+    const writer = new SegmentWriter(file, () => 1);
     for (let idx = 0; idx < 8; idx++) await writer.add('out_a', idx, { codec: 0, data: randomBytes(64 * KiB) });
     await writer.seal();
     await writer.sync();
@@ -141,8 +187,8 @@ function pointRootTo(bytes: Buffer, page: number): Buffer {
 
 /** Makes the first overflow page of the table link to itself. */
 function loopFirstOverflow(bytes: Buffer, pageSize: number): Buffer {
-  // Pages 1 and 2 are sqlite_master and the chunks table root; the autoindex comes next. The first
-  // page whose link is the page after it is an overflow page: make it link to itself.
+  // After sqlite_master (page 1) and the table's root, the first page whose link is the page after
+  // it is an overflow page: make it link to itself.
   for (let n = 3; n * pageSize <= bytes.length; n++) {
     const at = (n - 1) * pageSize;
     if (bytes.readUInt32BE(at) === n + 1) {

@@ -15,7 +15,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { Database, SqlJsStatic } from 'sql.js';
+import type { Database } from 'sql.js';
 import { RecallError, describeError } from '../errors';
 import { atomicWriteFile, syncDirectory } from './atomicWrite';
 import { placeRewritten, writeSegments } from './checkpointSegments';
@@ -40,7 +40,6 @@ export interface CheckpointSource {
   database(): Database;
   /** The store's open segments (a rewrite reads through them; a deleted one is dropped). */
   readonly segments: SegmentCache;
-  readonly SQL: SqlJsStatic;
   isOpen(): boolean;
   /** The highest change number handed out so far. */
   lastSeq(): number;
@@ -342,7 +341,7 @@ export class Checkpointer {
       batch: [...this.pendingContent],
     }));
     // 2. Their chunks, and the live chunks of segments worth rewriting, into new segments.
-    const writer = new SegmentWriter(this.file, this.source.SQL, () => this.nextSegment++);
+    const writer = new SegmentWriter(this.file, () => this.nextSegment++);
     const recorded = new Set<number>();
     try {
       const rewrites = await writeSegments(writer, batch, {

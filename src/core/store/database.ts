@@ -1,6 +1,6 @@
 /** Opening a session's index database: a readable session of this layout (migrated if older), or a fresh one. */
 import { promises as fs } from 'node:fs';
-import type { Database, SqlJsStatic } from 'sql.js';
+import type { Database } from 'sql.js';
 import { RecallError, describeError } from '../errors';
 import type { OpenReport } from '../types';
 import { loadSqlJs } from './sqljs';
@@ -42,7 +42,7 @@ export async function openDatabase(
   sessionId: string,
   forkedFrom?: string,
   hooks?: MigrationHooks,
-): Promise<{ db: Database; report: OpenReport; resumed: boolean; SQL: SqlJsStatic }> {
+): Promise<{ db: Database; report: OpenReport; resumed: boolean }> {
   const SQL = await loadSqlJs();
   await removeStaleTemporaries(file);
   const report: OpenReport = {};
@@ -59,10 +59,10 @@ export async function openDatabase(
       const layout = layoutOf(db, file);
       checkWhole(db, existing.length);
       await removeOrphanSegments(file, layout === 1 ? new Set() : namedSegments(db));
-      if (layout === 1) await migrate(db, file, SQL, hooks);
+      if (layout === 1) await migrate(db, file, hooks);
       addMissingColumns(db);
       await checkSegments(db, file, report);
-      return { db, report, resumed: true, SQL };
+      return { db, report, resumed: true };
     } catch (error) {
       db?.close();
       if (error instanceof RecallError) throw error;
@@ -84,13 +84,13 @@ export async function openDatabase(
   ];
   if (forkedFrom) entries.push(['forked_from', forkedFrom]);
   for (const entry of entries) db.run('INSERT INTO session (key, value) VALUES (?, ?)', entry);
-  return { db, report, resumed: false, SQL };
+  return { db, report, resumed: false };
 }
 
 /** A failed migration is not a damaged file: the old file is left as it was, and the next open tries again. */
-async function migrate(db: Database, file: string, SQL: SqlJsStatic, hooks: MigrationHooks | undefined): Promise<void> {
+async function migrate(db: Database, file: string, hooks: MigrationHooks | undefined): Promise<void> {
   try {
-    await migrateLayout1(db, file, SQL, hooks);
+    await migrateLayout1(db, file, hooks);
   } catch (error) {
     throw new RecallError(
       'STORE_UNAVAILABLE',

@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { promises as fs } from 'node:fs';
-import type { Database, SqlJsStatic } from 'sql.js';
+import type { Database } from 'sql.js';
 import { atomicWriteFile, syncDirectory } from './atomicWrite';
 import { SCHEMA_VERSION, PLACEMENTS_SCHEMA, applyPragmas, queryRows } from './schema';
 import { SegmentWriter, recordSegment, type SealedSegment } from './segments';
@@ -20,9 +20,9 @@ export interface MigrationHooks {
 }
 
 /** Migrates `db`, the layout-1 file `file` read into memory, and writes it; `db` is then the index. */
-export async function migrateLayout1(db: Database, file: string, SQL: SqlJsStatic, hooks: MigrationHooks = {}): Promise<void> {
+export async function migrateLayout1(db: Database, file: string, hooks: MigrationHooks = {}): Promise<void> {
   let next = 1;
-  const writer = new SegmentWriter(file, SQL, () => next++);
+  const writer = new SegmentWriter(file, () => next++);
   try {
     db.exec(PLACEMENTS_SCHEMA);
     const record = (sealed: SealedSegment | undefined): void => {

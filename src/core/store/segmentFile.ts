@@ -6,7 +6,7 @@
  * the table's b-tree is walked once by positioned reads of its pages (a few KiB) into a map of where
  * each chunk's bytes are, and a chunk is then one read of its overflow pages. The format is SQLite's
  * own (https://www.sqlite.org/fileformat2.html); anything that does not check out is an error, which
- * the caller reports as a damaged segment.
+ * the caller reports as a damaged segment. segmentBuild.ts writes them.
  */
 import { readSync } from 'node:fs';
 
@@ -33,8 +33,9 @@ export interface SegmentMap {
 }
 
 const MAGIC = 'SQLite format 3\0';
-const LEAF_TABLE = 0x0d;
-const INTERIOR_TABLE = 0x05;
+/** B-tree page types: a table's leaf and interior pages. */
+export const LEAF_TABLE = 0x0d;
+export const INTERIOR_TABLE = 0x05;
 /** Of a payload, enough to hold a chunk row's record header, output_id, idx and codec. */
 const ROW_HEAD_BYTES = 256;
 
@@ -127,7 +128,7 @@ interface PayloadLocation {
 }
 
 /** How much of a table leaf cell's payload is on the page itself (the rest is in overflow pages). */
-function localPayload(usable: number, payloadBytes: number): number {
+export function localPayload(usable: number, payloadBytes: number): number {
   const max = usable - 35;
   if (payloadBytes <= max) return payloadBytes;
   const min = Math.floor(((usable - 12) * 32) / 255) - 23;

@@ -10,10 +10,11 @@
  * durable; a reader holding an older index finds it gone (SEGMENT_GONE) and reads the index again.
  */
 import { closeSync, fstatSync, openSync, promises as fs } from 'node:fs';
-import type { Database, SqlJsStatic } from 'sql.js';
+import type { Database } from 'sql.js';
 import { RecallError, describeError } from '../errors';
 import type { EncodedChunk } from './chunks';
-import { CHUNKS_SCHEMA, queryRows } from './schema';
+import { queryRows } from './schema';
+import { buildSegment, type SegmentRow } from './segmentBuild';
 import { mapSegment, readChunk, type SegmentMap } from './segmentFile';
 import { segmentFile } from './sessionFiles';
 
@@ -128,7 +129,7 @@ export interface SealedSegment {
  * Its in-memory database is closed and its exported bytes dropped as soon as it is written.
  */
 export class SegmentWriter {
-  private current: { n: number; db: Database; dataBytes: number; placements: Placement[] } | undefined;
+  private current: { n: number; rows: SegmentRow[]; dataBytes: number; placements: Placement[] } | undefined;
   /** Segments written by this writer, for removal should the checkpoint fail before an index names them. */
   readonly written: number[] = [];
   /** Written, not yet fsync'd (see sync). */
@@ -136,20 +137,15 @@ export class SegmentWriter {
 
   constructor(
     private readonly file: string,
-    private readonly SQL: SqlJsStatic,
     private readonly nextNumber: () => number,
   ) {}
 
-  /** Adds a chunk; resolves the segment it sealed, when it was full. */
+  /** Adds a chunk (held, not copied, until its segment is written); resolves the segment it sealed, when it was full. */
   async add(outputId: string, idx: number, chunk: EncodedChunk): Promise<SealedSegment | undefined> {
     const sealed = this.current && this.current.dataBytes + chunk.data.length > SEGMENT_BYTES ? await this.seal() : undefined;
-    if (!this.current) {
-      const db = new this.SQL.Database();
-      db.exec(`PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; ${CHUNKS_SCHEMA} BEGIN;`);
-      this.current = { n: this.nextNumber(), db, dataBytes: 0, placements: [] };
-    }
+    this.current ??= { n: this.nextNumber(), rows: [], dataBytes: 0, placements: [] };
     const segment = this.current;
-    segment.db.run('INSERT INTO chunks (output_id, idx, codec, data) VALUES (?, ?, ?, ?)', [outputId, idx, chunk.codec, chunk.data]);
+    segment.rows.push({ outputId, idx, codec: chunk.codec, data: chunk.data });
     segment.dataBytes += chunk.data.length;
     const run = segment.placements.at(-1);
     if (run && run.outputId === outputId && run.last === idx - 1) {
@@ -164,17 +160,12 @@ export class SegmentWriter {
     const segment = this.current;
     if (!segment) return undefined;
     this.current = undefined;
-    let data: Uint8Array | undefined;
-    try {
-      segment.db.exec('COMMIT');
-      data = segment.db.export();
-    } finally {
-      segment.db.close();
-    }
+    const data = buildSegment(segment.rows);
     const path = segmentFile(this.file, segment.n);
     this.written.push(segment.n);
     const handle = await fs.open(path, 'wx', 0o600);
     try {
+      // writeFile, not a bare write: it writes on after a short write, and so reports EFBIG or ENOSPC.
       await handle.writeFile(data);
     } catch (error) {
       await handle.close();
@@ -199,7 +190,6 @@ export class SegmentWriter {
 
   /** Drops the segment being filled and closes the written ones (the checkpoint failed). */
   async discard(): Promise<void> {
-    this.current?.db.close();
     this.current = undefined;
     for (const handle of this.unsynced.splice(0)) await handle.close().catch(() => undefined);
   }

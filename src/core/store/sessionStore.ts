@@ -6,7 +6,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { Database, SqlJsStatic } from 'sql.js';
+import type { Database } from 'sql.js';
 import { RecallError, clipEcho, describeError } from '../errors';
 import { newOutputId, isOutputIdShape } from '../ids';
 import { DEFAULT_LIMITS } from '../limits';
@@ -73,7 +73,6 @@ export async function openStore(options: OpenStoreOptions): Promise<SessionStore
       sessionId,
       file,
       opened.db,
-      opened.SQL,
       { quotaBytes, copyBytes, journalLimitBytes, checkpoints: options.checkpoints ?? 'auto' },
       opened.report,
       opened.resumed,
@@ -110,7 +109,6 @@ export class SessionStore implements RecallStore {
     readonly sessionId: string,
     readonly file: string,
     private db: Database,
-    readonly SQL: SqlJsStatic,
     limits: { quotaBytes: number; copyBytes: number; journalLimitBytes: number; checkpoints: 'auto' | 'manual' },
     /** What happened on open (a file moved aside), for the caller to show. */
     readonly openReport: OpenReport,
@@ -128,7 +126,6 @@ export class SessionStore implements RecallStore {
       {
         database: () => this.database(),
         segments: this.segments,
-        SQL,
         isOpen: () => this.closed === 'open',
         lastSeq: () => this.nextSeq - 1,
       },
