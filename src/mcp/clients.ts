@@ -40,8 +40,12 @@ export function clientOfRequest(initialized: Implementation | undefined, envelop
   return known ? { name: known.name, version: '' } : undefined;
 }
 
-/** The preview size for a client: the configured one, or less where the client would cut it. */
-export function previewBytesFor(client: Implementation | undefined, configured: number): number {
-  const known = client && KNOWN.find((candidate) => candidate.name === client.name);
-  return known ? Math.min(configured, known.previewBytes) : configured;
+/**
+ * The preview size for a client: the configured one, or less where the client would cut it. A size
+ * the user set (`set`) is used as given: they may have raised the client's limit (Codex's
+ * `tool_output_token_limit`), which this server cannot see.
+ */
+export function previewBytesFor(client: Implementation | undefined, configured: { bytes: number; set: boolean }): number {
+  const known = !configured.set && client && KNOWN.find((candidate) => candidate.name === client.name);
+  return known ? Math.min(configured.bytes, known.previewBytes) : configured.bytes;
 }

@@ -46,7 +46,8 @@ async function main(): Promise<void> {
     return note;
   });
   agent.catch(noop); // a session that cannot open is reported once, below
-  const factory = serverFactory(tools, parsed.settings.previewBytes, (client) => void agent.then((note) => note.client(client), noop));
+  const previewBytes = { bytes: parsed.settings.previewBytes, set: parsed.previewBytesSet };
+  const factory = serverFactory(tools, previewBytes, (client) => void agent.then((note) => note.client(client), noop));
 
   let http: HttpServer | undefined;
   let stdio: { close(): Promise<void> } | undefined;

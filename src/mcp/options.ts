@@ -45,6 +45,12 @@ export interface ServerOptions {
   /** Serve Streamable HTTP on 127.0.0.1 instead of stdio (port 0: any free port), always behind a bearer token. */
   http?: { port: number; auth: TokenSource };
   settings: RecallSettings;
+  /**
+   * The preview size was set (`--preview-bytes` or its environment variable): it is used as given for
+   * every client. Unset, the default is sized down for a client that would cut it (clients.ts), and
+   * the user who raised that client's own limit sets the size they want.
+   */
+  previewBytesSet: boolean;
 }
 
 /** A command line that cannot work; the message says which option and why. */
@@ -127,7 +133,14 @@ export async function parseOptions(
         ? given.get(key)
         : defaults(key),
   );
-  return { workspace, storeDir, ...(sessionId ? { sessionId } : {}), ...(http ? { http } : {}), settings };
+  return {
+    workspace,
+    storeDir,
+    ...(sessionId ? { sessionId } : {}),
+    ...(http ? { http } : {}),
+    settings,
+    previewBytesSet: given.has('previewBytes'),
+  };
 }
 
 /**

@@ -22,9 +22,13 @@ const INSTRUCTIONS =
 /**
  * A fresh `Server` per serving unit (the SDK asks for one per stdio connection and per stateless
  * HTTP request); they all share the process's one session through `tools`. `previewBytes` is the
- * configured preview size, made smaller per call for a client that would cut it (clients.ts).
+ * configured preview size: when it is the default, made smaller per call for a client that would cut it (clients.ts).
  */
-export function serverFactory(tools: AgentTools, previewBytes: number, onClient?: (client: Implementation) => void): McpServerFactory {
+export function serverFactory(
+  tools: AgentTools,
+  previewBytes: { bytes: number; set: boolean },
+  onClient?: (client: Implementation) => void,
+): McpServerFactory {
   return () => {
     const server = new Server(
       { name: SERVER_NAME, title: 'Tool Output Recall', version: PACKAGE_VERSION },

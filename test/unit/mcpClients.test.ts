@@ -128,15 +128,20 @@ describe('mcp: the clients people run', function () {
     }
   });
 
-  it('never raises a preview above the configured size for a client (--preview-bytes 4096 stays 4 KiB for Codex)', async () => {
-    const codex = stdioClient('codex-mcp-client', ['--workspace', dirs.make(), '--store', dirs.make(), '--preview-bytes', '4096']);
-    try {
-      await codex.client.connect(codex.transport);
-      const text = okText(await codex.client.callTool({ name: 'run_command', arguments: { command: COMMAND } }));
-      assertEvidence(text);
-      assert.ok(Buffer.byteLength(text) < 6000, `${Buffer.byteLength(text)} bytes`);
-    } finally {
-      await codex.client.close();
+  it('uses a preview size the user set as given, for Codex too (4096 stays 4 KiB; 20000, for a raised Codex limit, is 20 KB)', async () => {
+    for (const [bytes, within] of [
+      ['4096', (n: number) => n < 6000],
+      ['20000', (n: number) => n > 20_000 && n < 23_000],
+    ] as const) {
+      const codex = stdioClient('codex-mcp-client', ['--workspace', dirs.make(), '--store', dirs.make(), '--preview-bytes', bytes]);
+      try {
+        await codex.client.connect(codex.transport);
+        const text = okText(await codex.client.callTool({ name: 'run_command', arguments: { command: COMMAND } }));
+        assertEvidence(text);
+        assert.ok(within(Buffer.byteLength(text)), `--preview-bytes ${bytes}: ${Buffer.byteLength(text)} bytes`);
+      } finally {
+        await codex.client.close();
+      }
     }
   });
 });
