@@ -21,7 +21,7 @@ import { promises as fs, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { SCENARIOS } from './lib/evidenceScenarios.mjs';
-import { makeLogText } from './lib/logtext.mjs';
+import { PREVIEW_OPTIONS, previewSamples } from './lib/previewSamples.mjs';
 import { median, msSince, table } from './lib/stats.mjs';
 
 const require = createRequire(import.meta.url);
@@ -256,7 +256,7 @@ function peerCuts(output) {
 // ---------------------------------------------------------------------------------------------
 
 async function cost() {
-  const samples = { quiet: quietText(8 * MiB), noisy: makeLogText(8 * MiB, 21) };
+  const samples = previewSamples(8 * MiB);
   const rows = [];
   for (const [name, bytes] of Object.entries(samples)) {
     const file = path.join(root, `${name}.log`);
@@ -265,17 +265,16 @@ async function cost() {
     const fromBytes = { ms: [], cpu: [] };
     const fromString = { ms: [], cpu: [] };
     const drain = [];
-    const options = { budgetBytes: BUDGET, kind: 'command', outputId: 'out_0123456789abcdef01234567' };
     // Wall time, and the process's CPU time, which a loaded machine inflates far less.
     const timed = (samples, content) => {
       const cpu = process.cpuUsage();
       const t = process.hrtime.bigint();
-      core.previewHeadTail(content, options);
+      core.previewHeadTail(content, PREVIEW_OPTIONS);
       samples.ms.push(msSince(t));
       const used = process.cpuUsage(cpu);
       samples.cpu.push((used.user + used.system) / 1000);
     };
-    core.previewHeadTail(bytes, options);
+    core.previewHeadTail(bytes, PREVIEW_OPTIONS);
     for (let rep = 0; rep < REPS; rep++) {
       timed(fromBytes, bytes);
       timed(fromString, string);
@@ -313,19 +312,6 @@ const BEFORE_ISSUE_19 = {
   'noisy bytes': '5.69 ms/MiB',
   'noisy a string': '10.22 ms/MiB',
 };
-
-function quietText(bytes) {
-  const line = (i) =>
-    `2024-05-18T10:00:${String(i % 60).padStart(2, '0')}Z ${i % 400 === 0 ? 'WARN  [pool] slow query' : 'INFO  [http] GET /api/v1/items'} ${i} 200 in ${i % 900} ms\n`;
-  const parts = [];
-  let size = 0;
-  for (let i = 0; size < bytes; i++) {
-    const l = line(i);
-    parts.push(l);
-    size += l.length;
-  }
-  return Buffer.from(parts.join('')).subarray(0, bytes);
-}
 
 /** Time to read `file` through a child's stdout pipe and drop the bytes: the floor any capture pays. */
 function drainMs(file) {

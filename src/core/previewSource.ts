@@ -61,15 +61,23 @@ export const streamTuning = { minChars: 256 * 1024, pieceChars: 64 * 1024, buffe
  * comment), else encoded whole.
  */
 export function stringSource(text: string, budgetBytes: number, stream: boolean): PreviewSource {
-  const totalBytes = Buffer.byteLength(text, 'utf8');
   const window = Math.max(budgetBytes, TAIL_TEXT_BYTES) + WINDOW_MARGIN;
+  const whole = (totalBytes: number): PreviewSource => bytesSource(encodeUtf8(text, totalBytes));
+  if (!stream || text.length < streamTuning.minChars) return whole(Buffer.byteLength(text, 'utf8'));
   // Each character is 1 to 3 bytes (a surrogate pair 4 for 2): `window` characters make a window,
-  // and two of them do not meet in a text of more than 6 windows' bytes.
-  if (!stream || text.length < streamTuning.minChars || totalBytes <= 6 * window) return bytesSource(encodeUtf8(text, totalBytes));
-  return new StreamedString(text, totalBytes, window);
+  // and two of them do not meet in a text of more than 6 windows' bytes, which a text of more than
+  // 6 windows' characters is. Its bytes are counted as it is encoded: `Buffer.byteLength` of a
+  // two-byte string costs about as much.
+  if (text.length > 6 * window) return new StreamedString(text, window);
+  const totalBytes = Buffer.byteLength(text, 'utf8');
+  return totalBytes <= 6 * window ? whole(totalBytes) : new StreamedString(text, window);
 }
 
+/** Encodes a string's pieces into the stream's buffer (`encodeInto` beats `Buffer.write` on two-byte strings). */
+const encoder = new TextEncoder();
+
 class StreamedString implements PreviewSource {
+  readonly totalBytes: number;
   readonly breaks: number;
   readonly head: Buffer;
   readonly tail: Buffer;
@@ -81,11 +89,23 @@ class StreamedString implements PreviewSource {
 
   constructor(
     private readonly text: string,
-    readonly totalBytes: number,
     window: number,
   ) {
+    // Bytes and line breaks in one pass that encodes the string a piece at a time into the
+    // stream's buffer, where they are counted 16 bytes a step (a search for each '\n' in the
+    // string costs a call per line).
+    const buffer = streamBuffer(streamTuning.bufferBytes);
+    const piece = Math.max(1, Math.floor(buffer.length / 3) - 1);
+    let totalBytes = 0;
     let breaks = 0;
-    for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) breaks++;
+    for (let char = 0; char < text.length;) {
+      const next = pairEnd(text, Math.min(text.length, char + piece));
+      const written = encoder.encodeInto(text.slice(char, next), buffer).written;
+      totalBytes += written;
+      breaks += countLineBreaks(buffer, 0, written);
+      char = next;
+    }
+    this.totalBytes = totalBytes;
     this.breaks = breaks;
     this.head = Buffer.from(text.slice(0, pairSafe(text, window)), 'utf8');
     this.tailChar = pairSafe(text, text.length - window);
@@ -155,7 +175,7 @@ class StreamedString implements PreviewSource {
         continue;
       }
       const next = pairEnd(this.text, char + piece);
-      filled += buffer.write(this.text.slice(char, next), filled, 'utf8');
+      filled += encoder.encodeInto(this.text.slice(char, next), buffer.subarray(filled)).written;
       char = next;
     }
     if (filled > start) scanner.write(buffer.subarray(start, filled));
