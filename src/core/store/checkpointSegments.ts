@@ -65,10 +65,11 @@ export async function writeSegments(writer: SegmentWriter, batch: [string, Pendi
   };
   for (const [outputId, content] of batch) {
     let idx = 0;
+    const hint = { sample: true };
     // A window at a time, so a copy is never held whole (read back from the journal, then its chunks).
     // Evicted or removed meanwhile: then it is no longer pending, and there is nothing more to store.
     for (let at = 0; at < content.length && pending.get(outputId) === content; at += WINDOW_BYTES) {
-      const encoded = await encodeChunks(content.read(at, at + WINDOW_BYTES));
+      const encoded = await encodeChunks(content.read(at, at + WINDOW_BYTES), hint);
       if (pending.get(outputId) !== content) break;
       for (const chunk of encoded) record(await writer.add(outputId, idx++, chunk));
     }

@@ -25,9 +25,10 @@ const deflateAsync = promisify(deflateRaw);
 const DEFLATE_OPTIONS = { level: 1, strategy: constants.Z_DEFAULT_STRATEGY };
 
 /**
- * Before a chunk is deflated, its first SAMPLE_BYTES are, with a small window (cheap to set up): when
- * even they do not shrink, the chunk is stored raw. Incompressible output (binaries, archives,
- * random bytes) then costs a 2 KiB deflate a chunk instead of a 64 KiB one that is thrown away.
+ * A chunk after one that did not deflate (or a copy's first) has its first SAMPLE_BYTES deflated
+ * first, with a small window (cheap to set up): when even they do not shrink, it is stored raw.
+ * Incompressible output (binaries, archives, random bytes) then costs a 2 KiB deflate a chunk
+ * instead of a 64 KiB one thrown away; text, whose chunks deflate, is not sampled after its first.
  */
 const SAMPLE_BYTES = 2048;
 const SAMPLE_OPTIONS = { level: 1, windowBits: 12, memLevel: 4 };
@@ -41,20 +42,41 @@ const worthDeflating = (raw: Buffer): boolean =>
 const choose = (raw: Buffer, packed: Buffer | undefined): EncodedChunk =>
   packed && pays(raw.length, packed.length) ? { codec: Codec.Deflate, data: packed } : { codec: Codec.Raw, data: raw };
 
+/** What a copy's chunks so far showed: after one that did not deflate, the next is sampled first. */
+export interface EncodeHint {
+  sample: boolean;
+}
+
+/** Deflated, or raw when the sample (if the hint asks for one) or the whole does not shrink; updates the hint. */
+function encodeOne(
+  raw: Buffer,
+  hint: EncodeHint,
+  deflate: (raw: Buffer) => Buffer | Promise<Buffer>,
+): EncodedChunk | Promise<EncodedChunk> {
+  const done = (packed: Buffer | undefined): EncodedChunk => {
+    const chunk = choose(raw, packed);
+    hint.sample = chunk.codec === Codec.Raw;
+    return chunk;
+  };
+  if (hint.sample && !worthDeflating(raw)) return done(undefined);
+  const packed = deflate(raw);
+  return packed instanceof Promise ? packed.then(done) : done(packed);
+}
+
 /**
- * Encodes every chunk of `bytes` (a checkpoint passes a copy a window at a time). On the main
+ * Encodes every chunk of `bytes` (a checkpoint passes a copy a window at a time, with one hint). On the main
  * thread the deflates go to libuv's thread pool so the caller stays responsive; in the store's own
  * worker thread they run inline (the thread pool is shared with every file operation of the
  * process), with a turn of the event loop every few ms so the worker answers page reads between chunks.
  */
-export async function encodeChunks(bytes: Buffer): Promise<EncodedChunk[]> {
+export async function encodeChunks(bytes: Buffer, hint: EncodeHint = { sample: true }): Promise<EncodedChunk[]> {
   const raws: Buffer[] = [];
   for (let at = 0; at < bytes.length; at += CHUNK_BYTES) raws.push(bytes.subarray(at, Math.min(bytes.length, at + CHUNK_BYTES)));
   if (!isMainThread) {
     const encoded: EncodedChunk[] = [];
     let sliceEnd = performance.now() + INLINE_SLICE_MS;
     for (const raw of raws) {
-      encoded.push(choose(raw, worthDeflating(raw) ? deflateRawSync(raw, DEFLATE_OPTIONS) : undefined));
+      encoded.push(encodeOne(raw, hint, (bytes) => deflateRawSync(bytes, DEFLATE_OPTIONS)) as EncodedChunk);
       if (performance.now() < sliceEnd) continue;
       await nextTurn();
       sliceEnd = performance.now() + INLINE_SLICE_MS;
@@ -68,8 +90,7 @@ export async function encodeChunks(bytes: Buffer): Promise<EncodedChunk[]> {
   const lane = async (): Promise<void> => {
     while (next < raws.length) {
       const index = next++;
-      const raw = raws[index];
-      encoded[index] = choose(raw, worthDeflating(raw) ? await deflateAsync(raw, DEFLATE_OPTIONS) : undefined);
+      encoded[index] = await encodeOne(raws[index], hint, (bytes) => deflateAsync(bytes, DEFLATE_OPTIONS));
     }
   };
   await Promise.all(Array.from({ length: Math.min(DEFLATE_LANES, raws.length) }, lane));

@@ -17,17 +17,6 @@ CREATE INDEX IF NOT EXISTS placements_segment ON placements (segment);
 CREATE TABLE IF NOT EXISTS segments (n INTEGER PRIMARY KEY, data_bytes INTEGER NOT NULL, file_bytes INTEGER NOT NULL);
 `;
 
-/** One segment file: chunk rows, as layout 1 kept them in the session file itself. */
-export const CHUNKS_SCHEMA = `
-CREATE TABLE IF NOT EXISTS chunks (
-  output_id TEXT NOT NULL,
-  idx INTEGER NOT NULL,
-  codec INTEGER NOT NULL,
-  data BLOB NOT NULL,
-  PRIMARY KEY (output_id, idx)
-);
-`;
-
 /**
  * Bumped when the layout changes. 1: one file holding the outputs and their chunks (migrated on
  * open, migration.ts); 2: an index of outputs and placements beside content segments. A file of a

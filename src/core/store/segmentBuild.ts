@@ -81,20 +81,39 @@ function record(columns: (string | number | Uint8Array)[]): { parts: Uint8Array[
   return { parts, bytes: parts.reduce((sum, part) => sum + part.length, 0) };
 }
 
-/** A leaf cell laid out: its bytes on the page (overflow page number filled in later) and its payload for the overflow pages. */
+/**
+ * A leaf cell laid out. Its payload is the record's head (header, output_id, idx, codec) and the
+ * chunk's bytes, kept apart so the chunk is copied once, into its pages.
+ */
 interface Cell {
   rowid: number;
-  payload: Buffer;
+  head: Buffer;
+  data: Uint8Array;
+  payloadBytes: number;
   local: number;
   onPage: number;
   overflowPages: number;
 }
 
-function leafCell(rowid: number, payload: Buffer): Cell {
-  const local = localPayload(PAGE_SIZE, payload.length);
-  const overflowPages = Math.ceil((payload.length - local) / (PAGE_SIZE - 4));
-  const onPage = putVarint(payload.length).length + putVarint(rowid).length + local + (overflowPages > 0 ? 4 : 0);
-  return { rowid, payload, local, onPage, overflowPages };
+function leafCell(rowid: number, head: Buffer, data: Uint8Array): Cell {
+  const payloadBytes = head.length + data.length;
+  const local = localPayload(PAGE_SIZE, payloadBytes);
+  const overflowPages = Math.ceil((payloadBytes - local) / (PAGE_SIZE - 4));
+  const onPage = putVarint(payloadBytes).length + putVarint(rowid).length + local + (overflowPages > 0 ? 4 : 0);
+  return { rowid, head, data, payloadBytes, local, onPage, overflowPages };
+}
+
+/** Copies a cell's payload bytes [from, to) into `target` at `at`. */
+function copyPayload(cell: Cell, from: number, to: number, target: Buffer, at: number): void {
+  const end = Math.min(to, cell.payloadBytes);
+  const headEnd = cell.head.length;
+  if (from < headEnd) {
+    const n = Math.min(end, headEnd) - from;
+    cell.head.copy(target, at, from, from + n);
+    at += n;
+    from += n;
+  }
+  if (from < end) target.set(cell.data.subarray(from - headEnd, end - headEnd), at);
 }
 
 /** Splits items into pages: each takes `header` bytes plus, per item, its size and a 2-byte pointer. */
@@ -136,8 +155,8 @@ function writeBtreePage(page: Buffer, base: number, type: number, cells: Buffer[
  */
 export function buildSegment(rows: SegmentRow[]): Buffer {
   const cells = rows.map((row, i) => {
-    const { parts, bytes } = record([row.outputId, row.idx, row.codec, row.data]);
-    return leafCell(i + 1, Buffer.concat(parts, bytes));
+    const { parts } = record([row.outputId, row.idx, row.codec, row.data]);
+    return leafCell(i + 1, Buffer.concat(parts.slice(0, -1)), row.data);
   });
   // Levels from the leaves up, each a list of pages; a page is its cells (leaves) or children (interior).
   const leaves = pack(cells, (cell) => cell.onPage, 8);
@@ -183,7 +202,9 @@ export function buildSegment(rows: SegmentRow[]): Buffer {
   leaves.forEach((leaf, l) => {
     const onPage = leaf.map((cell) => {
       const i = row++;
-      const parts = [putVarint(cell.payload.length), putVarint(cell.rowid), cell.payload.subarray(0, cell.local)];
+      const local = Buffer.allocUnsafe(cell.local);
+      copyPayload(cell, 0, cell.local, local, 0);
+      const parts = [putVarint(cell.payloadBytes), putVarint(cell.rowid), local];
       if (cell.overflowPages > 0) {
         const link = Buffer.alloc(4);
         link.writeUInt32BE(overflowStart[i]);
@@ -191,7 +212,7 @@ export function buildSegment(rows: SegmentRow[]): Buffer {
         for (let k = 0; k < cell.overflowPages; k++) {
           const n = overflowStart[i] + k;
           if (k < cell.overflowPages - 1) page(n).writeUInt32BE(n + 1, 0);
-          cell.payload.copy(page(n), 4, cell.local + k * (PAGE_SIZE - 4), cell.local + (k + 1) * (PAGE_SIZE - 4));
+          copyPayload(cell, cell.local + k * (PAGE_SIZE - 4), cell.local + (k + 1) * (PAGE_SIZE - 4), page(n), 4);
         }
       }
       return Buffer.concat(parts);
