@@ -10,6 +10,7 @@
  */
 
 import type { NotableLine } from '../types';
+import { ASSIGNED_END, type ByteWord, NO_END, WORD_END, byteWords } from './byteWords';
 
 export type NotableClass = NotableLine['class'];
 
@@ -91,12 +92,10 @@ const CJK_LEAD_BYTES: readonly number[] = [...new Set(CJK_WORDS.map(([word]) => 
  * Their bytes as one pattern, a trie of alternations like the words' (V8 tries it twice as fast as
  * their list); as no word is a prefix of another, it matches exactly what the list would.
  */
-const CJK_SOURCE = trie(
-  new Map(CJK_WORDS.map(([word]) => [asLatin1(word), ''])),
-  (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`,
-);
+const CJK_ENDS = new Map(CJK_WORDS.map(([word]) => [asLatin1(word), NO_END]));
+const CJK_SOURCE = trie(CJK_ENDS, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`);
 
-interface WordClass {
+export interface WordClass {
   class: NotableClass;
   fixed: boolean;
 }
@@ -121,9 +120,9 @@ const WORD_CLASS = new Map<string, WordClass>([
  * punctuation.
  */
 function words(list: string[]): Map<string, string> {
-  const ends = new Map<string, string>(list.map((word) => [word, '\\b']));
-  for (const word of ['result', 'results']) ends.set(word, '\\b(?=\\s{0,3}[:=])');
-  ends.set('err!', '');
+  const ends = new Map<string, string>(list.map((word) => [word, WORD_END]));
+  for (const word of ['result', 'results']) ends.set(word, ASSIGNED_END);
+  ends.set('err!', NO_END);
   return ends;
 }
 
@@ -178,18 +177,31 @@ export interface Scan {
    * pattern ignores case: what the scanner's prefilter (`prefilter.ts`) looks for.
    */
   starts: readonly string[];
+  /**
+   * The regex's match at a position, anchored, found on the bytes (`byteWords.ts`): its length
+   * and its word's class. Undefined: the scanner runs the regex.
+   */
+  match?: (text: Uint8Array, at: number) => ByteWord<WordClass | undefined> | undefined;
 }
 
 /** Every English word above has an `a`, an `e` or an `o`, in one case or the other. */
 const VOWELS = [0x65, 0x61, 0x6f, 0x45, 0x41, 0x4f];
 
+/** A word's class as `classifyHitAt` looks a match up (its spelling lower-cased). */
+const classOf = (word: string): WordClass | undefined => WORD_CLASS.get(word.toLowerCase());
+
 const wordScan = (list: string[], gate?: readonly number[]): Scan => {
   const ends = words(list);
-  return { regex: new RegExp(trie(ends), 'gi'), gate, starts: [...ends.keys()] };
+  return { regex: new RegExp(trie(ends), 'gi'), gate, starts: [...ends.keys()], match: byteWords(ends, true, classOf) };
 };
 const WORDS = wordScan(COMMAND_WORDS, VOWELS);
 const SEARCH = wordScan([...COMMAND_WORDS, ...SEARCH_WORDS]);
-const CJK: Scan = { regex: new RegExp(CJK_SOURCE, 'g'), gate: CJK_LEAD_BYTES, starts: CJK_WORDS.map(([word]) => asLatin1(word)) };
+const CJK: Scan = {
+  regex: new RegExp(CJK_SOURCE, 'g'),
+  gate: CJK_LEAD_BYTES,
+  starts: [...CJK_ENDS.keys()],
+  match: byteWords(CJK_ENDS, false, classOf),
+};
 const KEYS: Scan = { regex: new RegExp(JSON_KEY, 'gi'), starts: JSON_STEMS };
 
 /**
@@ -232,14 +244,24 @@ export function classifyHit(text: string, index: number, word: string, kind: Not
  */
 export function classifyHitAt(text: Buffer, index: number, word: string, kind: NotableKind): HitClass | undefined {
   if (word.charCodeAt(word.length - 1) === 0x3a) return classifyJsonKey(text, index, word);
-  const known = SPELLINGS.get(word) ?? spelling(word);
+  return classifyWordAt(text, index, word.length, SPELLINGS.get(word) ?? spelling(word), kind);
+}
+
+/** `classifyHitAt` for a word of `length` bytes at `index` whose class is `known` (as `Scan.match` finds one). */
+export function classifyWordAt(
+  text: Buffer,
+  index: number,
+  length: number,
+  known: WordClass | undefined,
+  kind: NotableKind,
+): HitClass | undefined {
   if (!known) return undefined;
   const before = index > 0 ? text[index - 1] : 0;
-  if (before === 0x5f || (isLetter(before) && !compoundName(text, index, word))) return undefined;
+  if (before === 0x5f || (isLetter(before) && !compoundName(text, index, length))) return undefined;
   if (known.fixed) return known.class;
-  if (known.class === 'warning') return countNear(text, index, word.length) ? 'count' : 'warning';
+  if (known.class === 'warning') return countNear(text, index, length) ? 'count' : 'warning';
   if (known.class === 'summary') return 'summary';
-  if (countNear(text, index, word.length) || negated(text, index)) return 'count';
+  if (countNear(text, index, length) || negated(text, index)) return 'count';
   if (kind === 'search' && looksLikeSearchHit(text, index)) return undefined;
   return 'error';
 }
@@ -256,9 +278,9 @@ function spelling(word: string): WordClass | undefined {
 }
 
 /** `TypeError:` — a capitalised keyword ending a name, followed by a colon or the line's end. */
-function compoundName(text: Buffer, index: number, word: string): boolean {
+function compoundName(text: Buffer, index: number, length: number): boolean {
   if (!isUpper(text[index])) return false;
-  let after = index + word.length;
+  let after = index + length;
   while (after < text.length && isSpace(text[after])) after++;
   const next = text[after];
   return after >= text.length || next === 0x3a || next === 0x0a || next === 0x0d;

@@ -7,7 +7,17 @@
 import type { NotableDigest } from '../types';
 import { boundaryAtOrAfter, boundaryAtOrBefore, decodeUtf8 } from '../utf8';
 import { DigestBuilder } from './digest';
-import { MAX_HIT_BYTES, SCANS, type Scan, classifyHitAt, type HitClass, type NotableClass, type NotableKind } from './patterns';
+import {
+  MAX_HIT_BYTES,
+  SCANS,
+  type Scan,
+  type WordClass,
+  classifyHitAt,
+  classifyWordAt,
+  type HitClass,
+  type NotableClass,
+  type NotableKind,
+} from './patterns';
 import { PREFILTER_SPAN, type Prefilter, countLineBreaks, makePrefilter } from './prefilter';
 
 /**
@@ -36,10 +46,15 @@ const WINDOW_MARGIN = MAX_HIT_BYTES + 16;
 /** Positions of a window past which the prefilter's are tried on the window's text, not each on its own. */
 const DENSE = 64;
 
-/** A pattern's hit: where it starts in the scanned text, and what matched. */
+/**
+ * A pattern's hit: where it starts in the scanned text and how long it is; what the regex matched,
+ * or (matched on the bytes, `Scan.match`) the word's class.
+ */
 interface Hit {
   index: number;
-  word: string;
+  length: number;
+  word?: string;
+  known?: WordClass;
 }
 
 /** Whether every byte of `chunk` is 0. */
@@ -216,6 +231,7 @@ export class NotableScanner {
     const regexes = scans.map((scan) => scan.regex);
     const anchored = scans.map((scan) => scan.anchored);
     const firsts = scans.map((scan) => scan.firsts);
+    const matchers = scans.map((scan) => scan.match);
     const shift = this.carry.length; // text position = chunk position + shift
     const text = shift > 0 ? (precededBy(chunk, this.carry) ?? Buffer.concat([this.carry, chunk])) : chunk;
     // Where each pattern's next hit is looked for, and that hit (in the current window), as text positions.
@@ -229,11 +245,12 @@ export class NotableScanner {
       const live = scans.map((scan) => passes(scan.gate, view, EMPTY));
       if (!live.includes(true)) continue;
       // With a prefilter, each pattern is tried anchored at the positions it lists, in order (a
-      // cursor per pattern: its positions only grow), on the text there (the window's, when they
-      // are many); else it runs over the window.
+      // cursor per pattern: its positions only grow): on the bytes when it can be (`Scan.match`),
+      // else on the text there (the window's, when they are many); else it runs over the window.
       const found = this.prefilter?.candidates(text, start, end);
       const cursor = regexes.map(() => 0);
-      let window = found && found.count > DENSE ? view.toString('latin1') : undefined;
+      // (Decoded when a regex first runs in a window of many positions: matched on the bytes, none does.)
+      let window: string | undefined;
       let thereAt = -1;
       let there = '';
       const find = (i: number): Hit | undefined => {
@@ -245,7 +262,14 @@ export class NotableScanner {
             if (candidate < from[i]) continue;
             cursor[i] = k + 1;
             if (firsts[i][text[candidate]] === 0) continue;
+            const matcher = matchers[i];
+            if (matcher) {
+              const matched = matcher(text, candidate);
+              if (matched) return { index: candidate, length: matched.length, known: matched.value };
+              continue;
+            }
             let m: RegExpExecArray | null;
+            if (window === undefined && found.count > DENSE) window = view.toString('latin1');
             if (window !== undefined) {
               regex.lastIndex = candidate - start;
               m = regex.exec(window);
@@ -257,7 +281,7 @@ export class NotableScanner {
               regex.lastIndex = 0;
               m = regex.exec(there);
             }
-            if (m) return { index: candidate, word: m[0] };
+            if (m) return { index: candidate, length: m[0].length, word: m[0] };
           }
           cursor[i] = found.count;
           return undefined;
@@ -266,23 +290,24 @@ export class NotableScanner {
         const regex = regexes[i];
         regex.lastIndex = Math.max(0, from[i] - start);
         const m = regex.exec(window);
-        return m && m.index < end - start ? { index: start + m.index, word: m[0] } : undefined;
+        return m && m.index < end - start ? { index: start + m.index, length: m[0].length, word: m[0] } : undefined;
       };
       for (let i = 0; i < regexes.length; i++) next[i] = find(i);
       for (;;) {
         let which = -1;
         for (let i = 0; i < next.length; i++) if (next[i] && (which < 0 || next[i]!.index < next[which]!.index)) which = i;
         if (which < 0) break;
-        const { index, word } = next[which]!;
-        from[which] = index + word.length;
+        const { index, length, word, known } = next[which]!;
+        from[which] = index + length;
         next[which] = find(which);
         const at = index - shift; // chunk position; negative inside the carried bytes
-        if (at + word.length <= 0 || base + at < this.from) continue; // seen with the previous chunk, or context only
+        if (at + length <= 0 || base + at < this.from) continue; // seen with the previous chunk, or context only
         if (at > pos) {
           this.advance(chunk, base, pos, at);
           pos = at;
         }
-        const cls = classifyHitAt(text, index, word, this.kind);
+        const cls =
+          word === undefined ? classifyWordAt(text, index, length, known, this.kind) : classifyHitAt(text, index, word, this.kind);
         if (!cls) continue;
         const hit = base + at;
         if (hit - this.lineStart < TEXT_BYTES) {
