@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { hashKey } from '../../src/core/notable/digest';
-import { SCANS, type NotableKind } from '../../src/core/notable/patterns';
+import { SCANS, classifyHitAt, classifyWordAt, type NotableKind } from '../../src/core/notable/patterns';
 import { countLineBreaks, makePrefilter, type Prefilter } from '../../src/core/notable/prefilter';
 import { countNewlines } from '../../src/core/utf8';
 import { NotableScanner, scanNotable, scanTuning } from '../../src/core/notable/scanner';
@@ -122,6 +122,50 @@ describe('notable lines: how the scan runs does not change what it finds', () =>
       assert.deepEqual(tuned({ prefilter: true }, run), expected, `${context}: prefilter`);
       assert.deepEqual(tuned({ prefilter: false, window: small }, run), expected, `${context}: small windows`);
       assert.deepEqual(tuned({ prefilter: true, window: small }, run), expected, `${context}: prefilter, small windows`);
+    }
+  });
+
+  it('property: a word scan matched on the bytes matches what its regex, anchored there, matches, and classifies alike', () => {
+    const seed = seedFromEnv(1319);
+    const rng = makeRng(seed);
+    const scans = [...new Set(KINDS.flatMap((kind) => SCANS[kind]))].filter((scan) => scan.match);
+    assert.ok(scans.length >= 3, 'the word scans, the search words and the CJK words');
+    // What the end assertions read: blanks then a colon (at most 3), a word character or not, case.
+    const edges = [
+      'result:',
+      'result :',
+      'Result   =',
+      'result    :',
+      'RESULTS\t\u00a0 =',
+      'resultx:',
+      'results',
+      'ERR!',
+      'err\x01',
+      'fail_',
+      'failed2',
+      'warn',
+      '失败',
+    ];
+    for (let round = 0; round < 40; round++) {
+      const bytes = Buffer.from(round < 10 ? edges.join(round % 2 ? '\n' : ' ') : keywordText(rng, rng.int(10, 2000)));
+      const text = bytes.toString('latin1');
+      for (const scan of scans) {
+        const anchored = new RegExp(scan.regex.source, `${scan.regex.flags.replace('g', '')}y`);
+        for (let at = 0; at < bytes.length; at++) {
+          anchored.lastIndex = at;
+          const expected = anchored.exec(text)?.[0];
+          const found = scan.match!(bytes, at);
+          const where = `seed ${seed}, round ${round}, ${JSON.stringify(text.slice(at, at + 24))} at ${at}`;
+          assert.equal(found?.length, expected?.length, where);
+          if (expected === undefined || !found) continue;
+          for (const kind of KINDS)
+            assert.equal(
+              classifyWordAt(bytes, at, found.length, found.value, kind),
+              classifyHitAt(bytes, at, expected, kind),
+              `${where}, ${kind}`,
+            );
+        }
+      }
     }
   });
 
