@@ -50,7 +50,7 @@ describe('previewHeadTail: a string previews exactly as its bytes do', () => {
   it('property: random texts (multibyte, lone surrogates, CRLF, very long lines), streamed through buffers of any size', () => {
     const seed = seedFromEnv(1902);
     const rng = makeRng(seed);
-    const cases = previewCases(rng, 60).map(({ content, options }) => ({
+    const cases = previewCases(rng, 60).map(({ content, options }): { text: string; options: PreviewOptions } => ({
       text: typeof content === 'string' ? content : content.toString('utf8'),
       // A capture gap is read in the bytes, never streamed: not this path.
       options: { ...options, gapOffset: undefined, droppedBytes: undefined },
