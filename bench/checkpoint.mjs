@@ -336,7 +336,7 @@ async function benchCheckpoint() {
   notes.push(
     `checkpoint: a session holding N different 8 MiB copies (built by retain + flush, all its files copied per run), openStore with ` +
       `quotaBytes 128 MiB, copyBytes 8 MiB, checkpoints 'manual' (no background timer); one more 8 MiB retained untimed, then ` +
-      `the flush() that checkpoints it is timed (deflate of the new copy, its segments built in sql.js and written + fsync'd, ` +
+      `the flush() that checkpoints it is timed (deflate of the new copy, a window of 1 MiB at a time, its segment files built and written + fsync'd, ` +
       `the index exported and written atomically: temp file + fsync + rename + directory fsync). Runs in ms, in order. No evictions. ` +
       `"file after" is the index.`,
   );
@@ -363,7 +363,7 @@ async function benchCheckpoint() {
     `and takes ${growth.map((g) => `×${fmtRatio(g.time)} (${g.kind})`).join(' and ')} as long` +
     (grows ? ' — every checkpoint exports and rewrites the whole sql.js database' : '') +
     (growth.every((g) => g.time < 2)
-      ? '; the time grows less, as at these sizes most of it is work on the new copy (deflate, insert; see the raw baseline), not the write.'
+      ? '; the time grows less, as at these sizes most of it is work on the new copy (deflate, building the segments; see the raw baseline), not the write.'
       : '.');
 }
 
@@ -372,7 +372,9 @@ async function benchCheckpoint() {
 
 function runChild(mode, dir, sessionId) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(here, 'lib/storeRssChild.mjs'), mode, dir, sessionId], {
+    // --expose-gc: the child collects the copies it made and dropped (the bench's garbage, not the store's).
+    const gc = process.env.TOR_BENCH_KEEP_GARBAGE ? [] : ['--expose-gc'];
+    const child = spawn(process.execPath, [...gc, path.join(here, 'lib/storeRssChild.mjs'), mode, dir, sessionId], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
@@ -442,9 +444,10 @@ async function benchWorkerRss() {
   notes.push(
     `peak RSS: process.resourceUsage().maxRSS of a fresh \`node bench/lib/storeRssChild.mjs\` per run (runs in MiB). The store ` +
       `worker is a worker_thread, so this is the whole process: the main thread (Node, the caller's buffers) plus the worker ` +
-      `(sql.js heap with the index and the open segments, decoded chunks). full: openWorkerStore quotaBytes 64 MiB, copyBytes ` +
+      `(sql.js with the index, the maps of segments read, decoded chunks) and the search worker. full: openWorkerStore quotaBytes 64 MiB, copyBytes ` +
       `8 MiB, 8 retains of crypto.randomBytes(8 MiB) (copied to the worker, as callers do), flush, 8 pages from the start and ` +
-      `the middle of each copy, a search of the oldest and newest copy, close. resume: a fresh process reopens that session ` +
+      `the middle of each copy, a search of the oldest and newest copy, close; the child's main thread collects its own garbage ` +
+      `after each retain and search (--expose-gc; TOR_BENCH_KEEP_GARBAGE=1 to measure without). resume: a fresh process reopens that session ` +
       `(sessionId), lists, reads 8 pages of each copy, searches two, closes. empty: opens an empty worker store and closes. ` +
       `The goal applies to the peak, baseline included. ` +
       (inherited

@@ -7,6 +7,9 @@
 //         a few pages of every copy, searches two of them, closes.
 // resume: reopens that session (sessionId) in the worker, reads the same way, searches, closes.
 // maxRssKiB is process.resourceUsage().maxRSS: the whole process (main thread and worker thread).
+// With --expose-gc (checkpoint.mjs passes it unless TOR_BENCH_KEEP_GARBAGE is set) the child collects its own
+// garbage after each retain and search: the 8 MiB copies it made and dropped are the bench's memory, not
+// the store's (without it, V8 kept 16-32 MiB of them alive in this thread, measured in bench/profile/storeMemory.mjs).
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { readFileSync, statSync } from 'node:fs';
@@ -65,15 +68,22 @@ if (mode === 'full') {
     const { outputId, totalBytes } = await store.retain(content, { tool: 'bench', title: `random ${i + 1}` });
     if (totalBytes !== COPY) throw new Error(`retained ${totalBytes} bytes, expected ${COPY}`);
     middles.push({ outputId, middle });
+    globalThis.gc?.();
   }
   await store.flush();
   for (const { outputId, middle } of middles) await readPages(outputId, middle);
-  for (const { outputId } of [middles[0], middles.at(-1)]) matches += (await store.search(outputId, NEEDLE)).matches.length;
+  for (const { outputId } of [middles[0], middles.at(-1)]) {
+    matches += (await store.search(outputId, NEEDLE)).matches.length;
+    globalThis.gc?.();
+  }
 } else if (mode === 'resume') {
   if (!store.resumed) throw new Error(`session ${sessionId} was not resumed`);
   const outputs = await store.list();
   for (const output of outputs) await readPages(output.outputId, 0);
-  for (const output of [outputs[0], outputs.at(-1)]) matches += (await store.search(output.outputId, NEEDLE)).matches.length;
+  for (const output of [outputs[0], outputs.at(-1)]) {
+    matches += (await store.search(output.outputId, NEEDLE)).matches.length;
+    globalThis.gc?.();
+  }
 }
 const stats = await store.stats();
 const file = store.file;

@@ -35,6 +35,9 @@ export function serveStores(port: Port): void {
   const stores = new Map<StoreHandle, SessionStore>();
   let nextHandle = 1;
 
+  /** Bytes of garbage slices left since the last collection. */
+  let sliceGarbage = 0;
+
   const register = (store: SessionStore): OpenedStore => {
     const handle = nextHandle++;
     stores.set(handle, store);
@@ -67,18 +70,19 @@ export function serveStores(port: Port): void {
     read: async ({ handle, outputId, offset, maxBytes }) => ({ result: await storeOf(handle).read(outputId, offset, maxBytes) }),
     slice: async ({ handle, outputId, from, to, into }) => {
       const slice = await storeOf(handle).slice(outputId, from, to);
-      if (into) {
-        if (!(into instanceof Uint8Array) || into.length !== slice.totalBytes)
-          throw new RecallError('INVALID_ARGUMENT', `slice: "into" must be a Uint8Array of the copy's ${slice.totalBytes} bytes.`);
-        into.set(slice.bytes, from);
-        if (to >= slice.totalBytes) collectGarbageInWorker();
-        return { result: { ...slice, bytes: into }, transfer: [into.buffer as ArrayBuffer] };
+      if (into && (!(into instanceof Uint8Array) || into.length !== slice.totalBytes))
+        throw new RecallError('INVALID_ARGUMENT', `slice: "into" must be a Uint8Array of the copy's ${slice.totalBytes} bytes.`);
+      // Into the caller's buffer, or a fresh one of exactly these bytes: the store's may be a view of its cache.
+      const bytes = into ?? new Uint8Array(slice.bytes.length);
+      bytes.set(slice.bytes, into ? from : 0);
+      // A slice leaves about twice its size of garbage (the chunks read, joined): collected every few
+      // MiB and at a copy's last slice, not left for V8 to take only under pressure.
+      sliceGarbage += 2 * slice.bytes.length;
+      if (sliceGarbage >= SLICE_GARBAGE_BYTES || to >= slice.totalBytes) {
+        sliceGarbage = 0;
+        collectGarbageInWorker();
       }
-      // A fresh buffer of exactly these bytes, transferred: the store's may be a view of its cache.
-      const bytes = new Uint8Array(slice.bytes);
-      // The last slice of a copy (a search has read it all): the segments and chunks it took are garbage.
-      if (to >= slice.totalBytes) collectGarbageInWorker();
-      return { result: { ...slice, bytes }, transfer: [bytes.buffer] };
+      return { result: { ...slice, bytes }, transfer: [bytes.buffer as ArrayBuffer] };
     },
     readAll: async ({ handle, outputId }) => {
       const bytes = await storeOf(handle).readAll(outputId);
@@ -168,6 +172,9 @@ export function serveStores(port: Port): void {
     if (queue.length > 0) setImmediate(startNext);
   };
 }
+
+/** Garbage slices may leave before it is collected (a full collection costs a few ms). */
+const SLICE_GARBAGE_BYTES = 8 * 1024 * 1024;
 
 /** Operations that start as soon as they arrive: short, and what an interactive reader waits on. */
 const IMMEDIATE = new Set<WorkerOp>(['read', 'info', 'list', 'stats', 'open', 'debugCrash']);
