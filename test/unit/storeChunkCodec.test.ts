@@ -28,9 +28,14 @@ describe('store: how a checkpoint encodes chunks (deflated, or raw when deflate 
     const store = await openStore({ dir, checkpoints: 'manual' });
     const text = logText(3 * CHUNK_BYTES + 1000);
     const random = randomBytes(2 * CHUNK_BYTES + 7);
-    // Its first 2 KiB (the sample) incompressible, the rest text: stored raw, a little larger than it could be.
-    const mixed = Buffer.concat([randomBytes(2 * KiB), logText(CHUNK_BYTES - 2 * KiB)]);
+    // Its first 4 KiB (the sample) incompressible, the rest text: stored raw, larger than it could be.
+    const mixed = Buffer.concat([randomBytes(4 * KiB), logText(CHUNK_BYTES - 4 * KiB)]);
+    // Text, then incompressible chunks (the first tried whole, the next only sampled), then text again, and base64 (6 bits a byte: deflates).
+    const alternating = Buffer.concat([logText(CHUNK_BYTES), randomBytes(2 * CHUNK_BYTES), logText(CHUNK_BYTES)]);
+    const base64 = Buffer.from(randomBytes(CHUNK_BYTES).toString('base64')).subarray(0, CHUNK_BYTES);
     const ids = {
+      alternating: (await store.retain(alternating)).outputId,
+      base64: (await store.retain(base64)).outputId,
       text: (await store.retain(text)).outputId,
       random: (await store.retain(random)).outputId,
       mixed: (await store.retain(mixed)).outputId,
@@ -42,6 +47,9 @@ describe('store: how a checkpoint encodes chunks (deflated, or raw when deflate 
     assert.deepEqual(codecs(ids.text, chunks), [1, 1, 1, 1], 'text: deflated');
     assert.deepEqual(codecs(ids.random, chunks), [0, 0, 0], 'random: raw');
     assert.deepEqual(codecs(ids.mixed, chunks), [0], 'an incompressible sample: raw');
+    assert.deepEqual(codecs(ids.alternating, chunks), [1, 0, 0, 1], 'each chunk on its own merits');
+    assert.deepEqual(codecs(ids.base64, chunks), [1], 'base64: deflated');
+    assert.deepEqual(await store.readAll(ids.alternating), alternating);
     assert.deepEqual(await store.readAll(ids.text), text);
     assert.deepEqual(await store.readAll(ids.random), random);
     assert.deepEqual(await store.readAll(ids.mixed), mixed);
