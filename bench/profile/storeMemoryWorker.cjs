@@ -54,4 +54,6 @@ parentPort.on('message', (request) => {
 });
 const role = workerData?.role === 'search' ? 'search' : 'store';
 probe(`${role} worker start`);
-require(path.join(process.env.TOR_BENCH_CORE ? path.dirname(process.env.TOR_BENCH_CORE) : path.join(__dirname, '../../dist'), 'storeWorker.js'));
+require(
+  path.join(process.env.TOR_BENCH_CORE ? path.dirname(process.env.TOR_BENCH_CORE) : path.join(__dirname, '../../dist'), 'storeWorker.js'),
+);
