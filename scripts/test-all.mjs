@@ -5,7 +5,8 @@
 // counts as one failure; a suite that crashes before reporting counts as a failure, so a broken
 // runner can never look green. Each suite has a time limit: a suite that hangs (a handle left open, a
 // host that never answers) is killed with its whole process group and counted as a failure, instead
-// of running until CI gives up with no summary at all.
+// of running until CI gives up with no summary at all. The failed tests' titles come last, above the
+// totals, so a log cut to its tail still says what failed.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -93,6 +94,8 @@ let interrupted = false;
 const scratch = mkdtempSync(path.join(tmpdir(), 'tor-results-'));
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const summary = [];
+// What failed, printed just above the last line: CI logs often keep only their tail.
+const failedTests = [];
 for (const suite of suites) {
   if (interrupted) break;
   if (suite.when && !existsSync(path.join(root, suite.when))) {
@@ -118,8 +121,9 @@ for (const suite of suites) {
   try {
     counts = JSON.parse(readFileSync(resultsFile, 'utf8'));
   } catch {
-    counts = { passed: 0, failed: 1, skipped: 0 }; // crashed before reporting
+    counts = { passed: 0, failed: 1, skipped: 0, failures: ['crashed before reporting its counts'] };
   }
+  for (const failure of counts.failures ?? []) failedTests.push(`failed in ${suite.name}: ${failure.slice(0, 400)}`);
   if (run.status !== 0 && counts.failed === 0) counts.failed = 1; // failed outside any test
   totals.passed += counts.passed;
   totals.failed += counts.failed;
@@ -129,5 +133,6 @@ for (const suite of suites) {
 }
 rmSync(scratch, { recursive: true, force: true });
 console.log(`\n${summary.join('\n')}`);
+if (failedTests.length > 0) console.log(failedTests.join('\n'));
 console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(totals.failed === 0 ? 0 : 1);

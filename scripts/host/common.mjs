@@ -262,6 +262,7 @@ export function report({ suite, counts, problem, seconds, say }) {
         passed,
         failed,
         skipped: counts?.pending ?? 0,
+        failures: [...(counts?.failures ?? []).map((f) => `${f.title}: ${String(f.error).split('\n')[0]}`), ...(problem ? [problem] : [])],
         ...(problem ? { error: problem } : {}),
       }) + '\n',
     );

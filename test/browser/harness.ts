@@ -256,7 +256,7 @@ export class PanelDouble {
 // ---------------------------------------------------------------------------------------------
 // Runner.
 
-export async function runAll(files: string[], options: HarnessOptions): Promise<{ passed: number; failed: number }> {
+export async function runAll(files: string[], options: HarnessOptions): Promise<{ passed: number; failed: number; failures: string[] }> {
   for (const file of files) {
     currentFile = path.basename(file);
     require(file);
@@ -267,6 +267,7 @@ export async function runAll(files: string[], options: HarnessOptions): Promise<
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
   let passed = 0;
   let failed = 0;
+  const failures: string[] = [];
   try {
     for (const c of selected) {
       const started = Date.now();
@@ -278,6 +279,7 @@ export async function runAll(files: string[], options: HarnessOptions): Promise<
         process.stdout.write(`    ✓ passed (${Date.now() - started} ms)\n`);
       } catch (error) {
         failed++;
+        failures.push(`${c.file} › ${c.name}: ${String((error as Error)?.message ?? error).split('\n')[0]}`);
         process.stdout.write(`    ✗ FAILED: ${(error as Error)?.stack ?? String(error)}\n`);
       }
     }
@@ -286,5 +288,5 @@ export async function runAll(files: string[], options: HarnessOptions): Promise<
     await browser.close().catch(() => undefined);
     await server.stop();
   }
-  return { passed, failed };
+  return { passed, failed, failures };
 }

@@ -5,7 +5,7 @@
 //
 //   node test/browser/run.mjs [--grep <text>]
 //
-// Prints `N passed, N failed, N skipped` last; writes {passed, failed} to $TOR_RESULTS_FILE when set; exits
+// Prints `N passed, N failed, N skipped` last; writes {passed, failed, failures} to $TOR_RESULTS_FILE when set; exits
 // non-zero on any failure. Screenshots go to test/artifacts/.
 import { build } from 'esbuild';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
@@ -21,10 +21,10 @@ const bundleDir = path.join(root, '.cache', 'browser-test', 'webview');
 const artifactsDir = path.join(root, 'test', 'artifacts');
 const { values: opts } = parseArgs({ options: { grep: { type: 'string' } } });
 
-function finish(passed, failed) {
+function finish(passed, failed, failures = []) {
   // This harness has no way to skip a test, so skipped is always 0.
   process.stdout.write(`${passed} passed, ${failed} failed, 0 skipped\n`);
-  if (process.env.TOR_RESULTS_FILE) writeFileSync(process.env.TOR_RESULTS_FILE, JSON.stringify({ passed, failed, skipped: 0 }));
+  if (process.env.TOR_RESULTS_FILE) writeFileSync(process.env.TOR_RESULTS_FILE, JSON.stringify({ passed, failed, skipped: 0, failures }));
   process.exit(failed > 0 || passed === 0 ? 1 : 0);
 }
 
@@ -65,9 +65,9 @@ const files = readdirSync(here)
   .sort()
   .map((f) => path.join(here, f));
 try {
-  const { passed, failed } = await runAll(files, { bundleDir, artifactsDir, grep: opts.grep });
-  finish(passed, failed);
+  const { passed, failed, failures } = await runAll(files, { bundleDir, artifactsDir, grep: opts.grep });
+  finish(passed, failed, failures);
 } catch (error) {
   process.stdout.write(`[browser] the run broke: ${error?.stack ?? error}\n`);
-  finish(0, 1);
+  finish(0, 1, [`the run broke: ${error?.message ?? error}`]);
 }

@@ -169,11 +169,12 @@ async function main() {
 main()
   .catch((error) => {
     counts.failed++;
+    failures.push(`the run broke: ${error.message ?? error}`);
     console.error(`clients: ${error.stack ?? error}`);
   })
   .finally(() => {
     console.log(`\n${counts.passed} passing, ${counts.failed} failing`);
     for (const failure of failures) console.log(`  failed: ${failure}`);
-    if (process.env.TOR_RESULTS_FILE) writeFileSync(process.env.TOR_RESULTS_FILE, JSON.stringify(counts));
+    if (process.env.TOR_RESULTS_FILE) writeFileSync(process.env.TOR_RESULTS_FILE, JSON.stringify({ ...counts, failures }));
     process.exit(counts.failed === 0 ? 0 : 1);
   });

@@ -6,12 +6,16 @@ const Mocha = require('mocha');
 class CountingReporter extends Mocha.reporters.Spec {
   constructor(runner, options) {
     super(runner, options);
+    // Each failure's title and the first line of its error, so the aggregator can print them last,
+    // where a CI log that keeps only its tail still shows what failed.
+    const failures = [];
+    runner.on('fail', (test, err) => failures.push(`${test.fullTitle()}: ${String(err?.message ?? err).split('\n')[0]}`));
     runner.once('end', () => {
       const file = process.env.TOR_RESULTS_FILE;
       if (file)
         fs.writeFileSync(
           file,
-          JSON.stringify({ passed: runner.stats.passes, failed: runner.stats.failures, skipped: runner.stats.pending }),
+          JSON.stringify({ passed: runner.stats.passes, failed: runner.stats.failures, skipped: runner.stats.pending, failures }),
         );
     });
   }
