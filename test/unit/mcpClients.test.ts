@@ -4,7 +4,7 @@
 // the 2026-07-28 protocol), and it sizes previews for a client that cuts larger results (Codex).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -18,10 +18,14 @@ const COMMAND = `seq 1 20000; echo ${FIELD}`;
 /** Codex 0.171.0's default limit kept about 12,000 bytes of a result (test/clients/REPORT.md). */
 const CODEX_KEEPS = 12_000;
 
-function stdioClient(name: string, args: string[]): { client: Client; transport: StdioClientTransport; stderr: () => string } {
+function stdioClient(
+  name: string,
+  args: string[],
+  bundle = MCP_BUNDLE,
+): { client: Client; transport: StdioClientTransport; stderr: () => string } {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [MCP_BUNDLE, ...args],
+    args: [bundle, ...args],
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
     stderr: 'pipe',
   });
@@ -53,29 +57,29 @@ describe('mcp: the clients people run', function () {
   before(ensureBuilt);
 
   it('answers initialize and tools/list before its session opens; a call waits for the session', async () => {
-    // A session file that is a FIFO: opening it blocks until the test writes to it, so the session
-    // stays unopened for as long as the test likes, with no timing involved.
-    const store = dirs.make();
-    const sessionId = 's20261204-000000abcdef';
-    execFileSync('mkfifo', [path.join(store, `${sessionId}.sqlite`)]);
-    const { client, transport, stderr } = stdioClient('first-turn-client', [
-      '--workspace',
-      dirs.make(),
-      '--store',
-      store,
-      '--session',
-      sessionId,
-    ]);
+    // The server's bundles copied beside a FIFO in place of sql.js's WebAssembly: the session's
+    // worker waits on it until the test writes the real bytes, so the session stays unopened for as
+    // long as the test likes, with no timing involved. (A FIFO in the session folder would not do:
+    // the store refuses those at once, storeNotRegular.test.ts.)
+    const bundles = dirs.make();
+    for (const file of ['mcp.js', 'storeWorker.js']) copyFileSync(path.join(path.dirname(MCP_BUNDLE), file), path.join(bundles, file));
+    const wasm = path.join(bundles, 'sql-wasm.wasm');
+    execFileSync('mkfifo', [wasm]);
+    const { client, transport, stderr } = stdioClient(
+      'first-turn-client',
+      ['--workspace', dirs.make(), '--store', dirs.make()],
+      path.join(bundles, 'mcp.js'),
+    );
     try {
       await client.connect(transport);
       const { tools } = await client.listTools();
       assert.equal(tools.length > 0, true);
       assert.doesNotMatch(stderr(), /session \S+ at /, 'the session is still opening');
       const ran = client.callTool({ name: 'run_command', arguments: { command: 'echo waited' } });
-      // The writer's end: open, nothing written, close: the store reads an empty file and starts the session.
-      closeSync(openSync(path.join(store, `${sessionId}.sqlite`), 'w'));
+      // The writer's end: the real WebAssembly, and the session opens.
+      writeFileSync(wasm, readFileSync(path.join(path.dirname(MCP_BUNDLE), 'sql-wasm.wasm')));
       assert.match(okText(await ran), /waited/);
-      assert.match(stderr(), new RegExp(`session ${sessionId} at `));
+      assert.match(stderr(), /started session \S+ at /);
     } finally {
       await client.close();
     }

@@ -6,7 +6,7 @@ import type { OpenReport } from '../types';
 import { loadSqlJs } from './sqljs';
 import { migrateLayout1, type MigrationHooks } from './migration';
 import { SCHEMA, SCHEMA_VERSION, addMissingColumns, applyPragmas, queryRows } from './schema';
-import { moveAside, removeStaleTemporaries, segmentFile, segmentsOnDisk } from './sessionFiles';
+import { NotRegularFile, moveAside, readSessionFile, removeStaleTemporaries, segmentFile, segmentsOnDisk } from './sessionFiles';
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 
@@ -46,13 +46,15 @@ export async function openDatabase(
   const SQL = await loadSqlJs();
   await removeStaleTemporaries(file);
   const report: OpenReport = {};
-  const existing = await fs.readFile(file).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined;
+  // A FIFO or a link in the session's place is not a session: moved aside like a damaged file, below.
+  const existing = await readSessionFile(file).catch((error: unknown) => {
+    if (error instanceof NotRegularFile) return error;
     throw error;
   });
   if (existing) {
     let db: Database | undefined;
     try {
+      if (existing instanceof NotRegularFile) throw existing;
       if (!existing.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)) throw new Error('not an SQLite database');
       db = new SQL.Database(existing);
       applyPragmas(db);

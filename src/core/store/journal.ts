@@ -20,7 +20,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { syncDirectory } from './atomicWrite';
-import { journalFiles, moveAside, rotatedJournals } from './sessionFiles';
+import { journalFiles, moveAside, readSessionFile, rotatedJournals } from './sessionFiles';
 import type { NotableDigest } from '../types';
 
 const MAGIC = Buffer.from('TORJ', 'latin1');
@@ -197,7 +197,8 @@ export async function readLeftJournals(sessionFile: string): Promise<LeftJournal
   };
   let lastSeq = 0;
   for (const journalPath of paths) {
-    const data = await fs.readFile(journalPath);
+    // Not fs.readFile: a FIFO in a journal's place would wedge the open (NotRegularFile, reported).
+    const data = (await readSessionFile(journalPath)) ?? Buffer.alloc(0);
     const parsed = parseJournal(data, lastSeq);
     lastSeq = parsed.lastSeq;
     left.entries.push(...parsed.entries);

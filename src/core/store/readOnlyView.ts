@@ -6,7 +6,7 @@
 import { promises as fs, type BigIntStats } from 'node:fs';
 import { RecallError } from '../errors';
 import { parseJournal, type JournalEntry } from './journal';
-import { journalFiles } from './sessionFiles';
+import { journalFiles, openSessionFile } from './sessionFiles';
 
 /** Starts over this many times while the owner keeps checkpointing under the reader, then gives up. */
 const MAX_ATTEMPTS = 50;
@@ -51,16 +51,6 @@ export async function currentSignature(file: string): Promise<Signature | undefi
   return marks;
 }
 
-/** Opens a file read-only, or undefined when it is gone. */
-async function openIfThere(file: string): Promise<fs.FileHandle | undefined> {
-  try {
-    return await fs.open(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-}
-
 /** A file's content and the mark of the version read (through one descriptor). */
 async function readOpen(handle: fs.FileHandle, file: string): Promise<{ bytes: Buffer; mark: Mark }> {
   const st = await handle.stat({ bigint: true });
@@ -75,7 +65,7 @@ async function readOpen(handle: fs.FileHandle, file: string): Promise<{ bytes: B
  */
 export async function readView(file: string): Promise<RawView> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const handle = await openIfThere(file);
+    const handle = await openSessionFile(file);
     if (!handle) {
       throw new RecallError(
         'NOT_FOUND',
@@ -91,7 +81,7 @@ export async function readView(file: string): Promise<RawView> {
       let lastSeq = 0;
       let whole = true;
       for (const journal of await journalFiles(file)) {
-        const journalHandle = await openIfThere(journal);
+        const journalHandle = await openSessionFile(journal);
         // Removed between the listing and the read: a checkpoint finished; its records are in a newer file.
         if (!journalHandle) {
           whole = false;

@@ -9,14 +9,14 @@
  * an orphan, removed at the next open), and deleted only after an index that no longer names it is
  * durable; a reader holding an older index finds it gone (SEGMENT_GONE) and reads the index again.
  */
-import { closeSync, fstatSync, openSync, promises as fs } from 'node:fs';
+import { closeSync, fstatSync, promises as fs } from 'node:fs';
 import type { Database } from 'sql.js';
 import { RecallError, describeError } from '../errors';
 import type { EncodedChunk } from './chunks';
 import { queryRows } from './schema';
 import { buildSegment, type SegmentRow } from './segmentBuild';
 import { mapSegment, readChunk, type SegmentMap } from './segmentFile';
-import { segmentFile } from './sessionFiles';
+import { openSessionFileSync, segmentFile } from './sessionFiles';
 
 /** Encoded chunk bytes per segment: a page read opens at most ~1 MiB, a checkpoint's last segment wastes at most that. */
 export const SEGMENT_BYTES = 1024 * 1024;
@@ -50,7 +50,7 @@ export class SegmentCache {
     const path = segmentFile(this.file, n);
     let fd: number;
     try {
-      fd = openSync(path, 'r');
+      fd = openSessionFileSync(path); // a FIFO put in its place is refused (damaged), not waited on
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT')
         throw new RecallError('STORE_UNAVAILABLE', `The content segment ${path} is gone; the session's index changed since it was read.`, {

@@ -4,9 +4,8 @@
  * Cursor…) that connected. The extension reads it to name the session in the Retained Outputs
  * tree; it is one of the session's files (sessionFiles.ts), so it goes when the session does.
  */
-import { promises as fs } from 'node:fs';
 import { atomicWriteFile } from './atomicWrite';
-import { agentFile } from './sessionFiles';
+import { agentFile, readSessionFile } from './sessionFiles';
 
 export interface AgentClient {
   name: string;
@@ -29,7 +28,9 @@ const MAX_FIELD = 200;
 export async function readSessionAgent(sessionFile: string): Promise<SessionAgentRecord | undefined> {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(await fs.readFile(agentFile(sessionFile), 'utf8'));
+    const bytes = await readSessionFile(agentFile(sessionFile));
+    if (!bytes) return undefined;
+    parsed = JSON.parse(bytes.toString('utf8'));
   } catch {
     return undefined;
   }

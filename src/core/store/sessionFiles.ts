@@ -11,7 +11,7 @@
  *   `<file>.corrupt-…`, `<file>.torn-…`  files moved aside, kept for the user, never read again
  */
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { constants, fstatSync, openSync, closeSync, promises as fs, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { isSessionIdShape } from '../ids';
 
@@ -100,6 +100,74 @@ export async function sessionFiles(file: string): Promise<string[]> {
 /** Deletes a session's index, segments and journals (kept-aside files are left for the user). */
 export async function deleteSessionFiles(file: string): Promise<void> {
   for (const each of await sessionFiles(file)) await fs.rm(each, { force: true });
+}
+
+/**
+ * A session's own file that is not a regular file: a FIFO, a folder, a device or a link put in its
+ * place. Reading it could block forever (a FIFO with no writer wedges the store and every call
+ * waiting on it) or read something the session never wrote.
+ */
+export class NotRegularFile extends Error {
+  constructor(
+    readonly file: string,
+    kind: string,
+  ) {
+    super(`${file} is ${kind}, not a regular file; Tool Output Recall writes only regular files there`);
+  }
+}
+
+// O_NONBLOCK: opening a FIFO returns at once instead of waiting for a writer; it changes nothing for
+// a regular file. O_NOFOLLOW: a link in the session's folder is refused, not followed.
+const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
+
+function kindOf(stat: Stats): string | undefined {
+  if (stat.isFile()) return undefined;
+  if (stat.isFIFO()) return 'a FIFO (named pipe)';
+  if (stat.isDirectory()) return 'a folder';
+  if (stat.isSocket()) return 'a socket';
+  return 'a device';
+}
+
+const refusedOpen = (file: string, error: unknown): unknown =>
+  (error as NodeJS.ErrnoException).code === 'ELOOP' ? new NotRegularFile(file, 'a symbolic link') : error;
+
+/** Opens one of a session's files for reading; undefined when it is not there, NotRegularFile when it is not a regular file. */
+export async function openSessionFile(file: string): Promise<fs.FileHandle | undefined> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(file, READ_FLAGS);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw refusedOpen(file, error);
+  }
+  const kind = kindOf(await handle.stat());
+  if (kind === undefined) return handle;
+  await handle.close();
+  throw new NotRegularFile(file, kind);
+}
+
+/** openSessionFile for the store's synchronous readers; a missing file is its ENOENT error. */
+export function openSessionFileSync(file: string): number {
+  let fd: number;
+  try {
+    fd = openSync(file, READ_FLAGS);
+  } catch (error) {
+    throw refusedOpen(file, error);
+  }
+  const kind = kindOf(fstatSync(fd));
+  if (kind === undefined) return fd;
+  closeSync(fd);
+  throw new NotRegularFile(file, kind);
+}
+
+/** A session file's bytes, or undefined when it is not there. */
+export async function readSessionFile(file: string): Promise<Buffer | undefined> {
+  const handle = await openSessionFile(file);
+  try {
+    return await handle?.readFile();
+  } finally {
+    await handle?.close();
+  }
 }
 
 /** Renames a file that cannot be used out of the way, keeping it for the user; returns its new path. */

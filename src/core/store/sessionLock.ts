@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
+import { readSessionFile } from './sessionFiles';
 
 /**
  * An exclusive claim on a session file by one process, so two windows on the same workspace never
@@ -48,8 +49,10 @@ export async function isSessionLocked(sessionFile: string): Promise<boolean> {
 
 async function readOwner(file: string): Promise<LockOwner | undefined> {
   try {
-    const owner = JSON.parse(await fs.readFile(file, 'utf8')) as LockOwner;
-    return Number.isInteger(owner.pid) ? owner : undefined;
+    // Not fs.readFile: a FIFO in the lock's place would hold it forever. Unreadable reads as stale.
+    const bytes = await readSessionFile(file);
+    const owner = bytes && (JSON.parse(bytes.toString('utf8')) as LockOwner);
+    return owner && Number.isInteger(owner.pid) ? owner : undefined;
   } catch {
     return undefined;
   }
