@@ -288,13 +288,7 @@ async function checkpointOnce(dir, template, incoming, rep) {
   try {
     const before = await store.stats();
     const held = new Set(await filesOf(dir, sessionId));
-    // The retain answers once its record is durable; its chunks are deflated beside that
-    // (src/core/store/preEncode.ts). Both are timed, then the checkpoint alone.
-    const t0 = process.hrtime.bigint();
     await store.retain(incoming, { tool: 'bench', title: 'incoming' });
-    const retainMs = msSince(t0);
-    await store.encoded();
-    const encodedMs = msSince(t0);
     const io = processIo();
     const t = process.hrtime.bigint();
     await store.flush();
@@ -307,7 +301,7 @@ async function checkpointOnce(dir, template, incoming, rep) {
     let newBytes = 0;
     for (const name of await filesOf(dir, sessionId))
       if (!held.has(name) && name.includes('.segment.')) newBytes += (await fs.stat(path.join(dir, name))).size;
-    return { ms, retainMs, encodedMs, wchar: after.wchar - io.wchar, writeBytes: after.writeBytes - io.writeBytes, fileBytes, newBytes };
+    return { ms, wchar: after.wchar - io.wchar, writeBytes: after.writeBytes - io.writeBytes, fileBytes, newBytes };
   } finally {
     await store.delete();
   }
@@ -371,14 +365,6 @@ async function benchCheckpoint() {
     });
   }
   for (const kind of Object.keys(KINDS)) {
-    const runs = cases.filter((c) => c.kind === kind).flatMap((c) => c.subject);
-    row(`  … before it: the retain answered / its chunks encoded, ${KINDS[kind].label}`, {
-      subject: `${fmtMs(median(runs.map((s) => s.retainMs)))} / ${fmtMs(median(runs.map((s) => s.encodedMs)))}`,
-      runs: `${runs.length} runs`,
-      target: 'info',
-    });
-  }
-  for (const kind of Object.keys(KINDS)) {
     const of = cases.filter((c) => c.kind === kind);
     const ratios = (key) => of.map((c) => median(c[key].map((r) => r.ms ?? r)) / median(c.raw.map((r) => r.ms)));
     row(`  … the floor, in raws: the same I/O done raw (see notes), ${KINDS[kind].label}`, {
@@ -402,10 +388,8 @@ async function benchCheckpoint() {
   const raw = cases.flatMap((c) => c.raw);
   notes.push(
     `checkpoint: a session holding N different 8 MiB copies (built by retain + flush, all its files copied per run), openStore with ` +
-      `quotaBytes 128 MiB, copyBytes 8 MiB, checkpoints 'manual' (no background timer); one more 8 MiB retained, and once ` +
-      `its chunks are encoded (store.encoded(): deflated beside the retain's journal write, see the "before it" rows: when the retain answered ` +
-      `and when its encoding was done, from the retain's start), the flush() that checkpoints it is timed (the raw chunks read back from the ` +
-      `journal, its segment files built and written + fsync'd, ` +
+      `quotaBytes 128 MiB, copyBytes 8 MiB, checkpoints 'manual' (no background timer); one more 8 MiB retained untimed, then ` +
+      `the flush() that checkpoints it is timed (deflate of the new copy, a window of 1 MiB at a time, its segment files built and written + fsync'd, ` +
       `the index exported and written atomically: temp file + fsync + rename + directory fsync). Runs in ms, in order. No evictions. ` +
       `"file after" is the index.`,
   );

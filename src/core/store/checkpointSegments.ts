@@ -3,11 +3,10 @@
  * worth rewriting, into new segments, each recorded in the index as it is written.
  */
 import type { Database } from 'sql.js';
-import { CHUNK_BYTES, Codec, encodeChunks } from './chunks';
+import { CHUNK_BYTES, encodeChunks } from './chunks';
 import { collectGarbageInWorker } from './collectGarbage';
 import { isLive } from './outputRows';
 import type { PendingContent } from './pendingContent';
-import type { PreEncoded } from './preEncode';
 import {
   liveChunks,
   placeRun,
@@ -28,8 +27,6 @@ export interface SegmentRound {
   segments: SegmentCache;
   /** The store's pending copies: one is dropped once all its chunks are written. */
   pending: Map<string, PendingContent>;
-  /** A pending copy's chunks if they were encoded at its retain (see preEncode.ts). */
-  preEncoded(content: PendingContent): Promise<PreEncoded | undefined>;
   /** A segment was written and recorded in the index (not yet fsync'd). */
   sealed(n: number): void;
 }
@@ -67,16 +64,6 @@ export async function writeSegments(writer: SegmentWriter, batch: [string, Pendi
     added = [];
   };
   for (const [outputId, content] of batch) {
-    const pre = await round.preEncoded(content);
-    if (pre && pre.length === Math.ceil(content.length / CHUNK_BYTES)) {
-      // Encoded already: the deflated chunks as they are, the raw ones read back from the journal.
-      for (let idx = 0; idx < pre.length && pending.get(outputId) === content; idx++) {
-        const chunk = pre[idx] ?? { codec: Codec.Raw, data: content.read(idx * CHUNK_BYTES, (idx + 1) * CHUNK_BYTES) };
-        record(await writer.add(outputId, idx, chunk));
-      }
-      if (pending.get(outputId) === content) added.push([outputId, content]);
-      continue;
-    }
     let idx = 0;
     const hint = { sample: true };
     // A window at a time, so a copy is never held whole (read back from the journal, then its chunks).

@@ -22,7 +22,6 @@ import { placeRewritten, writeSegments } from './checkpointSegments';
 import { collectGarbageInWorker } from './collectGarbage';
 import { JournalWriter, encodeRecord, type JournalHeader, type LeftJournals } from './journal';
 import { JournalSpans, type PendingContent } from './pendingContent';
-import { PreEncoder } from './preEncode';
 import { applyPragmas, compactIfWasteful, queryRows } from './schema';
 import { SegmentWriter, unnameDeadSegments, type SegmentCache } from './segments';
 import { journalFile, rotatedJournals, segmentFile } from './sessionFiles';
@@ -83,9 +82,6 @@ export class Checkpointer {
   private readonly pendingContent = new Map<string, PendingContent>();
   /** Where pending copies' content is read from (their journal records). */
   private readonly spans: JournalSpans;
-  /** Pending copies' chunks, encoded while their retains waited on the disk. */
-  private readonly preEncoder = new PreEncoder();
-  private readonly encodings = new Set<Promise<unknown>>();
   /** The next segment's number: never reused, so no reader's index can name another segment's content. */
   private nextSegment: number;
   /**
@@ -201,20 +197,9 @@ export class Checkpointer {
     const buffers = encodeRecord(header, content);
     if (header.op === 'retain') this.ensureRoom(buffers.reduce((sum, buffer) => sum + buffer.length, 0));
     let start: number;
-    let encoding: ReturnType<PreEncoder['start']> | undefined;
     try {
       if (this.journal.damaged) await this.rotate();
-      const appending = this.journal.append(buffers);
-      // Encoded while the record is written and fsync'd (see preEncode.ts), after the write is under way.
-      if (header.op === 'retain' && content) {
-        const started = this.preEncoder.start(Buffer.from(content.buffer, content.byteOffset, content.byteLength), () =>
-          this.pendingContent.values(),
-        );
-        this.encodings.add(started);
-        void started.then(() => this.encodings.delete(started));
-        encoding = started;
-      }
-      start = await appending;
+      start = await this.journal.append(buffers);
     } catch (error) {
       const { what, outcome } = FAILED_RECORD[header.op](header.outputId);
       throw new RecallError(
@@ -225,9 +210,7 @@ export class Checkpointer {
     try {
       // A retain's content is read back from its record (the buffers before it: prefix, header, length).
       const before = buffers[0].length + buffers[1].length + buffers[2].length;
-      const journalled = header.op === 'retain' ? this.spans.span(start + before, buffers[3].length) : undefined;
-      if (journalled && encoding) this.preEncoder.attach(journalled, encoding);
-      apply(journalled);
+      apply(header.op === 'retain' ? this.spans.span(start + before, buffers[3].length) : undefined);
     } catch (error) {
       await this.journal.cutBack(start);
       throw error;
@@ -264,11 +247,6 @@ export class Checkpointer {
   /** A copy removed or evicted: its content no longer waits for a checkpoint. */
   drop(outputId: string): void {
     this.pendingContent.delete(outputId);
-  }
-
-  /** Resolves once the encodings of the retains so far are done: a checkpoint started then only writes. */
-  async encoded(): Promise<void> {
-    await Promise.all(this.encodings);
   }
 
   pending(outputId: string): PendingContent | undefined {
@@ -370,7 +348,6 @@ export class Checkpointer {
         index: () => this.source.database(),
         segments: this.source.segments,
         pending: this.pendingContent,
-        preEncoded: (content) => this.preEncoder.take(content),
         sealed: (n) => {
           recorded.add(n);
           this.notDurable.add(n);

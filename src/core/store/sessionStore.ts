@@ -390,15 +390,6 @@ export class SessionStore implements RecallStore {
     return this.durability.flush();
   }
 
-  /**
-   * Resolves once the chunks of the copies retained so far are encoded (a retain answers once its
-   * record is durable; its chunks are deflated beside that, see preEncode.ts). The checkpoint bench
-   * waits for it to time what a checkpoint itself costs.
-   */
-  encoded(): Promise<void> {
-    return this.durability.encoded();
-  }
-
   /** Bytes [from, to) of a copy: pending content from memory, the rest from its segments. */
   private bytes(row: OutputRow, from: number, to: number, cache: boolean): Buffer {
     if (to <= from) return Buffer.alloc(0);
