@@ -48,6 +48,14 @@ const SESSION_COPIES = [1, 4, 8]; // 8, 32 and 64 MiB already in the session
 const RSS_GOAL = 160 * MiB;
 const RSS_REOPENED_GOAL = 128 * MiB;
 /**
+ * glibc's allocator keeps memory a process freed unless a block was at least its mmap threshold, which
+ * starts at 128 KiB and rises to the size of any larger block freed (up to 32 MiB): after the first
+ * 8 MiB copy is freed, the next ones come from its heaps and stay there. Pinning the threshold (an
+ * environment variable read when the process starts) shows how much of the peak that is.
+ */
+const GLIBC = Boolean(process.report?.getReport?.().header?.glibcVersionRuntime);
+const PINNED_MMAP = { MALLOC_MMAP_THRESHOLD_: '32768' };
+/**
  * Today's figures, for the goals: the store before issue 19 (one sql.js database exported whole, at
  * e77dafe), measured by bench/storeDesigns.mjs in one run beside the designs (ARCHITECTURE.md, Store
  * design; the checkpoint totals and, for the flat line, today's cost at 64 ÷ at 8 MiB in raws).
@@ -429,12 +437,13 @@ async function benchCheckpoint() {
 // ---------------------------------------------------------------------------------------------
 // 2. Peak RSS of a process whose store worker holds a full 64 MiB session of random bytes.
 
-function runChild(mode, dir, sessionId) {
+function runChild(mode, dir, sessionId, env) {
   return new Promise((resolve, reject) => {
     // --expose-gc: the child collects the copies it made and dropped (the bench's garbage, not the store's).
     const gc = process.env.TOR_BENCH_KEEP_GARBAGE ? [] : ['--expose-gc'];
     const child = spawn(process.execPath, [...gc, path.join(here, 'lib/storeRssChild.mjs'), mode, dir, sessionId], {
       stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, ...env },
     });
     let out = '';
     child.stdout.on('data', (d) => {
@@ -454,6 +463,7 @@ function runChild(mode, dir, sessionId) {
 
 async function benchWorkerRss() {
   const samples = { empty: [], full: [], resume: [] };
+  const pinned = { empty: [], full: [], resume: [] };
   for (let rep = 0; rep < REPS; rep++) {
     const dir = path.join(benchRoot, `rss-${rep}`);
     await fs.mkdir(dir, { recursive: true });
@@ -468,6 +478,10 @@ async function benchWorkerRss() {
         `rss rep ${rep + 1}/${REPS} ${mode.padEnd(6)} maxRSS ${fmtMiB(result.maxRssKiB * 1024)}, VmHWM ${fmtMiB(result.hwmKiB * 1024)}, in ${fmtMs(result.ms)}`,
       );
     }
+    await fs.rm(dir, { recursive: true, force: true });
+    if (!GLIBC) continue;
+    await fs.mkdir(dir, { recursive: true });
+    for (const mode of order) pinned[mode].push(await runChild(mode, dir, mode === 'empty' ? 'empty' : 'full64', PINNED_MMAP));
     await fs.rm(dir, { recursive: true, force: true });
   }
   // maxRSS as asked, unless it was inherited from this process (then VmHWM, the child's own peak).
@@ -499,6 +513,14 @@ async function benchWorkerRss() {
       pass: peak <= goal,
     });
     row('  … minus the empty baseline (info)', { subject: fmtMiB(peak - base), runs: `max ${fmtMiB(max(rss(mode)) - base)}` });
+    if (!GLIBC) continue;
+    const tuned = pinned[mode].map((s) => s.hwmKiB * 1024);
+    row(`  … the same with MALLOC_MMAP_THRESHOLD_=${PINNED_MMAP.MALLOC_MMAP_THRESHOLD_} (info)`, {
+      subject: fmtMiB(median(tuned)),
+      runs: tuned.map((b) => (b / MiB).toFixed(0)).join('/'),
+      baseline: fmtMiB(median(pinned.empty.map((s) => s.hwmKiB * 1024))),
+      target: `≤ ${fmtMiB(goal)}`,
+    });
   }
   notes.push(
     `peak RSS: process.resourceUsage().maxRSS of a fresh \`node bench/lib/storeRssChild.mjs\` per run (runs in MiB). The store ` +
@@ -513,4 +535,11 @@ async function benchWorkerRss() {
         ? `maxRSS was inherited from this process at spawn (Linux counts the parent's RSS then), so the table shows VmHWM, the child's own peak.`
         : `VmHWM (the child's own peak, /proc/self/status) agrees: empty ${fmtMiB(hwm('empty'))}, full ${fmtMiB(hwm('full'))}, resume ${fmtMiB(hwm('resume'))}.`),
   );
+  if (GLIBC)
+    notes.push(
+      `MALLOC_MMAP_THRESHOLD_ rows (VmHWM; baseline: the empty store with it): the same children started with glibc's mmap threshold pinned ` +
+        `at 32 KiB, so every freed block of 32 KiB or more goes back to the system. Without it glibc raises the threshold to the ` +
+        `largest block freed (an 8 MiB copy), and later blocks below that come from its heaps, which keep what was freed: the ` +
+        `difference between the two rows is memory the process freed and glibc kept.`,
+    );
 }
