@@ -1,8 +1,9 @@
 /**
  * A full garbage collection, on request. A checkpoint leaves tens of MiB of dead buffers (the copies
  * it read back from the journal, their deflated chunks, the segments' exported bytes) that V8 would
- * collect only under pressure, so a store worker's memory would stay at its peak. Called in the store
- * worker only: on the shared main thread of an extension host a full collection is not ours to start.
+ * collect only under pressure, so a store worker's memory would stay at its peak; the search worker
+ * likewise kept each copy it had searched. Called in our own workers only: on the shared main thread
+ * of an extension host a full collection is not ours to start.
  */
 import { isMainThread } from 'node:worker_threads';
 import { setFlagsFromString } from 'node:v8';
