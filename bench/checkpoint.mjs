@@ -374,13 +374,11 @@ async function benchCheckpoint() {
   }
   for (const kind of Object.keys(KINDS)) {
     const of = cases.filter((c) => c.kind === kind);
-    const ratios = (key) => of.map((c) => median(c[key].map((r) => r.ms ?? r)) / median(c.raw.map((r) => r.ms)));
+    const inRaws = of.map((c) => median(c.floor) / median(c.raw.map((r) => r.ms)));
     row(`  … the floor, in raws: the same I/O done raw (see notes), ${KINDS[kind].label}`, {
       subject: fmtMs(median(of.flatMap((c) => c.floor))),
-      runs: ratios('floor')
-        .map((r) => r.toFixed(2))
-        .join('/'),
-      ratio: fmtRatio(median(ratios('floor'))),
+      runs: inRaws.map((r) => r.toFixed(2)).join('/'),
+      ratio: fmtRatio(median(inRaws)),
       target: 'info',
     });
   }
@@ -461,6 +459,14 @@ function runChild(mode, dir, sessionId, env) {
   });
 }
 
+/** One RSS child of `mode`; a full or resumed session must hold the 8 copies, none evicted. */
+async function measureChild(mode, dir, env) {
+  const result = await runChild(mode, dir, mode === 'empty' ? 'empty' : 'full64', env);
+  if (mode !== 'empty' && (result.outputs !== 8 || result.retainedBytes !== 64 * MiB || result.evicted !== 0))
+    throw new Error(`${mode} child's session holds ${JSON.stringify(result)}`);
+  return result;
+}
+
 async function benchWorkerRss() {
   const samples = { empty: [], full: [], resume: [] };
   const pinned = { empty: [], full: [], resume: [] };
@@ -470,9 +476,7 @@ async function benchWorkerRss() {
     // The empty baseline alternates before and after the pair (resume needs the full session first).
     const order = rep % 2 === 0 ? ['empty', 'full', 'resume'] : ['full', 'resume', 'empty'];
     for (const mode of order) {
-      const result = await runChild(mode, dir, mode === 'empty' ? 'empty' : 'full64');
-      if (mode !== 'empty' && (result.outputs !== 8 || result.retainedBytes !== 64 * MiB || result.evicted !== 0))
-        throw new Error(`${mode} child's session holds ${JSON.stringify(result)}`);
+      const result = await measureChild(mode, dir);
       samples[mode].push(result);
       log(
         `rss rep ${rep + 1}/${REPS} ${mode.padEnd(6)} maxRSS ${fmtMiB(result.maxRssKiB * 1024)}, VmHWM ${fmtMiB(result.hwmKiB * 1024)}, in ${fmtMs(result.ms)}`,
@@ -481,7 +485,7 @@ async function benchWorkerRss() {
     await fs.rm(dir, { recursive: true, force: true });
     if (!GLIBC) continue;
     await fs.mkdir(dir, { recursive: true });
-    for (const mode of order) pinned[mode].push(await runChild(mode, dir, mode === 'empty' ? 'empty' : 'full64', PINNED_MMAP));
+    for (const mode of order) pinned[mode].push(await measureChild(mode, dir, PINNED_MMAP));
     await fs.rm(dir, { recursive: true, force: true });
   }
   // maxRSS as asked, unless it was inherited from this process (then VmHWM, the child's own peak).
