@@ -3,11 +3,10 @@
  * store fetches, so a page never needs the whole copy. Also the one page-size clamp that every
  * reader (read_tool_output, read_file_page, the page setting) goes through.
  */
-import { RecallError } from './errors';
 import { decodeUtf8, pageCut, rejectMidCharacter } from './utf8';
 import type { ReadResult } from './types';
 import { DEFAULT_LIMITS } from './limits';
-import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from './toolNames';
+import { READ_TOOL_OUTPUT_TOOL } from './toolNames';
 
 /** Bytes of context either side of a page needed to decide character boundaries. */
 export const PAGE_CONTEXT = 3;
@@ -24,37 +23,10 @@ export interface PageRequest {
  * The page size a reader uses: `limit` (a page setting, or the largest page) when none is requested,
  * else the requested size held to `limit`; `limit` is itself held to DEFAULT_LIMITS.pageBytes, so
  * neither a request nor a setting gets a larger page. It only clamps: a request was validated where
- * it came in (a tool's schema and its spec's validate; validatePageRequest for the store's callers).
+ * it came in (a tool's schema and its spec's validate; the store's own read for its callers).
  */
 export function clampPageBytes(requested: number | undefined, limit: number = DEFAULT_LIMITS.pageBytes): number {
   return Math.min(requested ?? limit, limit, DEFAULT_LIMITS.pageBytes);
-}
-
-/**
- * The store's own check of `offset` and `maxBytes` before any bytes are fetched (the store is an edge
- * too: the inspector and the extension's API call it without a tool schema); returns the page size.
- */
-export function validatePageRequest(outputId: string, offset: unknown, maxBytes: unknown, totalBytes: number): number {
-  if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0) {
-    throw new RecallError(
-      'INVALID_ARGUMENT',
-      `offset must be a non-negative integer byte offset; got ${JSON.stringify(offset)}. Start with ${READ_TOOL_OUTPUT_TOOL} {"outputId":"${outputId}","offset":0} and follow nextOffset.`,
-    );
-  }
-  if (typeof maxBytes !== 'number' || !Number.isInteger(maxBytes) || maxBytes < 1) {
-    throw new RecallError(
-      'INVALID_ARGUMENT',
-      `maxBytes must be an integer from 1 to ${DEFAULT_LIMITS.pageBytes}; got ${JSON.stringify(maxBytes)}. Omit it to get ${DEFAULT_LIMITS.pageBytes}-byte pages.`,
-    );
-  }
-  if (offset > totalBytes) {
-    throw new RecallError(
-      'OFFSET_OUT_OF_RANGE',
-      `offset ${offset} is past the end of output ${outputId}, which holds ${totalBytes} bytes (valid offsets: 0 to ${totalBytes}). Read from 0, or use ${SEARCH_TOOL_OUTPUT_TOOL} to find an offset.`,
-      { totalBytes },
-    );
-  }
-  return clampPageBytes(maxBytes);
 }
 
 /**
