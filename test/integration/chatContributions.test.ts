@@ -32,7 +32,7 @@ const CONTRIBUTIONS = [
 
 const UNKNOWN = `${EXTENSION_ID.toLowerCase()}/no_such_tool`;
 
-describe('chat contributions: the Recall agent, instructions and skill in the real workbench', function () {
+describe('chat contributions: the Recall custom agent, instructions and skill in the real workbench', function () {
   this.timeout(60_000);
   const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
 

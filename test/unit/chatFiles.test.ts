@@ -37,7 +37,7 @@ const OUR_TOOLS = new Map(manifest.contributes.languageModelTools.map((tool) => 
  * `todo`. An agent's header may name these without a prefix.
  */
 const BUILT_IN_TOOL_SETS = new Set(['execute', 'read', 'edit', 'search', 'agent', 'web', 'todo', 'vscode']);
-/** What the Recall agent runs commands with instead. */
+/** What the Recall custom agent runs commands with instead. */
 const TERMINAL = /^(execute|runInTerminal|run_in_terminal|terminal)$|\/(runInTerminal|run_in_terminal)$/;
 
 /**
