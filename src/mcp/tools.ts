@@ -13,10 +13,10 @@ import type { Log } from './log';
 
 export type { ToolRun };
 
-/** Reading tools change nothing; the tools that run things may do anything the user's shell can (the client asks first). */
 /** Claude Code's per-tool `_meta` key that keeps a tool out of ToolSearch deferral (read in 2.1.332). */
 const ALWAYS_LOAD = 'anthropic/alwaysLoad';
 
+/** Reading tools change nothing; the tools that run things may do anything the user's shell can (the client asks first). */
 export const EFFECT_ANNOTATIONS: Record<ToolEffect, ToolAnnotations> = {
   reads: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   runs: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
@@ -61,7 +61,7 @@ export class AgentTools {
         inputSchema: declaration.inputSchema as Tool['inputSchema'],
         annotations: EFFECT_ANNOTATIONS[toolSpec(name).effect],
         // Claude Code defers MCP tools behind its ToolSearch (the model sees names only and needs
-        // an extra call to load one); five small tools the model needs right after a cut result
+        // an extra call to load one); the few small tools the model needs right after a cut result
         // are worth their schemas in its context. Clients that do not know the key ignore it.
         _meta: { [ALWAYS_LOAD]: true },
       };
