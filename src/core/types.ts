@@ -159,10 +159,17 @@ export interface OpenReport {
    */
   journalTruncated?: { path: string; bytesIgnored: number; skipped: { offset: number; bytes: number }[] }[];
   /**
-   * Content segments the session's index names that were missing or torn (moved aside to `path`
-   * when there): the parts of `outputs` they held cannot be read.
+   * Content segments the session's index names that were missing, torn or not regular files (moved
+   * aside to `path` when there): the parts of `outputs` they held cannot be read.
    */
   segmentsLost?: { path: string; reason: string; outputs: string[] }[];
+  /**
+   * What was found among the segments that no checkpoint wrote, with no output lost: something not
+   * a regular file under the name of a segment no index names, or bytes appended to a segment (it
+   * reads as written; cut back to that). Kept aside at `aside`, as found; without `aside` it could
+   * not be moved and is ignored where it is.
+   */
+  segmentsSetAside?: { path: string; reason: string; aside?: string }[];
 }
 
 /** A session's counts, and whether saving it keeps up. */

@@ -161,6 +161,31 @@ describe('store: a segment file, written and read by its pages (segmentFile.ts)'
     }
   });
 
+  it('bytes appended to a segment are not its pages: its chunks read as written, and a page number pointing into them is damage', async () => {
+    const file = path.join(dirs.make(), 'session.sqlite');
+    const writer = new SegmentWriter(file, () => 1);
+    const chunks = [randomBytes(1000), randomBytes(1000), randomBytes(20 * KiB)];
+    for (const [idx, data] of chunks.entries()) await writer.add('out_a', idx, { codec: 0, data });
+    await writer.seal();
+    await writer.sync();
+    const good = readFileSync(segmentFile(file, 1));
+    const pageSize = good.readUInt16BE(16);
+    const pages = good.length / pageSize;
+    const read = (bytes: Buffer): Buffer[] => {
+      writeFileSync(segmentFile(file, 2), bytes);
+      return new SegmentCache(file).chunks(2, 'out_a', 0, 2).map((row) => Buffer.from(row.data));
+    };
+    assert.deepEqual(read(Buffer.concat([good, randomBytes(3 * pageSize + 17)])), chunks, 'garbage appended');
+    assert.deepEqual(read(Buffer.concat([good, good])), chunks, 'a whole segment appended');
+    // The table's root (page 2, a leaf) copied after the last page, and the schema pointed at the copy:
+    // a page past the header's count, read from bytes the segment was not written with.
+    const pointed = pointRootTo(Buffer.concat([good, good.subarray(pageSize, 2 * pageSize)]), pages + 1);
+    assert.throws(
+      () => read(pointed),
+      (error: unknown) => error instanceof RecallError && error.code === 'STORE_UNAVAILABLE' && /out of range/.test(error.message),
+    );
+  });
+
   it('a segment gone since the index named it is STORE_UNAVAILABLE with reason segmentGone', () => {
     const file = path.join(dirs.make(), 'session.sqlite');
     assert.throws(

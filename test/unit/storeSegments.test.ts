@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, statSync, truncateSync } from 'node:fs';
+import { appendFileSync, readFileSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { openStore } from '../../src/core/store/sessionStore';
 import { openReadOnlySession } from '../../src/core/store/readOnlySession';
@@ -100,6 +100,90 @@ describe('store: content segments', function () {
     assert.match(error.message, /missing from the session file/);
     assert.equal((await reopened.read(b.outputId)).text, 'in the next segment');
     await reopened.close();
+  });
+
+  /** A closed session of two segments: `a`, 1 MiB of incompressible bytes, fills segment 1; `b` is in segment 2. */
+  async function twoSegments(dir: string): Promise<{ sessionId: string; file: string; a: string; aBytes: Buffer; b: string }> {
+    const store = await openStore({ dir, checkpoints: 'manual' });
+    const aBytes = randomBytes(1 * MiB);
+    const a = await store.retain(aBytes);
+    const b = await store.retain('in the next segment');
+    await store.flush();
+    await store.close();
+    assert.deepEqual(segmentNames(dir), [`${store.sessionId}.sqlite.segment.1`, `${store.sessionId}.sqlite.segment.2`]);
+    return { sessionId: store.sessionId, file: store.file, a: a.outputId, aBytes, b: b.outputId };
+  }
+
+  for (const [what, appended] of [
+    ['5000 random bytes', () => randomBytes(5000)],
+    ['a whole SQLite page of zeros', () => Buffer.alloc(4096)],
+    ['a copy of another segment (pages that look valid)', (file: string) => readFileSync(segmentFile(file, 2))],
+  ] as const) {
+    it(`bytes appended to a segment (${what}) lose nothing: its outputs read back exactly, the file as found is kept aside and reported, the segment cut back`, async () => {
+      const dir = dirs.make();
+      const session = await twoSegments(dir);
+      const segment = segmentFile(session.file, 1);
+      const written = readFileSync(segment);
+      const extra = appended(session.file);
+      appendFileSync(segment, extra);
+      const found = readFileSync(segment);
+
+      // Another process's read-only view reads it as written, and changes nothing.
+      const view = await openReadOnlySession(session.file);
+      try {
+        assert.deepEqual(await view.readAll(session.a), session.aBytes);
+        assert.equal((await view.read(session.b)).text, 'in the next segment');
+      } finally {
+        await view.close();
+      }
+      assert.deepEqual(readFileSync(segment), found, 'the view changed nothing');
+
+      const store = await openStore({ dir, sessionId: session.sessionId });
+      assert.equal(store.resumed, true);
+      assert.equal(store.openReport.movedAside, undefined, 'the index is not set aside');
+      assert.equal(store.openReport.segmentsLost, undefined, 'no output lost');
+      const setAside = store.openReport.segmentsSetAside;
+      assert.equal(setAside?.length, 1);
+      assert.equal(setAside[0].path, segment);
+      assert.equal(
+        setAside[0].reason,
+        `${extra.length} bytes past the ${written.length} the index records for it; its outputs read as written`,
+      );
+      assert.match(setAside[0].aside ?? '', /\.segment\.1\.torn-\d+-[0-9a-f]{6}$/);
+      assert.deepEqual(readFileSync(setAside[0].aside ?? ''), found, 'kept aside as found');
+      assert.deepEqual(readFileSync(segment), written, 'the segment is as it was written');
+      assert.deepEqual(await store.readAll(session.a), session.aBytes);
+      assert.equal((await store.read(session.b)).text, 'in the next segment');
+      await store.close();
+
+      const again = await openStore({ dir, sessionId: session.sessionId });
+      assert.deepEqual(again.openReport, {}, 'reported once');
+      assert.deepEqual(await again.readAll(session.a), session.aBytes);
+      await again.close();
+    });
+  }
+
+  it('a segment longer than written whose first bytes do not hold what the index places there is moved aside and reported lost, as a torn one', async () => {
+    const dir = dirs.make();
+    const session = await twoSegments(dir);
+    const segment = segmentFile(session.file, 1);
+    const written = statSync(segment).size;
+    // Another segment's valid pages, padded past the length the index records for this one.
+    const other = readFileSync(segmentFile(session.file, 2));
+    writeFileSync(segment, Buffer.concat([other, randomBytes(written + 100 - other.length)]));
+    const store = await openStore({ dir, sessionId: session.sessionId });
+    assert.equal(store.openReport.segmentsSetAside, undefined);
+    const lost = store.openReport.segmentsLost;
+    assert.equal(lost?.length, 1);
+    assert.match(lost[0].path, /\.segment\.1\.torn-\d+-[0-9a-f]{6}$/);
+    assert.match(
+      lost[0].reason,
+      new RegExp(`^${written + 100} bytes, ${written} were written, and its first ${written} do not hold what the index places in it`),
+    );
+    assert.deepEqual(lost[0].outputs, [session.a]);
+    await rejectsWith(store.read(session.a), 'STORE_UNAVAILABLE');
+    assert.equal((await store.read(session.b)).text, 'in the next segment');
+    await store.close();
   });
 
   it('a reader holding an older index reads a copy whose segment was rewritten and deleted since', async () => {

@@ -6,7 +6,8 @@ import type { OpenReport } from '../types';
 import { loadSqlJs } from './sqljs';
 import { migrateLayout1, type MigrationHooks } from './migration';
 import { SCHEMA, SCHEMA_VERSION, addMissingColumns, applyPragmas, queryRows } from './schema';
-import { NotRegularFile, moveAside, readSessionFile, removeStaleTemporaries, segmentFile, segmentsOnDisk } from './sessionFiles';
+import { checkSegments, removeOrphanSegments } from './segments';
+import { NotRegularFile, moveAside, readSessionFile, removeStaleTemporaries, segmentsOnDisk } from './sessionFiles';
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 
@@ -35,7 +36,8 @@ const newerLayout = (file: string, found: number): RecallError =>
  * (with its segments), kept for the user, and reported; the session then starts empty instead of
  * failing. A file of a newer layout is refused, untouched. Segments the index names that are
  * missing or torn are moved aside and reported (their copies' parts read as missing); segments it
- * does not name (a crash's, before an index named them) are removed.
+ * does not name (a crash's, before an index named them) are removed (segments.ts: checkSegments,
+ * removeOrphanSegments, which also set aside what no checkpoint wrote).
  */
 export async function openDatabase(
   file: string,
@@ -60,7 +62,7 @@ export async function openDatabase(
       applyPragmas(db);
       const layout = layoutOf(db, file);
       checkWhole(db, existing.length);
-      await removeOrphanSegments(file, layout === 1 ? new Set() : namedSegments(db));
+      await removeOrphanSegments(file, layout === 1 ? new Set() : namedSegments(db), report);
       if (layout === 1) await migrate(db, file, hooks);
       addMissingColumns(db);
       await checkSegments(db, file, report);
@@ -74,7 +76,7 @@ export async function openDatabase(
       for (const segment of await segmentsOnDisk(file)) await fs.rename(segment.path, `${aside}.segment.${segment.n}`);
     }
   }
-  await removeOrphanSegments(file, new Set());
+  await removeOrphanSegments(file, new Set(), report);
   const db = new SQL.Database();
   applyPragmas(db);
   db.exec(SCHEMA);
@@ -103,26 +105,6 @@ async function migrate(db: Database, file: string, hooks: MigrationHooks | undef
 }
 
 const namedSegments = (db: Database): Set<number> => new Set(queryRows<{ n: number }>(db, 'SELECT n FROM segments').map((row) => row.n));
-
-async function removeOrphanSegments(file: string, named: Set<number>): Promise<void> {
-  for (const segment of await segmentsOnDisk(file)) if (!named.has(segment.n)) await fs.rm(segment.path, { force: true });
-}
-
-/** Moves aside the segments the index names that are missing or shorter or longer than written, and unnames them. */
-async function checkSegments(db: Database, file: string, report: OpenReport): Promise<void> {
-  for (const segment of queryRows<{ n: number; file_bytes: number }>(db, 'SELECT n, file_bytes FROM segments')) {
-    const path = segmentFile(file, segment.n);
-    const stat = await fs.stat(path).catch(() => undefined);
-    if (stat?.size === segment.file_bytes) continue;
-    const outputs = queryRows<{ output_id: string }>(db, 'SELECT DISTINCT output_id FROM placements WHERE segment = ?', [segment.n]).map(
-      (row) => row.output_id,
-    );
-    const reason = stat ? `${stat.size} bytes, ${segment.file_bytes} were written` : 'missing';
-    (report.segmentsLost ??= []).push({ path: stat ? await moveAside(path, 'torn') : path, reason, outputs });
-    db.run('DELETE FROM placements WHERE segment = ?', [segment.n]);
-    db.run('DELETE FROM segments WHERE n = ?', [segment.n]);
-  }
-}
 
 /**
  * Damage the queries above miss, which SQLite would meet only later, reading a copy ("database disk

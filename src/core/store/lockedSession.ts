@@ -73,6 +73,9 @@ export async function openLockedSession<S extends OpenedStore>(options: LockedSe
   for (const lost of store.openReport.segmentsLost ?? []) {
     log.error(`the content segment ${lost.path} is ${lost.reason}: parts of ${lost.outputs.join(', ')} cannot be read`);
   }
+  for (const found of store.openReport.segmentsSetAside ?? []) {
+    log.warn(`the content segment ${found.path}: ${found.reason}${found.aside ? `; kept as found at ${found.aside}` : ''}`);
+  }
   const pruning = pruneSessions(dir, settings, store.sessionId).then(
     (removed) => {
       if (removed.length > 0) log.info(`pruned ${removed.length} old session(s): ${removed.join(', ')}`);

@@ -240,7 +240,14 @@ export function mapSegment(fd: number, fileBytes: number): SegmentMap {
   const pageSize = sizeField === 1 ? 65536 : sizeField;
   check(pageSize >= 512 && (pageSize & (pageSize - 1)) === 0, `page size ${pageSize}`);
   check(header.readUInt32BE(56) === 1, 'text not in UTF-8');
-  const layout = { pageSize, usable: pageSize - header[20], pages: Math.floor(fileBytes / pageSize) };
+  // The database's size is the page count in its header when that is valid (its writer's change
+  // counter is the one the count is valid for), as SQLite reads it: bytes after those pages were
+  // appended to the file, not written with it, and no page number may point into them.
+  const filePages = Math.floor(fileBytes / pageSize);
+  const counted = header.readUInt32BE(28);
+  const pages = counted > 0 && header.readUInt32BE(24) === header.readUInt32BE(92) ? counted : filePages;
+  check(pages <= filePages, `its header counts ${pages} pages, the file holds ${filePages}`);
+  const layout = { pageSize, usable: pageSize - header[20], pages };
   check(layout.usable >= 480, 'reserved bytes');
   let root = 0;
   walkTable(fd, layout, 1, (cell) => {

@@ -2,7 +2,8 @@
  * Every file a session is made of, and their lifecycle, in one place:
  *   `<id>.sqlite`                 the index database, rewritten whole and atomically by each checkpoint
  *   `<id>.sqlite.segment.<n>`     content segments (segments.ts): written once, never changed, removed
- *                                 once no index names them (or, at open, when none does: a crash's orphan)
+ *                                 once no index names them (or, at open, when none does: a crash's orphan;
+ *                                 at open, anything there that is not a regular file is moved aside)
  *   `<id>.sqlite.journal`         the current journal (records since the last rotation)
  *   `<id>.sqlite.journal.<n>`     rotated journals a checkpoint has not yet made redundant
  *   `<id>.sqlite.lock`            the owner's lock (sessionLock.ts)
@@ -120,8 +121,10 @@ export class NotRegularFile extends Error {
 // a regular file. O_NOFOLLOW: a link in the session's folder is refused, not followed.
 const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
 
-function kindOf(stat: Stats): string | undefined {
+/** What a session's file is when it is not a regular file (from fstat, or lstat: a link is named, not followed); undefined for a regular file. */
+export function notRegularKind(stat: Stats): string | undefined {
   if (stat.isFile()) return undefined;
+  if (stat.isSymbolicLink()) return 'a symbolic link';
   if (stat.isFIFO()) return 'a FIFO (named pipe)';
   if (stat.isDirectory()) return 'a folder';
   if (stat.isSocket()) return 'a socket';
@@ -140,7 +143,7 @@ export async function openSessionFile(file: string): Promise<fs.FileHandle | und
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw refusedOpen(file, error);
   }
-  const kind = kindOf(await handle.stat());
+  const kind = notRegularKind(await handle.stat());
   if (kind === undefined) return handle;
   await handle.close();
   throw new NotRegularFile(file, kind);
@@ -154,7 +157,7 @@ export function openSessionFileSync(file: string): number {
   } catch (error) {
     throw refusedOpen(file, error);
   }
-  const kind = kindOf(fstatSync(fd));
+  const kind = notRegularKind(fstatSync(fd));
   if (kind === undefined) return fd;
   closeSync(fd);
   throw new NotRegularFile(file, kind);
@@ -170,9 +173,13 @@ export async function readSessionFile(file: string): Promise<Buffer | undefined>
   }
 }
 
+/** A new name beside `file` for keeping it aside (see moveAside). */
+export const asidePath = (file: string, why: 'corrupt' | 'torn'): string =>
+  `${file}.${why}-${Date.now()}-${randomBytes(3).toString('hex')}`;
+
 /** Renames a file that cannot be used out of the way, keeping it for the user; returns its new path. */
 export async function moveAside(file: string, why: 'corrupt' | 'torn'): Promise<string> {
-  const aside = `${file}.${why}-${Date.now()}-${randomBytes(3).toString('hex')}`;
+  const aside = asidePath(file, why);
   await fs.rename(file, aside);
   return aside;
 }
