@@ -8,15 +8,24 @@
  *      Origin header, when present, too (403) — a web page the user visits cannot reach the server
  *      through a DNS name that resolves to 127.0.0.1;
  *   3. the path: only /mcp (404 otherwise);
- *   4. the bearer token, always (401 with `WWW-Authenticate: Bearer`), compared in constant time:
+ *   4. the method: only POST (405 with `Allow: POST` otherwise). Served statelessly, the endpoint has
+ *      no GET stream and no session to DELETE (the SDK answered those 405 too), and TRACE and TRACK are
+ *      methods a fetch Request cannot carry, which made them a 500;
+ *   5. the bearer token, always (401 with `WWW-Authenticate: Bearer`), compared in constant time:
  *      every local user can connect to 127.0.0.1, and the tools run commands as the server's user.
  * Then the SDK's handler answers (both protocol eras; 2025-era requests statelessly, so every agent
  * connected shares the server's one session; bodies over 4 MiB get 413).
+ *
+ * Two kinds of request never reach those checks, and get a plain answer before the connection closes:
+ * CONNECT, which Node hands to the 'connect' event as a tunnel (405: no proxy here), and what Node's
+ * parser refuses ('clientError'): 431 when the request line and headers pass Node's header limit
+ * (16 KiB; a long target is the usual way), otherwise 400 (408 for a request too slow to arrive).
+ * Node's own answers there are none (CONNECT) or a bare status line and a reset, which can lose even that.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, maxHeaderSize, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
+import { Readable, type Duplex } from 'node:stream';
 import {
   createMcpHandler,
   hostHeaderValidationResponse,
@@ -38,12 +47,32 @@ export interface HttpServer {
 
 export async function serveHttp(factory: McpServerFactory, options: { port: number; bearer: BearerToken }, log: Log): Promise<HttpServer> {
   const handler = createMcpHandler(factory, { onerror: (error) => log.warn(`http: ${describeError(error)}`) });
+  /** Responses not finished yet, per connection: a parse error in a pipelined request must not be answered in their place. */
+  const unfinished = new WeakMap<Duplex, number>();
   const server = createServer((req, res) => {
+    const socket = req.socket;
+    unfinished.set(socket, (unfinished.get(socket) ?? 0) + 1);
+    res.once('close', () => unfinished.set(socket, (unfinished.get(socket) ?? 1) - 1));
     handle(req, res).catch((error) => {
       log.error(`http ${req.method} ${clip(req.url)}: ${describeError(error)}`);
       if (!res.headersSent) plain(res, 500, 'Internal error.');
       else res.destroy();
     });
+  });
+  // Without a 'connect' listener Node drops a CONNECT's connection without a word; a client deserves a status.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) =>
+    answerAndClose(socket, 405, `Method not allowed: this server is not a proxy; it serves POST ${MCP_PATH}.`, { Allow: 'POST' }),
+  );
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    // Node reports every further chunk of a refused connection again; it has its answer already.
+    if (answered.has(socket)) return;
+    // A client gone, or a response still owed on this connection, which a status written now would pass for: nothing to say.
+    if (error.code === 'ECONNRESET' || !socket.writable || (unfinished.get(socket) ?? 0) > 0) {
+      socket.destroy();
+      return;
+    }
+    const [status, text] = clientErrorAnswer(error);
+    answerAndClose(socket, status, text);
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -67,24 +96,33 @@ export async function serveHttp(factory: McpServerFactory, options: { port: numb
     }
     if (!LOCAL_HOSTS.has(host.name))
       return refusal(403, `Forbidden: the Host ${clip(host.name)} is not this machine (localhost, 127.0.0.1 or [::1]).`);
-    const aborted = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) aborted.abort();
-    });
-    const request = toWebRequest(req, host.header, aborted.signal);
-    // The SDK's own checks as well (the Origin's is the only one here), in case its rules grow.
+    const url = `http://${host.header}${req.url}`;
+    const headers = webHeaders(req);
+    // The SDK's own checks as well (the Origin's is the only one here), in case its rules grow. They
+    // read only the headers, so they get them on a plain GET: `new Request` throws on TRACE, which
+    // must reach the method check below with its Host and Origin checked like any other.
+    const headersOnly = new Request(url, { headers });
     const rejected =
-      hostHeaderValidationResponse(request, localhostAllowedHostnames()) ?? originValidationResponse(request, localhostAllowedOrigins());
+      hostHeaderValidationResponse(headersOnly, localhostAllowedHostnames()) ??
+      originValidationResponse(headersOnly, localhostAllowedOrigins());
     if (rejected) {
       noteRefusal(rejected.status);
       return send(res, rejected);
     }
     if (target !== MCP_PATH) return plain(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}.`);
+    if (req.method !== 'POST') {
+      res.setHeader('Allow', 'POST');
+      return plain(res, 405, `Method not allowed: ${MCP_PATH} takes POST only, not ${clip(req.method)}.`);
+    }
     if (!bearerMatches(req.headers.authorization, options.bearer.token)) {
       res.setHeader('WWW-Authenticate', 'Bearer');
       return refusal(401, `Unauthorized: send "Authorization: Bearer <token>"; the token is ${options.bearer.where}.`);
     }
-    return send(res, await handler.fetch(request));
+    const aborted = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) aborted.abort();
+    });
+    return send(res, await handler.fetch(toWebRequest(req, url, headers, aborted.signal)));
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -152,18 +190,17 @@ function clip(text: string | undefined): string {
   return JSON.stringify(text.length > 100 ? `${text.slice(0, 100)}…` : text);
 }
 
-function toWebRequest(req: IncomingMessage, host: string, signal: AbortSignal): Request {
+function webHeaders(req: IncomingMessage): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
-  const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-  return new Request(`http://${host}${req.url}`, {
-    method: req.method,
-    headers,
-    signal,
-    ...(hasBody ? { body: Readable.toWeb(req), duplex: 'half' } : {}),
-  });
+  return headers;
+}
+
+/** The POST the method check let through, its body streamed to the SDK. */
+function toWebRequest(req: IncomingMessage, url: string, headers: Headers, signal: AbortSignal): Request {
+  return new Request(url, { method: 'POST', headers, signal, body: Readable.toWeb(req), duplex: 'half' });
 }
 
 /** Writes a fetch Response to the Node response, streaming its body (SSE streams stay open until done). */
@@ -175,6 +212,56 @@ async function send(res: ServerResponse, response: Response): Promise<void> {
     }
   }
   res.end();
+}
+
+/**
+ * How long a connection answered by answerAndClose may go on sending: long enough for a client to
+ * read the answer and close, not so long that one that never stops holds the connection.
+ */
+const LINGER_MS = 5_000;
+/** Connections answered by answerAndClose. */
+const answered = new WeakSet<Duplex>();
+
+/**
+ * Answers on a bare socket (a CONNECT's, or one whose request Node's parser refused), as plain() would,
+ * and closes it. Closing a socket with bytes unread resets the connection, and a reset can reach the
+ * client before it has read the answer, which is then lost (curl: "Connection reset by peer"); so
+ * what the client still sends is read and dropped until it closes too, or LINGER_MS pass.
+ */
+function answerAndClose(socket: Duplex, status: number, text: string, headers: Record<string, string> = {}): void {
+  answered.add(socket);
+  const body = `${text}\n`;
+  const fields = {
+    ...headers,
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(body)),
+    Connection: 'close',
+  };
+  const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`, ...Object.entries(fields).map(([name, value]) => `${name}: ${value}`)];
+  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+  socket.resume();
+  const linger = setTimeout(() => socket.destroy(), LINGER_MS);
+  socket.once('close', () => clearTimeout(linger));
+}
+
+/** The status and message for a request Node's parser refused (its error codes are llhttp's, `HPE_…`, or Node's own). */
+function clientErrorAnswer(error: NodeJS.ErrnoException & { reason?: string }): [number, string] {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return [
+        431,
+        `Request header fields too large: the request line and headers must fit in ${maxHeaderSize} bytes; the MCP endpoint is POST ${MCP_PATH}.`,
+      ];
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return [413, 'Content too large: the chunk extensions are too long.'];
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return [408, 'Request timeout: the request did not arrive whole in time.'];
+    default:
+      return [
+        400,
+        `Bad request: not HTTP/1.1 this server can read (${error.code ?? 'unknown'}${error.reason ? `: ${error.reason}` : ''}).`,
+      ];
+  }
 }
 
 function plain(res: ServerResponse, status: number, text: string): void {
