@@ -1,7 +1,9 @@
 // Issue 21, items 2 to 5, against the tools' own text functions (what the MCP server and the
 // extension return): a FIFO cannot wedge the server, a file swapped between the check and the read
 // leaks nothing, /proc, /sys and /dev are never read, hard links outside the workspace are refused,
-// and secret-shaped values are masked in pages and searches.
+// and secret-shaped values are masked in pages and searches. Issue 28 (b): a hard link inside the
+// workspace to a credential in the home folder, or to a private file, is refused; pnpm, bun and
+// git hard links still read.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { constants, promises as fs } from 'node:fs';
@@ -13,12 +15,14 @@ import { DEFAULT_SENSITIVE_PATTERNS } from '../../src/core/files/sensitivePaths'
 import { readFilePageText } from '../../src/core/tools/readFilePage';
 import { searchFileText } from '../../src/core/tools/searchFile';
 import { rejectsWith } from './helpers/assertions';
-import { spillName } from './helpers/readable';
+import { readablePath, spillName } from './helpers/readable';
 import { useTempDirs } from './helpers/tempDirs';
 
 /** In the fake credentials only: a read that returns it read the wrong file. */
 const MARKER = 'LEAK-MARKER-51c9e';
 const INNOCENT = 'innocent text of a saved tool result\n';
+/** `text` as a literal in a RegExp. */
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('file safety (issue 21): FIFOs, swaps, /proc, hard links, secret-shaped values', function () {
   this.timeout(300_000);
@@ -263,6 +267,7 @@ describe('file safety (issue 21): FIFOs, swaps, /proc, hard links, secret-shaped
       const keys = path.join(outside, 'keys.ini');
       const secret = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
       await fs.writeFile(keys, `[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = ${secret}\n`);
+      await fs.chmod(keys, 0o644); // readable by all: not private (issue 28: a private file with two names is refused)
       await fs.link(keys, path.join(workspace, 'settings.ini'));
       const text = await page('settings.ini');
       assert.doesNotMatch(text, /IOSFODNN7EXAMPLE|EXAMPLEKEY/);
@@ -340,6 +345,173 @@ describe('file safety (issue 21): FIFOs, swaps, /proc, hard links, secret-shaped
         assert.match(text, /ghp_\*{36}/, name);
         assert.match(text, /masked: 1 secret-shaped value in the text searched/, name);
       }
+    });
+  });
+
+  // Issue 28, item 12 (b): a hard link inside the workspace to a credential outside it. The
+  // credentials are in a temporary home folder (HOME, USERPROFILE on Windows: os.homedir()).
+  describe('issue 28: hard links inside the workspace', () => {
+    const saved = { HOME: process.env.HOME, USERPROFILE: process.env.USERPROFILE };
+    let home: string;
+    /** Writes `content` at `name` under the home folder with `mode`, and returns its path. */
+    async function homeFile(name: string, content: string, mode: number): Promise<string> {
+      const file = path.join(home, ...name.split('/'));
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      await fs.writeFile(file, content);
+      await fs.chmod(file, mode);
+      return file;
+    }
+    before(async () => {
+      home = await fs.realpath(dirs.make());
+      process.env.HOME = home;
+      process.env.USERPROFILE = home;
+      assert.equal(os.homedir(), home);
+    });
+    after(() => {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    });
+
+    it('a hard link in the workspace to ~/.aws/credentials under a harmless name: REFUSED by both tools, naming the credential and what to do', async () => {
+      // As `aws configure` writes it: 0600.
+      const secret = await homeFile('.aws/credentials', `[default]\naws_session_label = ${MARKER}\n`, 0o600);
+      await fs.link(secret, path.join(workspace, 'build-notes.txt'));
+      for (const call of [
+        () => page('build-notes.txt'),
+        () => search('build-notes.txt', 'default'),
+        () => search('build-notes.txt', MARKER),
+      ]) {
+        const error = await rejectsWith(call, 'REFUSED');
+        assert.match(
+          error.message,
+          new RegExp(
+            `^build-notes\\.txt is a hard link to ${escape(secret)} \\(one file with 2 names\\), a sensitive file \\(matches "\\.aws/credentials"\\); (read_file_page|search_tool_output) does not read credentials under any name\\.`,
+          ),
+        );
+        assert.match(
+          error.message,
+          /Ask the user for the specific non-secret value you need, and tell them that a link to their credentials is in the workspace at /,
+        );
+        assert.doesNotMatch(error.message, new RegExp(MARKER));
+      }
+    });
+
+    it('the same for the other credentials in the home folder, readable by all or not (the file is found by its device and inode)', async () => {
+      const names = [
+        '.ssh/id_ed25519',
+        '.ssh.bak/id_rsa2',
+        '.netrc',
+        '.git-credentials',
+        '.config/gh/hosts.yml',
+        '.kube/config',
+        '.docker/config.json',
+        '.config/gcloud/legacy_credentials/me@example.com/adc.json',
+        '.AWS/CREDENTIALS', // and in any case (issue 28 (a))
+      ];
+      for (const [i, name] of names.entries()) {
+        const secret = await homeFile(name, `${MARKER}\n`, i % 2 ? 0o600 : 0o644);
+        const link = `linked-${i}.log`;
+        await fs.link(secret, path.join(workspace, link));
+        const error = await rejectsWith(page(link), 'REFUSED', name);
+        assert.match(error.message, new RegExp(`is a hard link to ${escape(secret)} \\(one file with 2 names\\), a sensitive file`), name);
+        await rejectsWith(search(link, 'x'), 'REFUSED', name);
+      }
+    });
+
+    it('~/.npmrc linked in: REFUSED when it holds a token, read when it does not (its other name is judged as the file would be)', async () => {
+      const npmrc = await homeFile('.npmrc', 'save-exact=true\n', 0o644);
+      await fs.link(npmrc, path.join(workspace, 'npm-settings.txt'));
+      assert.match(await page('npm-settings.txt'), /save-exact=true/);
+      await fs.appendFile(npmrc, '//registry.npmjs.org/:_authToken=npm_abcdefghijklmnopqrstuvwxyz0123456789\n');
+      const error = await rejectsWith(page('npm-settings.txt'), 'REFUSED');
+      assert.match(
+        error.message,
+        /is a hard link to .*\.npmrc \(one file with 2 names\), a sensitive file \(\.npmrc contains a credential \(_authToken\)\)/,
+      );
+    });
+
+    it('a private (0600) file with two names, kept outside the home credential folders: REFUSED, saying how to get it read; a copy reads', async function () {
+      if (process.platform === 'win32') this.skip(); // no private mode bits there
+      const secret = path.join(outside, 'deploy-token.txt');
+      await fs.writeFile(secret, `token for the deploy bot: ${MARKER}\n`, { mode: 0o600 });
+      await fs.chmod(secret, 0o600);
+      await fs.link(secret, path.join(workspace, 'bot-notes.txt'));
+      for (const call of [() => page('bot-notes.txt'), () => search('bot-notes.txt', 'token')]) {
+        const error = await rejectsWith(call, 'REFUSED');
+        assert.match(error.message, /a file with 2 names \(hard links\) that only its owner may read \(mode 0600\)/);
+        assert.match(
+          error.message,
+          /ask the user to copy the part you need into a file of its own in the workspace \(a copy has one name\)/,
+        );
+        assert.doesNotMatch(error.message, new RegExp(MARKER));
+      }
+      // The user's copy has one name: read (private or not).
+      await fs.copyFile(secret, path.join(workspace, 'bot-notes-copy.txt'));
+      assert.match(await page('bot-notes-copy.txt'), /token for the deploy bot/);
+    });
+
+    it('still read: pnpm and bun installs (links into a store in the home folder), cp -al copies', async () => {
+      // Credentials in the home folder, so the look at their names runs and finds none of these.
+      await homeFile('.aws/config', '[default]\nregion = eu-west-1\n', 0o600);
+      await homeFile('.ssh/id_rsa', 'key\n', 0o600);
+      // pnpm: node_modules/.pnpm/<name>@<version>/node_modules/<name>/<file> is a hard link into the store.
+      const store = path.join(home, '.local', 'share', 'pnpm', 'store', 'v3', 'files');
+      const installed = path.join(workspace, 'node_modules', '.pnpm', 'left-pad@1.3.0', 'node_modules', 'left-pad');
+      await fs.mkdir(path.join(store, '3f'), { recursive: true });
+      await fs.mkdir(path.join(installed, 'bin'), { recursive: true });
+      await fs.writeFile(path.join(store, '3f', 'a1b2c3'), 'module.exports = leftPad;\nfunction leftPad(str, len, ch) {}\n', {
+        mode: 0o644,
+      });
+      await fs.writeFile(path.join(store, '3f', 'd4e5f6-exec'), '#!/usr/bin/env node\nrequire("../");\n', { mode: 0o755 });
+      await fs.link(path.join(store, '3f', 'a1b2c3'), path.join(installed, 'index.js'));
+      await fs.link(path.join(store, '3f', 'd4e5f6-exec'), path.join(installed, 'bin', 'left-pad'));
+      // bun: node_modules/<name>/<file>, a hard link into ~/.bun/install/cache.
+      const cache = path.join(home, '.bun', 'install', 'cache', 'is-odd@3.0.1');
+      await fs.mkdir(cache, { recursive: true });
+      await fs.mkdir(path.join(workspace, 'node_modules', 'is-odd'), { recursive: true });
+      await fs.writeFile(path.join(cache, 'index.js'), 'module.exports = (n) => n % 2 === 1;\n', { mode: 0o644 });
+      await fs.link(path.join(cache, 'index.js'), path.join(workspace, 'node_modules', 'is-odd', 'index.js'));
+      for (const [file, text] of [
+        ['node_modules/.pnpm/left-pad@1.3.0/node_modules/left-pad/index.js', /function leftPad/],
+        ['node_modules/.pnpm/left-pad@1.3.0/node_modules/left-pad/bin/left-pad', /require\("\.\.\/"\)/],
+        ['node_modules/is-odd/index.js', /n % 2 === 1/],
+      ] as const) {
+        assert.equal((await fs.stat(path.join(workspace, file))).nlink, 2, file);
+        assert.match(await page(file), text, file);
+        assert.match(await search(file, 'module|require', policy, { regex: true }), /"matches":1/, file);
+      }
+      // cp -al: a copy of a tree made of hard links.
+      await fs.mkdir(path.join(workspace, 'src'));
+      await fs.writeFile(path.join(workspace, 'src', 'main.ts'), 'export const main = 1;\n', { mode: 0o644 });
+      await fs.mkdir(path.join(workspace, 'src-copy'));
+      await fs.link(path.join(workspace, 'src', 'main.ts'), path.join(workspace, 'src-copy', 'main.ts'));
+      assert.match(await page('src-copy/main.ts'), /export const main/);
+    });
+
+    it('still read: the objects git clone --local shares with the clone it came from', async function () {
+      const git = (cwd: string, ...args: string[]) => spawnSync('git', args, { cwd, encoding: 'utf8' });
+      if (git(outside, '--version').error) this.skip();
+      const origin = path.join(outside, 'origin');
+      await fs.mkdir(origin);
+      const steps = [
+        ['init', '-q'],
+        ['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '--allow-empty', '-m', 'first'],
+      ];
+      for (const args of steps) assert.equal(git(origin, ...args).status, 0, args.join(' '));
+      assert.equal(git(workspace, 'clone', '-q', '--local', origin, 'clone').status, 0);
+      const objects = path.join(workspace, 'clone', '.git', 'objects');
+      const linked: string[] = [];
+      for (const folder of await fs.readdir(objects)) {
+        if (!/^[0-9a-f]{2}$/.test(folder)) continue;
+        for (const name of await fs.readdir(path.join(objects, folder))) {
+          const file = path.join(objects, folder, name);
+          if ((await fs.stat(file)).nlink > 1) linked.push(file);
+        }
+      }
+      if (linked.length === 0) this.skip(); // this git copied instead of linking
+      for (const file of linked) assert.equal(await readablePath(file, policy), file);
     });
   });
 });

@@ -55,6 +55,38 @@ describe('read_file_page: which files it may read (openReadableFile)', () => {
     await rejectsWith(readablePath(path.join(outside, 'id_rsa'), { ...policy, allowOutsideWorkspace: true }), 'REFUSED');
   });
 
+  it('issue 28: a sensitive name in any case is REFUSED, on every system; the exceptions read in any case', async () => {
+    const files: [name: string, content: string, refused: boolean][] = [
+      ['.ENV', 'API_KEY=S3CR3T\n', true],
+      ['.AWS/credentials', '[default]\naws_session_label = S3CR3T\n', true],
+      ['certs/cert.PFX', 'S3CR3T\n', true],
+      ['keys/ID_ED25519', 'S3CR3T\n', true],
+      ['.NPMRC', '//registry.npmjs.org/:_authToken=S3CR3T\n', true],
+      ['keys/ID_ED25519.PUB', 'ssh-ed25519 AAAA me@host\n', false],
+      ['PROD.ENV.EXAMPLE', 'API_KEY=\n', false],
+      ['.Env.Local.Sample', 'API_KEY=\n', false],
+      ['npm/.NPMRC', 'save-exact=true\n', false],
+    ];
+    for (const [i, [name, content, refused]] of files.entries()) {
+      // Each in a folder of its own: on a case-insensitive file system `.ENV` is `.env`.
+      const file = path.join(workspace, 'case', String(i), name);
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      await fs.writeFile(file, content);
+      const requested = path.join('case', String(i), name);
+      if (refused) {
+        const error = await rejectsWith(readablePath(requested, policy), 'REFUSED', name);
+        assert.match(error.message, /is a sensitive file .*read_file_page does not read credentials/, name);
+        assert.ok(!error.message.includes('S3CR3T'));
+      } else {
+        assert.equal(await readablePath(requested, policy), file, name);
+      }
+    }
+    // The user's own patterns too.
+    await fs.writeFile(path.join(workspace, 'case', 'Token.SECRET'), 'S3CR3T\n');
+    const own = { ...policy, sensitivePatterns: ['*.secret'] };
+    assert.match((await rejectsWith(readablePath('case/Token.SECRET', own), 'REFUSED')).message, /matches "\*\.secret"/);
+  });
+
   it('INVALID_ARGUMENT for a path that is not one, NOT_FOUND for a missing file', async () => {
     for (const bad of ['', '  ', 42, undefined]) await rejectsWith(readablePath(bad, policy), 'INVALID_ARGUMENT', String(bad));
     const error = await rejectsWith(readablePath('missing.txt', policy), 'NOT_FOUND');

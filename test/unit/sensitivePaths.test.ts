@@ -5,14 +5,13 @@ import * as path from 'node:path';
 import {
   DEFAULT_SENSITIVE_PATTERNS,
   findCredentialKey,
+  homeCredentialNames,
   isSensitiveFile,
   isSensitivePath,
   matchesPathPattern,
   pathSegments,
 } from '../../src/core/files/sensitivePaths';
-
-const exact = { caseInsensitive: false };
-const folded = { caseInsensitive: true };
+import { useTempDirs } from './helpers/tempDirs';
 
 describe('sensitive paths: the glob matcher', () => {
   const cases: [pattern: string, path: string, matches: boolean][] = [
@@ -63,22 +62,23 @@ describe('sensitive paths: the glob matcher', () => {
   ];
   for (const [pattern, file, matches] of cases) {
     it(`${matches ? 'matches' : 'does not match'} ${JSON.stringify(pattern)} against ${file}`, () => {
-      assert.equal(matchesPathPattern(file, pattern, exact), matches);
+      assert.equal(matchesPathPattern(file, pattern), matches);
     });
   }
 
-  it('folds case only when asked (default: win32 and darwin)', () => {
-    assert.equal(matchesPathPattern('/r/.ENV', '.env', exact), false);
-    assert.equal(matchesPathPattern('/r/.ENV', '.env', folded), true);
-    assert.equal(matchesPathPattern('C:\\Users\\Me\\.SSH\\ID_RSA', '.ssh/', folded), true);
-    const platformFolds = process.platform === 'win32' || process.platform === 'darwin';
-    assert.equal(matchesPathPattern('/r/SERVER.PEM', '*.pem'), platformFolds);
+  it('issue 28: folds case on every system, in the path and in the pattern, whatever the (deprecated) option says', () => {
+    assert.equal(matchesPathPattern('/r/.ENV', '.env'), true);
+    assert.equal(matchesPathPattern('/r/.env', '.ENV'), true);
+    assert.equal(matchesPathPattern('C:\\Users\\Me\\.SSH\\ID_RSA', '.ssh/'), true);
+    assert.equal(matchesPathPattern('/r/SERVER.PEM', '*.pem'), true);
+    assert.equal(matchesPathPattern('/r/Id_Ed25519.Bak', 'id_ed25519*'), true);
+    assert.equal(matchesPathPattern('/r/.ENV', '.env', { caseInsensitive: false }), true);
   });
 
   it('survives pathological patterns quickly', () => {
     const started = Date.now();
-    assert.equal(matchesPathPattern(`/${'a/'.repeat(40)}b`, `${'**/'.repeat(20)}c`, exact), false);
-    assert.equal(matchesPathPattern(`/${'a'.repeat(60)}`, `${'*a'.repeat(30)}b`, exact), false);
+    assert.equal(matchesPathPattern(`/${'a/'.repeat(40)}b`, `${'**/'.repeat(20)}c`), false);
+    assert.equal(matchesPathPattern(`/${'a'.repeat(60)}`, `${'*a'.repeat(30)}b`), false);
     assert.ok(Date.now() - started < 500);
   });
 
@@ -127,7 +127,7 @@ describe('sensitive paths: the defaults', () => {
   ];
   for (const [file, pattern] of sensitive) {
     it(`flags ${file} (${pattern})`, () => {
-      assert.deepEqual(isSensitivePath(file, DEFAULT_SENSITIVE_PATTERNS, exact), { sensitive: true, pattern });
+      assert.deepEqual(isSensitivePath(file, DEFAULT_SENSITIVE_PATTERNS), { sensitive: true, pattern });
     });
   }
 
@@ -158,21 +158,21 @@ describe('sensitive paths: the defaults', () => {
   ];
   for (const file of harmless) {
     it(`does not flag ${file}`, () => {
-      assert.deepEqual(isSensitivePath(file, DEFAULT_SENSITIVE_PATTERNS, exact), { sensitive: false });
+      assert.deepEqual(isSensitivePath(file, DEFAULT_SENSITIVE_PATTERNS), { sensitive: false });
     });
   }
 
   it('lets the last matching pattern decide (exceptions, and taking them back)', () => {
-    assert.equal(isSensitivePath('/r/.env.example', [...DEFAULT_SENSITIVE_PATTERNS, '.env.example'], exact).sensitive, true);
-    assert.equal(isSensitivePath('/home/me/.ssh/known_hosts', [...DEFAULT_SENSITIVE_PATTERNS, '!known_hosts'], exact).sensitive, false);
-    assert.equal(isSensitivePath('/r/.env', ['!.env', '.env'], exact).sensitive, true);
-    assert.equal(isSensitivePath('/r/.env', ['.env', '!.env'], exact).sensitive, false);
+    assert.equal(isSensitivePath('/r/.env.example', [...DEFAULT_SENSITIVE_PATTERNS, '.env.example']).sensitive, true);
+    assert.equal(isSensitivePath('/home/me/.ssh/known_hosts', [...DEFAULT_SENSITIVE_PATTERNS, '!known_hosts']).sensitive, false);
+    assert.equal(isSensitivePath('/r/.env', ['!.env', '.env']).sensitive, true);
+    assert.equal(isSensitivePath('/r/.env', ['.env', '!.env']).sensitive, false);
   });
 
   it('ignores blank patterns and comments, and matches nothing with no patterns', () => {
-    assert.deepEqual(isSensitivePath('/r/.env', ['', '   ', '# .env', '/'], exact), { sensitive: false });
-    assert.deepEqual(isSensitivePath('/r/.env', [], exact), { sensitive: false });
-    assert.deepEqual(isSensitivePath('/r/secret.txt', ['secret.*'], exact), { sensitive: true, pattern: 'secret.*' });
+    assert.deepEqual(isSensitivePath('/r/.env', ['', '   ', '# .env', '/']), { sensitive: false });
+    assert.deepEqual(isSensitivePath('/r/.env', []), { sensitive: false });
+    assert.deepEqual(isSensitivePath('/r/secret.txt', ['secret.*']), { sensitive: true, pattern: 'secret.*' });
   });
 
   // Issue 21: the gaps found by trying (README, "Files the tools read", gives each decision's reason).
@@ -200,10 +200,7 @@ describe('sensitive paths: the defaults', () => {
   ];
   for (const [file, pattern] of issue21) {
     it(`issue 21: ${file} is ${pattern ? `sensitive (${pattern})` : 'not sensitive by name'}`, () => {
-      assert.deepEqual(
-        isSensitivePath(file, DEFAULT_SENSITIVE_PATTERNS, exact),
-        pattern ? { sensitive: true, pattern } : { sensitive: false },
-      );
+      assert.deepEqual(isSensitivePath(file, DEFAULT_SENSITIVE_PATTERNS), pattern ? { sensitive: true, pattern } : { sensitive: false });
     });
   }
 
@@ -215,10 +212,109 @@ describe('sensitive paths: the defaults', () => {
     assert.deepEqual(setting.default, [...DEFAULT_SENSITIVE_PATTERNS]);
   });
 
-  it('folds case for the defaults on case-insensitive systems', () => {
-    assert.equal(isSensitivePath('C:\\Users\\Me\\.SSH\\ID_RSA', DEFAULT_SENSITIVE_PATTERNS, folded).sensitive, true);
-    assert.equal(isSensitivePath('/Users/me/Project/.ENV', DEFAULT_SENSITIVE_PATTERNS, folded).sensitive, true);
-    assert.equal(isSensitivePath('/Users/me/Project/.ENV', DEFAULT_SENSITIVE_PATTERNS, exact).sensitive, false);
+  it('folds case for the defaults', () => {
+    assert.equal(isSensitivePath('C:\\Users\\Me\\.SSH\\ID_RSA', DEFAULT_SENSITIVE_PATTERNS).sensitive, true);
+    assert.equal(isSensitivePath('/Users/me/Project/.ENV', DEFAULT_SENSITIVE_PATTERNS).sensitive, true);
+  });
+});
+
+// Issue 28, item 12 (a): a name that is sensitive in one case is sensitive in all, on every system.
+describe('sensitive paths: case (issue 28)', () => {
+  const reported: [file: string, pattern: string][] = [
+    ['/repo/.ENV', '.env'],
+    ['/home/me/.AWS/credentials', '.aws/credentials'],
+    ['/repo/certs/cert.PFX', '*.pfx'],
+    ['/home/me/keys/ID_ED25519', 'id_ed25519'],
+  ];
+  for (const [file, pattern] of reported) {
+    it(`refuses ${file} as its lower-case name is refused (${pattern}), with no option passed`, () => {
+      assert.deepEqual(isSensitivePath(file, DEFAULT_SENSITIVE_PATTERNS), { sensitive: true, pattern });
+      assert.deepEqual(isSensitivePath(file.toLowerCase(), DEFAULT_SENSITIVE_PATTERNS), { sensitive: true, pattern });
+      assert.deepEqual(isSensitivePath(file), { sensitive: true, pattern }, 'the default patterns');
+      assert.deepEqual(isSensitivePath(file, DEFAULT_SENSITIVE_PATTERNS, { caseInsensitive: false }), { sensitive: true, pattern });
+    });
+  }
+
+  /** Every letter upper-cased, and every other letter (`.EnV.LoCaL`). */
+  const variants = (file: string): string[] => [
+    file.toUpperCase(),
+    Array.from(file)
+      .map((c, i) => (i % 2 ? c.toUpperCase() : c.toLowerCase()))
+      .join(''),
+  ];
+
+  it('every default pattern refuses its paths in any case, naming the same pattern', () => {
+    const paths: [string, string][] = [
+      ['/repo/.env', '.env'],
+      ['/repo/.env.local', '.env.*'],
+      ['/repo/prod.env', '*.env'],
+      ['/repo/.envrc', '.envrc'],
+      ['/k/id_rsa', 'id_rsa'],
+      ['/k/id_dsa', 'id_dsa'],
+      ['/k/id_ecdsa', 'id_ecdsa'],
+      ['/k/id_ed25519_sk', 'id_ed25519_sk'],
+      ['/k/id_ed25519.bak', 'id_ed25519*'],
+      ['/r/server.pem', '*.pem'],
+      ['/r/server.key', '*.key'],
+      ['/r/client.p12', '*.p12'],
+      ['/r/client.pfx', '*.pfx'],
+      ['/h/.ssh/config', '.ssh/'],
+      ['/h/.ssh.bak/id_rsa2', '.ssh*/'],
+      ['/h/.aws/credentials', '.aws/credentials'],
+      ['/h/.aws/config', '.aws/config'],
+      ['/h/.azure/azureProfile.json', '.azure/'],
+      ['/h/.config/gcloud/credentials.db', '.config/gcloud/'],
+      ['C:\\Users\\me\\AppData\\Roaming\\gcloud\\access_tokens.db', 'AppData/Roaming/gcloud/'],
+      ['/s/application_default_credentials.json', 'application_default_credentials.json'],
+      ['/r/my-service-account.json', '*service-account*.json'],
+      ['/r/my_service_account.json', '*service_account*.json'],
+      ['/h/.kube/config', '.kube/config'],
+      ['/h/.docker/config.json', '.docker/config.json'],
+      ['/h/.config/gh/hosts.yml', '.config/gh/hosts.yml'],
+      ['/r/terraform.tfstate', '*.tfstate'],
+      ['/r/terraform.tfstate.backup', '*.tfstate.backup'],
+      ['/h/.netrc', '.netrc'],
+      ['/h/_netrc', '_netrc'],
+      ['/h/.git-credentials', '.git-credentials'],
+      ['/h/.pgpass', '.pgpass'],
+    ];
+    for (const [file, pattern] of paths) {
+      for (const variant of variants(file)) {
+        assert.deepEqual(isSensitivePath(variant, DEFAULT_SENSITIVE_PATTERNS), { sensitive: true, pattern }, variant);
+      }
+    }
+  });
+
+  it('the exceptions hold in any case: templates, public keys, notes about keys', () => {
+    for (const file of [
+      '/repo/.env.example',
+      '/repo/.env.local.sample',
+      '/repo/.env.template',
+      '/repo/.env.dist',
+      '/repo/prod.env.example',
+      '/repo/keys/id_ed25519.pub',
+      '/repo/keys/id_rsa.bak.pub',
+      '/repo/docs/id_ed25519.md',
+    ]) {
+      for (const variant of [file, ...variants(file)]) {
+        assert.deepEqual(isSensitivePath(variant, DEFAULT_SENSITIVE_PATTERNS), { sensitive: false }, variant);
+      }
+    }
+    // Not sensitive in any case: look-alikes that are source code, a virtualenv named .env.
+    for (const file of ['/repo/src/Environment.ts', '/repo/src/ENV.ts', '/repo/.ENV/lib/site.py', '/repo/aws/Credentials.ts']) {
+      assert.deepEqual(isSensitivePath(file, DEFAULT_SENSITIVE_PATTERNS), { sensitive: false }, file);
+    }
+  });
+
+  it("the user's own patterns and exceptions fold the same way", () => {
+    assert.deepEqual(isSensitivePath('/r/Secret.TXT', ['secret.*']), { sensitive: true, pattern: 'secret.*' });
+    assert.deepEqual(isSensitivePath('/r/a.secret', ['*.SECRET']), { sensitive: true, pattern: '*.SECRET' });
+    assert.deepEqual(isSensitivePath('/r/Private/notes.md', ['private/']), { sensitive: true, pattern: 'private/' });
+    assert.deepEqual(isSensitivePath('/r/keep.LOG', ['*.log', '!KEEP.log']), { sensitive: false });
+    assert.deepEqual(isSensitivePath('/R/.ENV.EXAMPLE', [...DEFAULT_SENSITIVE_PATTERNS, '.env.example']), {
+      sensitive: true,
+      pattern: '.env.example',
+    });
   });
 });
 
@@ -241,20 +337,20 @@ describe('sensitive files: credentials in config files', () => {
 
   it('flags an .npmrc with an auth token, and not one without', async () => {
     const withToken = await file('.npmrc', 'registry=https://registry.npmjs.org/\n//registry.npmjs.org/:_authToken=npm_abcdef123456\n');
-    assert.deepEqual(await isSensitiveFile(withToken, DEFAULT_SENSITIVE_PATTERNS, exact), {
+    assert.deepEqual(await isSensitiveFile(withToken, DEFAULT_SENSITIVE_PATTERNS), {
       sensitive: true,
       pattern: '.npmrc',
       reason: '.npmrc contains a credential (_authToken)',
     });
     const without = await file('.npmrc', 'registry=https://registry.npmjs.org/\nsave-exact=true\n# _authToken=old\n; _auth=old\n');
-    assert.deepEqual(await isSensitiveFile(without, DEFAULT_SENSITIVE_PATTERNS, exact), { sensitive: false });
+    assert.deepEqual(await isSensitiveFile(without, DEFAULT_SENSITIVE_PATTERNS), { sensitive: false });
   });
 
   it('treats an environment reference as no credential', async () => {
     const reference = await file('.npmrc', '//npm.pkg.github.com/:_authToken=${NODE_AUTH_TOKEN}\n');
-    assert.equal((await isSensitiveFile(reference, DEFAULT_SENSITIVE_PATTERNS, exact)).sensitive, false);
+    assert.equal((await isSensitiveFile(reference, DEFAULT_SENSITIVE_PATTERNS)).sensitive, false);
     const yarnReference = await file('.yarnrc.yml', 'npmRegistries:\n  "https://npm.example.com":\n    npmAuthToken: "${NPM_TOKEN}"\n');
-    assert.equal((await isSensitiveFile(yarnReference, DEFAULT_SENSITIVE_PATTERNS, exact)).sensitive, false);
+    assert.equal((await isSensitiveFile(yarnReference, DEFAULT_SENSITIVE_PATTERNS)).sensitive, false);
   });
 
   it('flags _auth, _password, npmAuthToken, npmAuthIdent and .pypirc passwords', async () => {
@@ -269,7 +365,7 @@ describe('sensitive files: credentials in config files', () => {
       ['.npmrc', '\r\n//registry.npmjs.org/:_authToken=abc\r\n', '_authToken'],
     ];
     for (const [name, content, key] of cases) {
-      const result = await isSensitiveFile(await file(name, content), DEFAULT_SENSITIVE_PATTERNS, exact);
+      const result = await isSensitiveFile(await file(name, content), DEFAULT_SENSITIVE_PATTERNS);
       assert.deepEqual(result, { sensitive: true, pattern: name, reason: `${name} contains a credential (${key})` }, `${name}: ${content}`);
     }
   });
@@ -281,33 +377,127 @@ describe('sensitive files: credentials in config files', () => {
     assert.equal(findCredentialKey('npmAlwaysAuth: true\n'), undefined);
     // Only the credential config files are opened; a token in a README is not a credential file.
     const readme = await file('README.md', '_authToken=abc\n');
-    assert.equal((await isSensitiveFile(readme, DEFAULT_SENSITIVE_PATTERNS, exact)).sensitive, false);
+    assert.equal((await isSensitiveFile(readme, DEFAULT_SENSITIVE_PATTERNS)).sensitive, false);
   });
 
   it('still applies the name patterns, and can skip the content check', async () => {
     const env = await file('.env', 'A=1\n');
-    assert.deepEqual(await isSensitiveFile(env, DEFAULT_SENSITIVE_PATTERNS, exact), { sensitive: true, pattern: '.env' });
+    assert.deepEqual(await isSensitiveFile(env, DEFAULT_SENSITIVE_PATTERNS), { sensitive: true, pattern: '.env' });
     const npmrc = await file('.npmrc', '_authToken=abc\n');
-    assert.equal((await isSensitiveFile(npmrc, DEFAULT_SENSITIVE_PATTERNS, { ...exact, contentChecks: false })).sensitive, false);
-    assert.equal((await isSensitiveFile(npmrc, [], exact)).sensitive, true, 'content checks do not depend on the pattern list');
+    assert.equal((await isSensitiveFile(npmrc, DEFAULT_SENSITIVE_PATTERNS, { contentChecks: false })).sensitive, false);
+    assert.equal((await isSensitiveFile(npmrc, [])).sensitive, true, 'content checks do not depend on the pattern list');
   });
 
   it('flags a copy of a credential config file that holds a credential (.npmrc.bak, .npmrc~), not one without', async () => {
     for (const name of ['.npmrc.bak', '.npmrc~', '.npmrc (copy)']) {
       const withToken = await file(name, '//registry.npmjs.org/:_authToken=npm_abcdefghijklmnopqrstuvwxyz0123456789\n');
-      assert.deepEqual(await isSensitiveFile(withToken, DEFAULT_SENSITIVE_PATTERNS, exact), {
+      assert.deepEqual(await isSensitiveFile(withToken, DEFAULT_SENSITIVE_PATTERNS), {
         sensitive: true,
         pattern: '.npmrc',
         reason: `${name} contains a credential (_authToken)`,
       });
-      assert.equal((await isSensitiveFile(await file(name, 'save-exact=true\n'), DEFAULT_SENSITIVE_PATTERNS, exact)).sensitive, false);
+      assert.equal((await isSensitiveFile(await file(name, 'save-exact=true\n'), DEFAULT_SENSITIVE_PATTERNS)).sensitive, false);
+    }
+  });
+
+  it('issue 28: looks inside a credential config file named in any case (.NPMRC, .Yarnrc.YML, .PyPiRc.bak)', async () => {
+    const cases: [name: string, content: string, pattern: string, key: string][] = [
+      ['.NPMRC', '//registry.npmjs.org/:_authToken=npm_abcdef123456\n', '.npmrc', '_authToken'],
+      ['.Yarnrc.YML', 'npmAuthToken: abc-123\n', '.yarnrc.yml', 'npmAuthToken'],
+      ['.PyPiRc.bak', '[pypi]\npassword = pypi-AgEIcHlwaS5vcmc\n', '.pypirc', 'password'],
+    ];
+    for (const [name, content, pattern, key] of cases) {
+      assert.deepEqual(await isSensitiveFile(await file(name, content), DEFAULT_SENSITIVE_PATTERNS), {
+        sensitive: true,
+        pattern,
+        reason: `${name} contains a credential (${key})`,
+      });
+      assert.equal((await isSensitiveFile(await file(name, 'save-exact=true\n'), DEFAULT_SENSITIVE_PATTERNS)).sensitive, false, name);
     }
   });
 
   it('judges a missing or unreadable file by its name', async () => {
-    assert.deepEqual(await isSensitiveFile(path.join(dir, 'nope', '.npmrc'), DEFAULT_SENSITIVE_PATTERNS, exact), { sensitive: false });
+    assert.deepEqual(await isSensitiveFile(path.join(dir, 'nope', '.npmrc'), DEFAULT_SENSITIVE_PATTERNS), { sensitive: false });
     const folder = path.join(dir, 'dir-named', '.npmrc');
     await fs.mkdir(folder, { recursive: true });
-    assert.deepEqual(await isSensitiveFile(folder, DEFAULT_SENSITIVE_PATTERNS, exact), { sensitive: false });
+    assert.deepEqual(await isSensitiveFile(folder, DEFAULT_SENSITIVE_PATTERNS), { sensitive: false });
+  });
+});
+
+// Issue 28, item 12 (b): the other names a hard-linked file has among the home folder's credentials.
+describe("sensitive files: a hard link's other names in the home folder (homeCredentialNames)", () => {
+  const dirs = useTempDirs('home-names');
+  let home: string;
+  let elsewhere: string;
+  const identity = async (file: string): Promise<{ dev: bigint; ino: bigint }> => fs.stat(file, { bigint: true });
+  before(async () => {
+    home = await fs.realpath(dirs.make());
+    elsewhere = await fs.realpath(dirs.make());
+    const files: [string, string][] = [
+      ['.aws/credentials', '[default]\n'],
+      ['.ssh/id_ed25519', 'key\n'],
+      ['.ssh.bak/id_rsa2', 'key\n'],
+      ['.netrc', 'machine x login y password z\n'],
+      ['.npmrc', 'save-exact=true\n'],
+      ['.config/gh/hosts.yml', 'github.com:\n'],
+      ['.config/gcloud/legacy_credentials/me@example.com/adc.json', '{}\n'],
+      ['notes.txt', 'not a credential\n'],
+      ['projects/app/.env', 'A=1\n'],
+    ];
+    for (const [name, content] of files) {
+      await fs.mkdir(path.dirname(path.join(home, name)), { recursive: true });
+      await fs.writeFile(path.join(home, name), content);
+    }
+  });
+
+  it('finds the credential a file is another name of, three folders deep included; nothing for other files', async () => {
+    for (const name of [
+      '.aws/credentials',
+      '.ssh/id_ed25519',
+      '.ssh.bak/id_rsa2',
+      '.netrc',
+      '.npmrc',
+      '.config/gh/hosts.yml',
+      '.config/gcloud/legacy_credentials/me@example.com/adc.json',
+    ]) {
+      const link = path.join(elsewhere, `${name.replace(/\W/g, '-')}.txt`);
+      await fs.link(path.join(home, name), link);
+      assert.deepEqual(await homeCredentialNames(await identity(link), DEFAULT_SENSITIVE_PATTERNS, home), [path.join(home, name)], name);
+    }
+    // Not where credentials live, or not a sensitive name: not looked at.
+    for (const name of ['notes.txt', 'projects/app/.env']) {
+      assert.deepEqual(await homeCredentialNames(await identity(path.join(home, name)), DEFAULT_SENSITIVE_PATTERNS, home), [], name);
+    }
+    const unrelated = path.join(elsewhere, 'unrelated.txt');
+    await fs.writeFile(unrelated, 'x\n');
+    assert.deepEqual(await homeCredentialNames(await identity(unrelated), DEFAULT_SENSITIVE_PATTERNS, home), []);
+    assert.deepEqual(await homeCredentialNames(await identity(unrelated), DEFAULT_SENSITIVE_PATTERNS, path.join(home, 'missing')), []);
+    assert.deepEqual(
+      await homeCredentialNames(await identity(path.join(home, '.netrc')), DEFAULT_SENSITIVE_PATTERNS, ''),
+      [],
+      'no home folder',
+    );
+  });
+
+  it("judges the home folder's files by the patterns given (a credential config file always)", async () => {
+    const credentials = await identity(path.join(home, '.aws', 'credentials'));
+    assert.deepEqual(await homeCredentialNames(credentials, ['*.secret'], home), []);
+    assert.deepEqual(await homeCredentialNames(await identity(path.join(home, '.npmrc')), [], home), [path.join(home, '.npmrc')]);
+    assert.deepEqual(await homeCredentialNames(await identity(path.join(home, 'notes.txt')), ['notes.*'], home), [
+      path.join(home, 'notes.txt'),
+    ]);
+  });
+
+  it('follows a link in the home folder (a dotfile manager)', async function () {
+    const target = path.join(elsewhere, 'dotfiles-git-credentials');
+    await fs.writeFile(target, 'https://u:p@example.com\n');
+    try {
+      await fs.symlink(target, path.join(home, '.git-credentials'));
+    } catch {
+      this.skip();
+    }
+    assert.deepEqual(await homeCredentialNames(await identity(target), DEFAULT_SENSITIVE_PATTERNS, home), [
+      path.join(home, '.git-credentials'),
+    ]);
   });
 });

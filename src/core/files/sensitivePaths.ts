@@ -1,6 +1,8 @@
 /**
  * Which files hold secrets a model should not read without the user's say-so: dotenv files,
- * private keys, SSH and cloud credentials, and package-manager config files that carry a token.
+ * private keys, SSH and cloud credentials, and package-manager config files that carry a token;
+ * and which of the home folder's credential files a file with several names (hard links) also is
+ * (`homeCredentialNames`, at the end; readablePath.ts says when it is asked).
  *
  * Patterns are glob-like strings matched against a path's segments (a small gitignore-like
  * matcher; no dependency):
@@ -15,9 +17,18 @@
  *   - A leading '!' makes a pattern an exception. The LAST pattern that matches decides, as in
  *     .gitignore, so an exception must follow the pattern it excepts, and a later pattern can
  *     take it back. (Unlike .gitignore, an exception may re-include a file under a matched directory.)
- *   - '\' is a path separator (Windows paths); matching ignores case on win32 and darwin.
+ *   - '\' is a path separator (Windows paths).
+ *   - Matching ignores case, on every system (issue 28): a name that is sensitive in one case is
+ *     sensitive in all. `.ENV`, `.AWS/credentials`, `cert.PFX` and `ID_ED25519` hold what `.env`,
+ *     `.aws/credentials`, `cert.pfx` and `id_ed25519` hold, on Linux as on Windows and macOS (where
+ *     the file systems fold case, so they are the same file); a copy or an export by a tool that
+ *     upper-cases names is still a credential. Exceptions fold the same way (`ID_RSA.PUB` and
+ *     `PROD.ENV.EXAMPLE` stay readable), and so do the user's own patterns and the content checks'
+ *     file names (`.NPMRC`). Folding only ever widens what a pattern refuses.
  */
-import type { promises as fs } from 'node:fs';
+import { promises as fs, type Dirent } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { withRegularFile } from './openedFile';
 
 /**
@@ -107,7 +118,11 @@ export interface SensitivityResult {
 }
 
 export interface SensitivityOptions {
-  /** Compare without case. Default: true on win32 and darwin (case-insensitive file systems). */
+  /**
+   * @deprecated Ignored: patterns always match without case, on every system (issue 28; see the
+   * module comment). Kept so that callers passing it still compile; `false` no longer makes `.ENV`
+   * readable where `.env` is not.
+   */
   caseInsensitive?: boolean;
 }
 
@@ -116,7 +131,8 @@ export interface SensitiveFileOptions extends SensitivityOptions {
   contentChecks?: boolean;
 }
 
-const defaultCaseInsensitive = (): boolean => process.platform === 'win32' || process.platform === 'darwin';
+/** The one case folding of names and patterns (locale-independent, so the same on every machine). */
+const fold = (text: string): string => text.toLowerCase();
 
 /** Splits a path (POSIX or Windows) into its non-empty segments. */
 export function pathSegments(path: string): string[] {
@@ -129,15 +145,14 @@ type SegmentPattern = string[] | null;
 interface CompiledPattern {
   source: string;
   negated: boolean;
+  /** Folded (see `fold`): matched against folded path segments. */
   segments: SegmentPattern[];
-  caseInsensitive: boolean;
 }
 
 const compiledCache = new Map<string, CompiledPattern | undefined>();
 
-function compilePattern(source: string, caseInsensitive: boolean): CompiledPattern | undefined {
-  const key = `${caseInsensitive ? 'i' : 's'}${source}`;
-  if (compiledCache.has(key)) return compiledCache.get(key);
+function compilePattern(source: string): CompiledPattern | undefined {
+  if (compiledCache.has(source)) return compiledCache.get(source);
   let body = source.trim();
   const negated = body.startsWith('!');
   if (negated) body = body.slice(1);
@@ -147,15 +162,13 @@ function compilePattern(source: string, caseInsensitive: boolean): CompiledPatte
   const parts = pathSegments(body);
   let compiled: CompiledPattern | undefined;
   if (parts.length > 0) {
-    const segments: SegmentPattern[] = parts.map((part) =>
-      part === '**' ? null : Array.from(caseInsensitive ? part.toLowerCase() : part),
-    );
+    const segments: SegmentPattern[] = parts.map((part) => (part === '**' ? null : Array.from(fold(part))));
     if (!anchored) segments.unshift(null);
     if (directory) segments.push(null);
-    compiled = { source, negated, segments, caseInsensitive };
+    compiled = { source, negated, segments };
   }
   if (compiledCache.size > 1000) compiledCache.clear();
-  compiledCache.set(key, compiled);
+  compiledCache.set(source, compiled);
   return compiled;
 }
 
@@ -210,14 +223,13 @@ function matchSegments(p: SegmentPattern[], s: string[]): boolean {
   return at(0, 0);
 }
 
-function matches(compiled: CompiledPattern, segments: string[]): boolean {
-  return matchSegments(compiled.segments, compiled.caseInsensitive ? segments.map((segment) => segment.toLowerCase()) : segments);
-}
+/** A path's segments, folded: what compiled patterns are matched against. */
+const foldedSegments = (file: string): string[] => pathSegments(file).map(fold);
 
-/** Whether `path` matches one glob-like `pattern` (ignoring a leading '!'). */
-export function matchesPathPattern(path: string, pattern: string, options: SensitivityOptions = {}): boolean {
-  const compiled = compilePattern(pattern, options.caseInsensitive ?? defaultCaseInsensitive());
-  return compiled !== undefined && matches(compiled, pathSegments(path));
+/** Whether `file` matches one glob-like `pattern` (ignoring a leading '!'), without regard to case. */
+export function matchesPathPattern(file: string, pattern: string, _options: SensitivityOptions = {}): boolean {
+  const compiled = compilePattern(pattern);
+  return compiled !== undefined && matchSegments(compiled.segments, foldedSegments(file));
 }
 
 /**
@@ -227,15 +239,14 @@ export function matchesPathPattern(path: string, pattern: string, options: Sensi
 export function isSensitivePath(
   absPath: string,
   patterns: readonly string[] = DEFAULT_SENSITIVE_PATTERNS,
-  options: SensitivityOptions = {},
+  _options: SensitivityOptions = {},
 ): SensitivityResult {
-  const caseInsensitive = options.caseInsensitive ?? defaultCaseInsensitive();
-  const segments = pathSegments(absPath);
+  const segments = foldedSegments(absPath);
   for (let i = patterns.length - 1; i >= 0; i--) {
     const source = patterns[i];
     if (typeof source !== 'string' || source.trim() === '' || source.trim().startsWith('#')) continue;
-    const compiled = compilePattern(source, caseInsensitive);
-    if (compiled && matches(compiled, segments)) {
+    const compiled = compilePattern(source);
+    if (compiled && matchSegments(compiled.segments, segments)) {
       return compiled.negated ? { sensitive: false } : { sensitive: true, pattern: source };
     }
   }
@@ -282,9 +293,11 @@ function basenameOf(absPath: string): string {
   return segments.length > 0 ? segments[segments.length - 1] : '';
 }
 
-/** The credential config file a file named `name` is, or is a copy of (`.npmrc.bak`, `.npmrc~`); longest first, so `.yarnrc.yml` is not `.yarnrc`. */
-function credentialConfigName(name: string, caseInsensitive: boolean): string | undefined {
-  const fold = (text: string): string => (caseInsensitive ? text.toLowerCase() : text);
+/**
+ * The credential config file a file named `name` is, or is a copy of (`.npmrc.bak`, `.npmrc~`), in
+ * any case (`.NPMRC`); longest first, so `.yarnrc.yml` is not `.yarnrc`.
+ */
+function credentialConfigName(name: string): string | undefined {
   return [...CREDENTIAL_CONFIG_FILES].sort((a, b) => b.length - a.length).find((candidate) => fold(name).startsWith(fold(candidate)));
 }
 
@@ -305,9 +318,8 @@ export async function sensitiveVerdict(
     if (byName.sensitive) return byName;
   }
   if (options.contentChecks === false) return { sensitive: false };
-  const caseInsensitive = options.caseInsensitive ?? defaultCaseInsensitive();
   const config = names
-    .map((name) => ({ name: basenameOf(name), configName: credentialConfigName(basenameOf(name), caseInsensitive) }))
+    .map((name) => ({ name: basenameOf(name), configName: credentialConfigName(basenameOf(name)) }))
     .find((each) => each.configName !== undefined);
   if (!config?.configName) return { sensitive: false };
   const buffer = Buffer.alloc(CONTENT_CHECK_BYTES);
@@ -330,8 +342,119 @@ export async function isSensitiveFile(
 ): Promise<SensitivityResult> {
   const byName = isSensitivePath(absPath, patterns, options);
   if (byName.sensitive || options.contentChecks === false) return byName;
-  if (!credentialConfigName(basenameOf(absPath), options.caseInsensitive ?? defaultCaseInsensitive())) return byName;
+  if (!credentialConfigName(basenameOf(absPath))) return byName;
   return withRegularFile(absPath, { shown: absPath, tool: 'the sensitive-file check' }, ({ handle }) =>
     sensitiveVerdict([absPath], handle, patterns, options),
   ).catch(() => byName);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Other names of a hard-linked file
+
+/**
+ * The folders of the home folder where credentials live, as DEFAULT_SENSITIVE_PATTERNS names them
+ * (the `.ssh*` folders, `.ssh.bak` with `.ssh`, are found by listing the home folder). With the
+ * home folder's own files, these are where `homeCredentialNames` looks for a file's other names.
+ */
+export const HOME_CREDENTIAL_FOLDERS: readonly string[] = Object.freeze([
+  '.aws',
+  '.azure',
+  '.kube',
+  '.docker',
+  '.config/gh',
+  '.config/gcloud',
+  'AppData/Roaming/gcloud',
+]);
+/** How deep below a credential folder to look (gcloud's `legacy_credentials/<account>/adc.json` is 3). */
+const HOME_SCAN_DEPTH = 3;
+/** Bounds on the look, so that it stays milliseconds in any home folder: entries listed per folder and in all, names compared. */
+const HOME_SCAN_LIST = 2000;
+const HOME_SCAN_ENTRIES = 10_000;
+const HOME_SCAN_NAMES = 2000;
+
+/** A file's identity: its device and inode (bigints, exact for Windows' 64-bit file ids). */
+export interface FileIdentity {
+  dev: bigint;
+  ino: bigint;
+}
+
+/**
+ * The names, among the home folder's credential files, of the file `identity` is. Looked at: the
+ * home folder's own files, then the files in its `.ssh*` folders and HOME_CREDENTIAL_FOLDERS (to
+ * HOME_SCAN_DEPTH, shallow first), each folder found in any case (`.AWS` as well as `.aws`); of
+ * those, the ones `patterns` flag or that are credential config files (`.npmrc` …) are compared by
+ * device and inode. A link there is followed (a dotfile manager's `~/.npmrc` link to
+ * `~/dotfiles/npmrc` names the same file). Empty when none is the file, or the home folder is not
+ * an absolute path or cannot be listed. The caller decides with `sensitiveVerdict` on what is
+ * found, so the rules (the content check of `.npmrc` included) judge these names as they judge the
+ * path read.
+ */
+export async function homeCredentialNames(
+  identity: FileIdentity,
+  patterns: readonly string[] = DEFAULT_SENSITIVE_PATTERNS,
+  home: string = os.homedir(),
+): Promise<string[]> {
+  if (!path.isAbsolute(home)) return []; // no home folder (a relative one would be the working folder)
+  let listed = 0;
+  const listings = new Map<string, Promise<Dirent[]>>();
+  const list = (folder: string): Promise<Dirent[]> => {
+    let listing = listings.get(folder);
+    if (!listing) {
+      listing = fs
+        .readdir(folder, { withFileTypes: true })
+        .catch(() => [])
+        .then((entries) => {
+          const kept = entries.slice(0, Math.min(HOME_SCAN_LIST, Math.max(0, HOME_SCAN_ENTRIES - listed)));
+          listed += kept.length;
+          return kept;
+        });
+      listings.set(folder, listing);
+    }
+    return listing;
+  };
+  /** The sub-folders of `folders` whose folded name `accept`s. */
+  const subfolders = async (folders: string[], accept: (folded: string) => boolean): Promise<string[]> => {
+    const found: string[] = [];
+    for (const folder of folders) {
+      for (const entry of await list(folder)) {
+        if ((entry.isDirectory() || entry.isSymbolicLink()) && accept(fold(entry.name))) found.push(path.join(folder, entry.name));
+      }
+    }
+    return found;
+  };
+  const folders = new Set(await subfolders([home], (name) => name.startsWith('.ssh')));
+  for (const folder of HOME_CREDENTIAL_FOLDERS) {
+    let reached = [home];
+    for (const segment of folder.split('/')) reached = await subfolders(reached, (name) => name === fold(segment));
+    for (const each of reached) folders.add(each);
+  }
+  const candidates: string[] = [];
+  const consider = (file: string): void => {
+    if (isSensitivePath(file, patterns).sensitive || credentialConfigName(basenameOf(file)) !== undefined) candidates.push(file);
+  };
+  // The home folder's own files (.netrc, .git-credentials, .npmrc …) first, then the folders breadth
+  // first, so that a folder full of files (gcloud's logs) cannot crowd them out of HOME_SCAN_NAMES.
+  for (const entry of await list(home)) if (!entry.isDirectory()) consider(path.join(home, entry.name));
+  let level = [...folders].map((folder): [string, number] => [folder, 1]);
+  while (level.length > 0) {
+    const next: [string, number][] = [];
+    for (const [folder, depth] of level) {
+      for (const entry of await list(folder)) {
+        const full = path.join(folder, entry.name);
+        if (!entry.isDirectory()) consider(full);
+        else if (depth < HOME_SCAN_DEPTH) next.push([full, depth + 1]);
+      }
+    }
+    level = next;
+  }
+  const found: string[] = [];
+  const compared = candidates.slice(0, HOME_SCAN_NAMES);
+  for (let i = 0; i < compared.length; i += 64) {
+    const batch = compared.slice(i, i + 64);
+    const stats = await Promise.all(batch.map((file) => fs.stat(file, { bigint: true }).catch(() => undefined)));
+    stats.forEach((each, j) => {
+      if (each?.isFile() && each.dev === identity.dev && each.ino === identity.ino) found.push(batch[j]);
+    });
+  }
+  return found;
 }
