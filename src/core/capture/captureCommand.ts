@@ -11,6 +11,7 @@ import { previewHeadTail } from '../preview';
 import { retainOrExplain } from '../retention';
 import { newOutputId } from '../ids';
 import type { NotableDigest, RecallStore } from '../types';
+import { commandEnv } from './commandEnv';
 import { HeadTailBuffer, type CappedBytes } from './headTailBuffer';
 import { killTree, signalGroup, spawnShell, type ShellTree } from './processTree';
 import { splitFailureBudget, stderrExcerpt } from './stderrExcerpt';
@@ -21,7 +22,7 @@ export interface RunCommandOptions {
   command: string;
   /** Working folder (default: the current process's). */
   cwd?: string;
-  /** Extra environment variables, merged over the current environment. */
+  /** Extra environment variables, merged over the current environment (less its SERVER_ONLY_ENV, see commandEnv). */
   env?: Record<string, string>;
   /** Stop the command (and everything it started) after this long. */
   timeoutMs?: number;
@@ -132,7 +133,8 @@ async function captureAndPreview(
   }: { previewBytes: number; streamBytes: number; mergedCap: number; queued: CommandResult['queued'] },
 ): Promise<CommandResult> {
   const started = Date.now();
-  const captured = await capture(command, cwd, { ...process.env, ...options.env }, streamBytes, mergedCap, options);
+  // Never the running process's own secrets (the MCP server's token): see SERVER_ONLY_ENV.
+  const captured = await capture(command, cwd, commandEnv(process.env, options.env), streamBytes, mergedCap, options);
   const stdout = report(captured.stdout);
   const stderr = report(captured.stderr);
   const merged = report(captured.merged);
