@@ -10,10 +10,16 @@
  * search_tool_output / read_file_page calls that read it, the notable lines past what the model saw
  * (the engine's scanner and block) and the file's last lines, in at most CONTEXT_BYTES.
  *
+ * The file's text reaches the model masked as read_file_page and search_tool_output mask it: the
+ * file passes once through the search's SecretStream, and the notable lines and the last lines are
+ * taken from what comes out, so a key whose BEGIN line lies far before the tail, or a token a
+ * notable line is clipped through, is masked as a whole before anything is cut.
+ *
  * It never fails the tool: any problem is one line on stderr, nothing on stdout, exit code 0.
  */
 import { CLAUDE_HOOK_ARGS } from '../core/agents/claudeHook';
-import { DEFAULT_SENSITIVE_PATTERNS, maskSecrets, openReadableFile, type OpenedFile } from '../core/files';
+import { DEFAULT_SENSITIVE_PATTERNS, openReadableFile, type OpenedFile } from '../core/files';
+import { SecretStream } from '../core/files/secretStream';
 import { clip, renderNotableBlock } from '../core/notable/render';
 import { NotableScanner } from '../core/notable/scanner';
 import { READ_FILE_PAGE_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../core/toolNames';
@@ -34,11 +40,16 @@ export const TAIL_BYTES = 1536;
 const NOTABLE_BYTES = 1400;
 /** Bytes read per step when scanning the saved file. */
 const SCAN_CHUNK = 1024 * 1024;
+/**
+ * The most of an event read from stdin. The hook needs only a few fields; Claude Code 2.1.332 puts
+ * at most ~30 KB of a saved output in a Bash event, so anything near this is not an event to act on,
+ * and reading it whole would only grow the process (a 200 MB payload took it to 880 MiB).
+ */
+export const MAX_EVENT_BYTES = 8 * 1024 * 1024;
 
 /** The part of Claude Code's PostToolUse event the hook reads. */
 interface PostToolUseEvent {
   tool_name?: unknown;
-  cwd?: unknown;
   tool_response?: { persistedOutputPath?: unknown; persistedOutputSize?: unknown };
 }
 
@@ -46,15 +57,25 @@ interface PostToolUseEvent {
 export async function runHook(args: readonly string[], stdin: NodeJS.ReadableStream = process.stdin): Promise<void> {
   try {
     if (args[0] !== CLAUDE_POST_TOOL_USE) throw new Error(`unknown hook "${args[0] ?? ''}" (expected ${CLAUDE_POST_TOOL_USE})`);
-    const chunks: Buffer[] = [];
-    for await (const chunk of stdin) chunks.push(Buffer.from(chunk as Buffer));
-    const context = await savedOutputContext(JSON.parse(Buffer.concat(chunks).toString('utf8')) as PostToolUseEvent);
+    const context = await savedOutputContext(JSON.parse(await readEvent(stdin)) as PostToolUseEvent);
     if (context !== undefined) {
       process.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: context } })}\n`);
     }
   } catch (error) {
     process.stderr.write(`[${PROGRAM}] hook: ${describeError(error)}\n`);
   }
+}
+
+/** The event's text, refused past MAX_EVENT_BYTES (reading stops there). */
+async function readEvent(stdin: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of stdin) {
+    chunks.push(Buffer.from(chunk as Buffer));
+    length += chunks[chunks.length - 1].length;
+    if (length > MAX_EVENT_BYTES) throw new Error(`the event on stdin is over ${formatBytes(MAX_EVENT_BYTES)}; ignored`);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
@@ -66,10 +87,10 @@ export async function savedOutputContext(event: PostToolUseEvent): Promise<strin
   const saved = response?.persistedOutputPath;
   if (typeof saved !== 'string' || saved === '') return undefined;
   const tool = typeof event.tool_name === 'string' ? event.tool_name : 'tool';
-  // The same policy the read tools apply (a file Claude Code saved, no link out, no FIFO, nothing
-  // sensitive): the context names only a file they will read.
-  const folders = typeof event.cwd === 'string' && event.cwd !== '' ? [event.cwd] : [];
-  const file = await openReadableFile(saved, { folders, allowOutsideWorkspace: false, sensitivePatterns: DEFAULT_SENSITIVE_PATTERNS });
+  // The read tools' policy for a file Claude Code saved (its tool-results folder, no link out, no
+  // FIFO, nothing sensitive), with no workspace: the event's `cwd` is whatever its sender wrote
+  // (`"cwd": "/"` would make every file a workspace file), and Claude Code never saves there.
+  const file = await openReadableFile(saved, { folders: [], allowOutsideWorkspace: false, sensitivePatterns: DEFAULT_SENSITIVE_PATTERNS });
   try {
     const size = file.stats.size;
     const declared = typeof response?.persistedOutputSize === 'number' ? response.persistedOutputSize : size;
@@ -82,8 +103,7 @@ export async function savedOutputContext(event: PostToolUseEvent): Promise<strin
       `[Tool Output Recall] The ${tool} output was saved to ${saved} (${whole}; ${formatBytes(size)}). You saw only a note with its first ${CLAUDE_PREVIEW_CHARS} characters.`,
       `Do not run the command again to see more: search the file with ${SEARCH_TOOL_OUTPUT_TOOL} {"path": ${quoted}, "pattern": "…"} and read around a match with ${READ_FILE_PAGE_TOOL} {"path": ${quoted}, "byteOffset": N} (N: the match's lineOffset), or a line with {"path": ${quoted}, "line": N}.`,
     ].join('\n');
-    const notable = await notableLines(file);
-    const tail = await lastLines(file, size);
+    const { notable, tail } = await scanMasked(file);
     const parts = [head, notable && `${notable} (line numbers of the file)`, tail].filter(Boolean);
     return clip(parts.join('\n'), CONTEXT_BYTES);
   } finally {
@@ -91,35 +111,38 @@ export async function savedOutputContext(event: PostToolUseEvent): Promise<strin
   }
 }
 
-/** The notable lines past the model's preview, as the preview's own block renders them ('' when none). */
-async function notableLines(file: OpenedFile): Promise<string> {
+/**
+ * One masked pass over the file: the notable lines past the model's preview, as the preview's own
+ * block renders them ('' when none), and the file's last lines (at most TAIL_BYTES, from a line's
+ * start when one begins in them; '' when the note showed the whole file).
+ */
+async function scanMasked(file: OpenedFile): Promise<{ notable: string; tail: string }> {
   const scanner = new NotableScanner('command', { offset: 0, line: 1, ignoreBefore: CLAUDE_PREVIEW_CHARS });
+  const secrets = new SecretStream();
+  let last: Buffer = Buffer.alloc(0);
+  let total = 0;
+  const take = (masked: Buffer): void => {
+    scanner.write(masked);
+    total += masked.length;
+    last = Buffer.concat([last, masked.subarray(Math.max(0, masked.length - TAIL_BYTES))]);
+    last = last.subarray(Math.max(0, last.length - TAIL_BYTES));
+  };
   const buffer = Buffer.allocUnsafe(SCAN_CHUNK);
   for (let position = 0; ;) {
     const { bytesRead } = await file.handle.read(buffer, 0, buffer.length, position);
     if (bytesRead === 0) break;
-    scanner.write(buffer.subarray(0, bytesRead));
+    take(secrets.push(buffer.subarray(0, bytesRead)));
     position += bytesRead;
   }
+  take(secrets.end());
   // Line numbers, not read_tool_output offsets: the lines are read with read_file_page {line}.
-  const block = renderNotableBlock({ omitted: scanner.finish(), readable: false }, NOTABLE_BYTES).text.trimEnd();
-  return masked(Buffer.from(block));
+  const notable = renderNotableBlock({ omitted: scanner.finish(), readable: false }, NOTABLE_BYTES).text.trimEnd();
+  return { notable, tail: total <= CLAUDE_PREVIEW_CHARS ? '' : lastLines(last, total - last.length) };
 }
 
-/** The file's last lines (at most TAIL_BYTES, from a line's start when one begins in them), secrets masked. */
-async function lastLines(file: OpenedFile, size: number): Promise<string> {
-  if (size <= CLAUDE_PREVIEW_CHARS) return '';
-  const from = Math.max(0, size - TAIL_BYTES);
-  const buffer = Buffer.alloc(size - from);
-  const { bytesRead } = await file.handle.read(buffer, 0, buffer.length, from);
-  const bytes = buffer.subarray(0, bytesRead);
+/** `bytes`, the file's last bytes from byte `from`, as the context shows them: from a line's start when one begins in them. */
+function lastLines(bytes: Buffer, from: number): string {
   const lineStart = from === 0 ? 0 : bytes.indexOf(0x0a) + 1;
   const start = lineStart > 0 && lineStart < bytes.length ? lineStart : 0;
-  return `[the file's last ${bytes.length - start} bytes, from byteOffset ${from + start}:]\n${masked(bytes.subarray(start)).trimEnd()}`;
-}
-
-/** `bytes` as text with its secret-shaped values masked, as read_file_page masks them. */
-function masked(bytes: Buffer): string {
-  maskSecrets(bytes);
-  return bytes.toString('utf8');
+  return `[the file's last ${bytes.length - start} bytes, from byteOffset ${from + start}:]\n${bytes.subarray(start).toString('utf8').trimEnd()}`;
 }

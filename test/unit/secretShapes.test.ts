@@ -1,6 +1,7 @@
 // The secret shapes read_file_page and search_tool_output mask (src/core/files/secretShapes.ts):
 // each shape, its look-alikes that stay, and the byte-for-byte promise (offsets unchanged).
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { maskSecrets } from '../../src/core/files/secretShapes';
 
 /** `text` masked, and how many values. */
@@ -74,7 +75,7 @@ describe('secret shapes: what is masked', () => {
 
   const alike: [name: string, text: string][] = [
     ['an environment reference', '//npm.pkg.github.com/:_authToken=${NODE_AUTH_TOKEN}\n'],
-    ['a short or inner token', `ghp_short myghp_${alnum36} ${'A'.repeat(3)}AKIAIOSFODNN7EXAMPLE`],
+    ['a token too short for its shape', `ghp_short npm_abc AKIA123 xoxb-12 sk-ant-abc`],
     ['a variable named like a key', 'db_password = request.form; my_authTokenizer=1; password_hash = x'],
     ['a URL without a password', 'https://example.com:8080/x?a=b mail me@example.com git@github.com:o/r.git'],
     ['Authorization without a credential', 'Authorization: Bearer ${TOKEN}\nAuthorization header required'],
@@ -110,7 +111,72 @@ describe('secret shapes: what is masked', () => {
     assert.deepEqual(mask(body, false), { text: body, count: 0 });
   });
 
+  it('masks a token glued to the word or the token before it (back to back is two values, not none)', () => {
+    assert.deepEqual(mask(`myghp_${alnum36} AAAAKIAIOSFODNN7EXAMPLE`).text, `myghp_${stars(36)} AAAAKIA${stars(16)}`);
+    const glued = mask(`npm_${alnum36}ghp_${alnum36}xoxb-1234567890-abc`);
+    assert.ok(!/[A-Za-z0-9]{8}/.test(glued.text.replace(/npm_|ghp_|xoxb-/g, ' ')), glued.text);
+  });
+
   it('counts a value that two shapes match once', () => {
     assert.deepEqual(mask(`//r/:_authToken=npm_${alnum36}\n`), { text: `//r/:_authToken=${stars(40)}\n`, count: 1 });
+  });
+});
+
+describe('secret shapes: the second attack round (issue 28)', () => {
+  const rsa = (): string =>
+    generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+  const pkcs8 = (): string =>
+    generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const openssh = (): string =>
+    `-----BEGIN OPENSSH PRIVATE KEY-----\n${'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2\n'.repeat(5)}-----END OPENSSH PRIVATE KEY-----\n`;
+  /** Each base64 body line of the keys in `text` must come back all '*'. */
+  const bodiesMasked = (keys: string[], masked: string): void => {
+    for (const key of keys) {
+      for (const line of key.split('\n').filter((each) => each !== '' && !each.startsWith('-----'))) {
+        assert.ok(!masked.includes(line), `clear: ${line}`);
+      }
+    }
+  };
+
+  for (const between of ['', '\n', '\n\n', '# second key\n']) {
+    it(`masks both of two private keys back to back (${JSON.stringify(between)} between them: RSA, PKCS8, OpenSSH)`, () => {
+      const keys = [rsa(), pkcs8(), openssh(), rsa()];
+      const text = keys.map((key) => key.trimEnd()).join(`\n${between}`);
+      const { text: masked, count } = mask(text);
+      bodiesMasked(keys, masked);
+      assert.equal(count, keys.length);
+      // With no line break at all between an END and the next BEGIN.
+      const glued = keys.map((key) => key.trimEnd()).join(between.trim());
+      bodiesMasked(keys, mask(glued).text);
+    });
+  }
+
+  it('masks the keys of a Kubernetes-style YAML (tls.key then ca.key, indented)', () => {
+    const [tls, ca] = [rsa(), rsa()];
+    const indent = (key: string): string => key.trimEnd().replace(/^/gm, '    ');
+    const yaml = `data:\n  tls.key: |\n${indent(tls)}\n  ca.key: |\n${indent(ca)}\nkind: Secret\n`;
+    const { text: masked, count } = mask(yaml);
+    bodiesMasked([tls, ca], masked);
+    assert.equal(count, 2);
+  });
+
+  it('masks an Authorization credential whose key name has a prefix (`_authorization`: http_, proxy_, x_)', () => {
+    for (const [text, kept] of [
+      ['HTTP_AUTHORIZATION=Bearer abcdefghijklmnop1234', 'HTTP_AUTHORIZATION=Bearer '],
+      ['http_authorization: Bearer abcdefghijklmnop1234', 'http_authorization: Bearer '],
+      ['proxy_authorization: Basic dXNlcjpwYXNzd29yZA==', 'proxy_authorization: Basic '],
+      ['x_authorization = "token abcdefghijklmnop1234"', 'x_authorization = "token '],
+    ]) {
+      const { text: masked, count } = mask(text);
+      assert.equal(count, 1, text);
+      assert.ok(masked.startsWith(kept) && /^\*+"?$/.test(masked.slice(kept.length)), masked);
+    }
+  });
+
+  it("masks a URL password that holds ':', '$' or '@', whole; `${VAR}` is no password", () => {
+    assert.deepEqual(mask('https://user:pa:SECRET@github.com/o/r'), { text: `https://user:${stars(9)}@github.com/o/r`, count: 1 });
+    assert.deepEqual(mask('postgres://app:hunter$X@db:5432/main'), { text: `postgres://app:${stars(8)}@db:5432/main`, count: 1 });
+    assert.deepEqual(mask('redis://:p@ss@cache:6379'), { text: `redis://:${stars(4)}@cache:6379`, count: 1 });
+    assert.deepEqual(mask('postgres://app:${DB_PASSWORD}@db/main'), { text: 'postgres://app:${DB_PASSWORD}@db/main', count: 0 });
   });
 });

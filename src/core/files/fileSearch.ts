@@ -30,7 +30,7 @@ import { SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
 import type { SearchOptions } from '../types';
 import { boundaryAtOrBefore, countNewlines } from '../utf8';
 import { withRegularFile, type OpenedFile } from './openedFile';
-import { maskSecrets, SECRET_GUARD_BYTES, type SecretRange } from './secretShapes';
+import { SecretStream } from './secretStream';
 
 const fstat = promisify(fstatCallback);
 const read = promisify(readCallback);
@@ -86,48 +86,35 @@ export async function scanFile(file: FileSource, search: CompiledSearch, control
   // another file means this search was cancelled: nothing of it is read.
   if (dev !== file.dev || ino !== file.ino) throw new RecallError('CANCELLED', 'The search was cancelled before it started.');
   const found = new MatchCollector(search.maxMatches);
+  const secrets = new SecretStream();
   let carry: Buffer = Buffer.alloc(0);
   let base = 0;
   let line = 1;
   let lineStart = 0;
   /** Matches before this index of the next window were reported by the one before. */
   let acceptFrom = 0;
-  /** Whether the next window starts inside a private-key block, and the values masked so far. */
-  let inside = false;
-  let masked = 0;
   for (let position = 0; ;) {
     const chunk = Buffer.allocUnsafe(FILE_WINDOW_BYTES);
     const { bytesRead } = await read(file.fd, chunk, 0, FILE_WINDOW_BYTES, position);
     checkStopped(control);
     position += bytesRead;
-    const bytes = carry.length === 0 ? chunk.subarray(0, bytesRead) : Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
     const last = bytesRead === 0;
-    // Masked whole, but searched only up to SECRET_GUARD_BYTES before the end of what was read (the
-    // rest is carried over): a value cut off by the end of a read is never matched or shown.
-    const secrets = maskSecrets(bytes, inside);
-    const seen = last ? bytes : bytes.subarray(0, Math.max(0, bytes.length - SECRET_GUARD_BYTES));
+    // Masked before it is searched: the stream holds back the end of each read until the next one
+    // shows whether a value runs on past it.
+    const fresh = last ? secrets.end() : secrets.push(chunk.subarray(0, bytesRead));
+    const seen = carry.length === 0 ? fresh : Buffer.concat([carry, fresh]);
     const newline = last ? -1 : seen.lastIndexOf(0x0a);
     // Where the next window starts: after the last line break, or (a line longer than the window)
     // OVERLAP_BYTES back, at a character boundary, so a match there is seen whole from its start.
     const cut = last ? seen.length : newline >= 0 ? newline + 1 : boundaryAtOrBefore(seen, seen.length - OVERLAP_BYTES);
     const window = { bytes: seen, base, acceptFrom, acceptBefore: last ? seen.length + 1 : cut, line, lineStart };
     await runSliced(searchWindow(search, window, found), control);
-    const next = last ? seen.length : newline >= 0 ? cut : boundaryAtOrBefore(seen, Math.max(0, cut - 4));
-    masked += newlyMasked(secrets, last ? Infinity : next);
-    if (last || found.full) return { matches: found.matches, truncated: found.truncated, totalBytes: size, masked };
-    inside = secrets.some((secret) => secret.block && secret.from < next && next < secret.end);
+    if (last || found.full) return { matches: found.matches, truncated: found.truncated, totalBytes: size, masked: secrets.masked };
+    const next = newline >= 0 ? cut : boundaryAtOrBefore(seen, Math.max(0, cut - 4));
     line += countNewlines(seen, 0, next);
     if (newline >= 0) lineStart = base + cut;
     acceptFrom = cut - next;
-    carry = bytes.subarray(next);
+    carry = seen.subarray(next);
     base += next;
   }
 }
-
-/**
- * The values masked in a window for the first time: every token (it stays masked in what is
- * carried over, so it is not found again), and a private-key block from its BEGIN line before
- * `next` (a BEGIN line carried over is found, and counted, again in the next window).
- */
-const newlyMasked = (secrets: readonly SecretRange[], next: number): number =>
-  secrets.filter((secret) => !secret.block || (secret.from >= 0 && secret.from < next)).length;

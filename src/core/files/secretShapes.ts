@@ -43,19 +43,21 @@ interface Shape {
 const shape = (anchor: string, before: number, source: string): Shape => ({ anchor, before, pattern: new RegExp(source, 'y') });
 
 /**
- * A token's start is not preceded by a letter or digit (the same characters inside a longer word are
- * not a token); key names are matched as the tools that write them spell them.
+ * A token is found wherever its prefix is, also glued to the text before or after it: two values
+ * back to back (`…ghp_…`, `<key>AKIA…`) are two values, and a random run that happens to follow a
+ * token's prefix masked is a far smaller loss than a token shown. Key names are matched as the tools
+ * that write them spell them (`my_authToken` is a variable, not npm's `_authToken`).
  */
 const SHAPES: readonly Shape[] = [
   // GitHub: classic personal, OAuth, user-to-server, server-to-server and refresh tokens; fine-grained PATs.
-  shape('gh[pousr]_', 0, String.raw`(?<![A-Za-z0-9_])gh[pousr]_([A-Za-z0-9]{36,251})`),
-  shape('github_pat_', 0, String.raw`(?<![A-Za-z0-9_])github_pat_([A-Za-z0-9_]{22,251})`),
+  shape('gh[pousr]_', 0, String.raw`gh[pousr]_([A-Za-z0-9]{36,251})`),
+  shape('github_pat_', 0, String.raw`github_pat_([A-Za-z0-9_]{22,251})`),
   // AWS access key IDs (long-term and temporary), and secret access keys by their key names.
-  shape('A[KS]IA', 0, String.raw`(?<![A-Za-z0-9])A[KS]IA([A-Z0-9]{16})(?![A-Za-z0-9])`),
+  shape('A[KS]IA', 0, String.raw`A[KS]IA([A-Z0-9]{16})`),
   shape(
     'aws_secret_access_key|AWS_SECRET_ACCESS_KEY|[Ss]ecretAccessKey',
     0,
-    String.raw`(?:aws_secret_access_key|AWS_SECRET_ACCESS_KEY|[Ss]ecretAccessKey)["']?[ \t]*[:=][ \t]*["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])`,
+    String.raw`(?:aws_secret_access_key|AWS_SECRET_ACCESS_KEY|[Ss]ecretAccessKey)["']?[ \t]*[:=][ \t]*["']?([A-Za-z0-9/+=]{40})`,
   ),
   // npm, yarn and pip config credentials (an environment reference such as ${NPM_TOKEN} is not one).
   shape(
@@ -63,9 +65,9 @@ const SHAPES: readonly Shape[] = [
     0,
     String.raw`(?<![A-Za-z0-9_])(?:_authToken|_auth|_password|npmAuthToken|npmAuthIdent)["']?[ \t]*[:=][ \t]*["']?([A-Za-z0-9._~+/=:-]{6,1000})`,
   ),
-  shape('npm_', 0, String.raw`(?<![A-Za-z0-9_])npm_([A-Za-z0-9]{36})(?![A-Za-z0-9])`),
+  shape('npm_', 0, String.raw`npm_([A-Za-z0-9]{36})`),
   // Slack bot, user, app, workspace-refresh and legacy tokens.
-  shape('xox[abposr]-', 0, String.raw`(?<![A-Za-z0-9])xox[abposr]-([A-Za-z0-9-]{10,250})`),
+  shape('xox[abposr]-', 0, String.raw`xox[abposr]-([A-Za-z0-9-]{10,250})`),
   // An HTTP Authorization credential (git's http.extraheader, curl -v, request logs).
   shape(
     '[Aa]uthorization|AUTHORIZATION',
@@ -73,15 +75,11 @@ const SHAPES: readonly Shape[] = [
     String.raw`(?:[Aa]uthorization|AUTHORIZATION)["']?[ \t]*[:=][ \t]*["']?(?:[Bb]asic|[Bb]earer|[Tt]oken|BASIC|BEARER|TOKEN)[ \t]+([A-Za-z0-9._~+/=-]{8,2000})`,
   ),
   // Google API keys, Stripe live keys, OpenAI and Anthropic keys.
-  shape('AIza', 0, String.raw`(?<![A-Za-z0-9_-])AIza([0-9A-Za-z_-]{35})`),
-  shape('[sr]k_live_', 0, String.raw`(?<![A-Za-z0-9])[sr]k_live_([0-9A-Za-z]{16,250})`),
-  shape('sk-(?:proj|ant|svcacct|admin)-', 0, String.raw`(?<![A-Za-z0-9])sk-(?:proj|ant|svcacct|admin)-([A-Za-z0-9_-]{20,500})`),
+  shape('AIza', 0, String.raw`AIza([0-9A-Za-z_-]{35})`),
+  shape('[sr]k_live_', 0, String.raw`[sr]k_live_([0-9A-Za-z]{16,250})`),
+  shape('sk-(?:proj|ant|svcacct|admin)-', 0, String.raw`sk-(?:proj|ant|svcacct|admin)-([A-Za-z0-9_-]{20,500})`),
   // A JWT: its signature (header and claims stay readable; without the signature it grants nothing).
-  shape(
-    'eyJ[A-Za-z0-9_-]{8}',
-    0,
-    String.raw`(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,1000}\.eyJ[A-Za-z0-9_-]{8,8000}\.([A-Za-z0-9_-]{8,1000})`,
-  ),
+  shape('eyJ[A-Za-z0-9_-]{8}', 0, String.raw`eyJ[A-Za-z0-9_-]{8,1000}\.eyJ[A-Za-z0-9_-]{8,8000}\.([A-Za-z0-9_-]{8,1000})`),
   // PEM, OpenSSH and PGP private-key armour lines (the whole line is the match; `maskSecrets` pairs them).
   shape('PRIVATE KEY', 64, String.raw`-----(BEGIN|END) (?:[A-Z0-9]+ ){0,6}PRIVATE KEY(?: BLOCK)?-----`),
 ];
@@ -93,36 +91,45 @@ const TEXT_SLICE_BYTES = 64 * 1024;
 /** Every shape's anchor, each in its own group: one pass of V8's engine over literals finds them all. */
 const ANCHORS = new RegExp(SHAPES.map((each) => `(${each.anchor})`).join('|'), 'g');
 
-/** The characters of a URL's user and password (RFC 3986 unreserved, sub-delims and %; no `$`, so `${VAR}` is none). */
+/**
+ * The characters of a URL's user info (RFC 3986: unreserved, sub-delims, %, and ':' inside the
+ * password). '@' too: a password with an unencoded '@' is still masked up to the last one. `${VAR}`
+ * is no password: '{' and '}' are not among them, so the walk back from '@' stops at once.
+ */
 const USERINFO = new Uint8Array(128);
-for (const char of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~%!&'()*+,;=-") USERINFO[char.charCodeAt(0)] = 1;
+for (const char of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~%!$&'()*+,;=:@-") USERINFO[char.charCodeAt(0)] = 1;
 const isUserinfo = (byte: number | undefined): boolean => byte !== undefined && byte < 128 && USERINFO[byte] === 1;
+/** How far back from an '@' a URL's "://" may lie (user and password together). */
+const USERINFO_BYTES = 1256;
 
 /**
- * The password of a URL's user info, https://user:PASSWORD@host (.git/config, .git-credentials,
- * DSNs): from each '@', back over the password to a ':', over the user to "://".
+ * The password of a URL's user info, scheme://user:PASSWORD@host (.git/config, .git-credentials,
+ * DSNs): from each '@', back over the user info to "://"; the password runs from the first ':'
+ * after it (a user name has none) to the '@', so a password holding ':', '$' or '@' is masked whole.
  */
 function* urlPasswords(bytes: Buffer): Generator<SecretRange> {
   for (let at = bytes.indexOf(0x40); at >= 0; at = bytes.indexOf(0x40, at + 1)) {
-    let colon = at - 1;
-    while (colon >= 0 && at - colon <= 1000 && isUserinfo(bytes[colon])) colon--;
-    if (colon === at - 1 || bytes[colon] !== 0x3a) continue;
-    let scheme = colon - 1;
-    while (scheme >= 0 && colon - scheme <= 256 && isUserinfo(bytes[scheme])) scheme--;
-    // All '*': masked already (a window's carried-over end is masked again with the next one).
-    const masked = bytes.subarray(colon + 1, at).every((byte) => byte === 0x2a);
-    if (!masked && bytes[scheme] === 0x2f && bytes[scheme - 1] === 0x2f && bytes[scheme - 2] === 0x3a) {
-      yield { start: colon + 1, end: at, block: false, from: scheme - 2 };
-    }
+    let scheme = at - 1;
+    while (scheme >= 0 && at - scheme <= USERINFO_BYTES && isUserinfo(bytes[scheme])) scheme--;
+    if (bytes[scheme] !== 0x2f || bytes[scheme - 1] !== 0x2f || bytes[scheme - 2] !== 0x3a) continue;
+    const colon = bytes.indexOf(0x3a, scheme + 1);
+    if (colon < 0 || colon >= at - 1) continue;
+    // All '*' is no secret to count: a URL already redacted in a log, or text masked before.
+    if (!bytes.subarray(colon + 1, at).every((byte) => byte === 0x2a)) yield { start: colon + 1, end: at, block: false, from: scheme - 2 };
   }
 }
 
-/** Where `found` matches at its anchor `at` (trying each start up to `before` back), or undefined. */
+/**
+ * Where `found` matches over its anchor `at` (trying each start up to `before` back), or undefined.
+ * The match must reach past `at`: a key's BEGIN line right after another key's END line would
+ * otherwise match that END line again (it starts within the look-back) and the second key's BEGIN
+ * would never be seen.
+ */
 function matchAt(text: string, found: Shape, at: number): RegExpExecArray | undefined {
   for (let start = Math.max(0, at - found.before); start <= at; start++) {
     found.pattern.lastIndex = start;
     const match = found.pattern.exec(text);
-    if (match) return match;
+    if (match && match.index + match[0].length > at) return match;
   }
   return undefined;
 }
@@ -139,21 +146,24 @@ export function maskSecrets(bytes: Buffer, inside: boolean | 'unknown' = false):
   // The text is decoded a slice at a time: a string this small is made on V8's heap, a large one
   // in fresh memory the kernel must map page by page (sixteen times the cost here). Each slice's
   // string runs on past it by the longest match, and starts early enough for a lookbehind.
-  let skip = 0;
   for (let from = 0; from < bytes.length; from += TEXT_SLICE_BYTES) {
     const offset = Math.max(0, from - LOOK_BEHIND);
     const text = bytes.toString('latin1', offset, Math.min(bytes.length, from + TEXT_SLICE_BYTES + LONGEST_MATCH));
     const sliceEnd = from + TEXT_SLICE_BYTES - offset;
-    ANCHORS.lastIndex = Math.max(from, skip) - offset;
+    ANCHORS.lastIndex = from - offset;
     for (let anchor = ANCHORS.exec(text); anchor && anchor.index < sliceEnd; anchor = ANCHORS.exec(text)) {
       const found = SHAPES[anchor.findIndex((group, index) => index > 0 && group !== undefined) - 1];
       const match = matchAt(text, found, anchor.index);
-      if (!match) continue;
+      if (!match) {
+        // Anchors may overlap: `_auth` fails in `proxy_authorization`, whose `authorization` then
+        // starts one byte later, inside what this anchor consumed.
+        ANCHORS.lastIndex = anchor.index + 1;
+        continue;
+      }
       const [start, end] = [offset + match.index, offset + match.index + match[0].length];
       if (found === ARMOUR) armour.push({ index: start, length: end - start, begin: match[1] === 'BEGIN' });
+      // The next anchor may lie inside this value: a token glued to the one before it.
       else ranges.push({ start: end - match[1].length, end, block: false, from: start });
-      ANCHORS.lastIndex = Math.max(ANCHORS.lastIndex, end - offset);
-      skip = Math.max(skip, end);
     }
   }
   let open = inside === true ? 0 : -1;
