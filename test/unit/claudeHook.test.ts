@@ -3,14 +3,14 @@
 // (`node dist/mcp.js hook claude-code-post-tool-use`) prints for a Bash output Claude Code saved to
 // its tool-results folder: real files, the real built server as a child process.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { agentTargets } from '../../src/core/agents/agents';
 import { CLAUDE_HOOK_ARGS, claudeHookCommand, claudeHookEntry, mergeClaudeHook } from '../../src/core/agents/claudeHook';
 import type { ConfigMerge } from '../../src/core/agents/merge';
 import { planFiles, writePlanned } from '../../src/core/agents/plan';
-import { CONTEXT_BYTES, savedOutputContext } from '../../src/mcp/hook';
+import { CONTEXT_BYTES, MAX_EVENT_BYTES, savedOutputContext } from '../../src/mcp/hook';
 import { rejectsWith } from './helpers/assertions';
 import { MCP_BUNDLE, ensureBuilt } from './helpers/mcpServer';
 import { useClaudeResults } from './helpers/readable';
@@ -172,6 +172,39 @@ describe('Claude Code hook: what it tells the model (hook claude-code-post-tool-
     const elsewhere = path.join(dirs.make(), 'bknx531nw.txt');
     await fs.writeFile(elsewhere, 'x');
     await rejectsWith(savedOutputContext(event({ persistedOutputPath: elsewhere })), 'REFUSED');
+  });
+
+  it('takes no workspace from the event\'s cwd: with "cwd": "/" (or the file\'s own folder) a file outside Claude Code\'s tool-results is REFUSED', async () => {
+    const outside = path.join(dirs.make(), 'notes.txt');
+    await fs.writeFile(outside, `${'x'.repeat(3000)}\nplain text anyone could want\n`);
+    for (const cwd of ['/', path.dirname(outside)]) {
+      await rejectsWith(savedOutputContext({ ...event({ persistedOutputPath: outside }), cwd }), 'REFUSED');
+    }
+  });
+
+  it('dist/mcp.js hook: an event over MAX_EVENT_BYTES on stdin is not read whole (it stops reading, says why, exits 0)', async () => {
+    await ensureBuilt();
+    const child = spawn(process.execPath, [MCP_BUNDLE, ...CLAUDE_HOOK_ARGS], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let [stdout, stderr] = ['', ''];
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    // Offer eight times the cap, a MiB at a time; the hook must stop taking it well before the end.
+    const piece = Buffer.alloc(1024 * 1024, 0x20);
+    let written = 0;
+    const closed = new Promise<void>((resolve) => child.stdin.on('error', () => resolve()).on('close', () => resolve()));
+    let open = true;
+    void closed.then(() => (open = false));
+    while (open && written < 8 * MAX_EVENT_BYTES) {
+      const flushed = child.stdin.write(piece);
+      written += piece.length;
+      if (!flushed) await Promise.race([new Promise((resolve) => child.stdin.once('drain', resolve)), closed]);
+    }
+    if (open) child.stdin.end();
+    assert.equal(await exited, 0, stderr);
+    assert.equal(stdout, '');
+    assert.match(stderr, /hook: the event on stdin is over 8(\.0)? MiB; ignored/);
+    assert.ok(written < 8 * MAX_EVENT_BYTES, `the hook read all ${written} bytes offered`);
   });
 
   it('dist/mcp.js hook: the JSON Claude Code reads on stdout, or nothing (exit 0, a line on stderr) for anything wrong', async () => {
