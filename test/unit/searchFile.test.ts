@@ -174,4 +174,34 @@ describe('search_tool_output over a file (searchFile)', function () {
     await rejectsWith(searchFile(file, 'hello', { signal: abort.signal }), 'CANCELLED');
     assert.equal((await searchFile(file, 'HELLO')).matches[0].text, 'hello');
   });
+
+  it('masks a token whose end crosses the edge of a 4 MiB read whole (the part past the edge was shown in clear)', async () => {
+    const values: [prefix: string, secret: string][] = [
+      ['github_pat_', `11ABCDEFG0_${'Zq7Wm2Xk9Lp4Rt6Yv8Nb3Hc5Jd1Fg0Sa'.repeat(2)}`],
+      ['sk-ant-', `api03-${'Xy9Kp2Lm4Nq6Rs8Tu0Vw1Zb3Cd5Ef7Gh'.repeat(2)}`],
+      ['//registry.npmjs.org/:_authToken=', 'Qw3Er5Ty7Ui9Op1As2Df4Gh6Jk8Lz0Xc'],
+      ['Authorization: Bearer ', 'Mn4Bv6Cx8Za0Sd2Fg4Hj6Kl8Qw0Er2Ty4Ui6'],
+      ['jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.', 'SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c'],
+      ['SLACK=xoxb-', '1234567890123-Ab3De5Gh7Jk9Mn1Pq3St5Vw'],
+    ];
+    for (const [prefix, secret] of values) {
+      // The value's second half lies past byte FILE_WINDOW_BYTES; the filler has no 8-character word.
+      const line = `marker ${prefix}${secret} done\n`;
+      const start = FILE_WINDOW_BYTES - (line.length - ' done\n'.length) + Math.floor(secret.length / 2);
+      const file = path.join(workspace, 'edge.log');
+      await fs.writeFile(file, `${'ab '.repeat(26)}a\n`.repeat(Math.floor(start / 80)) + ' '.repeat(start % 80) + line + 'tail\n');
+      for (const [pattern, regex] of [
+        ['marker', false],
+        ['[A-Za-z0-9_=-]{8,}', true],
+        ['done', false],
+      ] as const) {
+        const found = await searchFile(file, pattern, { regex, maxMatches: 1000 });
+        const shown = found.matches.map((match) => match.text).join('\n');
+        for (let at = 0; at + 8 <= secret.length; at++) {
+          assert.ok(!shown.includes(secret.slice(at, at + 8)), `${prefix}: "${secret.slice(at, at + 8)}" shown in clear by ${pattern}`);
+        }
+        assert.equal(found.masked, 1, `${prefix} ${pattern}`);
+      }
+    }
+  });
 });
