@@ -277,7 +277,7 @@ describe('store journal: a retained copy is durable before the session file is r
     await resumed.delete();
   });
 
-  it('a checkpoint that fails (file size limit → EFBIG) keeps the copies durable in the journal; lastPersistError says why; they reopen intact', async function () {
+  it('a checkpoint that fails (file size limit → EFBIG) keeps the copies durable in the journal; stats().lastCheckpointError says why; they reopen intact', async function () {
     if (process.platform === 'win32') this.skip();
     this.timeout(60_000);
     const dir = dirs.make();
@@ -295,12 +295,12 @@ describe('store journal: a retained copy is durable before the session file is r
           copies.push({ outputId, sha: createHash('sha256').update(content).digest('hex') });
           flushes.push(await store.flush().then(() => 'ok', (error) => error.code));
         }
-        const lastError = store.lastPersistError && store.lastPersistError.code;
+        const lastCheckpointError = ((await store.stats()).lastCheckpointError || {}).code;
         // A journal append over the limit fails part way: it is cut back, so later records still replay.
         const tooBig = await store.retain(randomBytes(1200 * 1024)).then(() => 'retained', (error) => error.code + ' ' + error.message);
         const after = (await store.retain('after the failed append')).outputId;
         await store.close();
-        console.log(JSON.stringify({ sessionId: store.sessionId, copies, flushes, lastError, tooBig, after }));
+        console.log(JSON.stringify({ sessionId: store.sessionId, copies, flushes, lastCheckpointError, tooBig, after }));
       })().catch((error) => { console.error(error); process.exit(1); });
     `;
     // dash counts ulimit -f in 512-byte blocks, bash in 1024: 512 KiB or 1 MiB. One record (450 KiB)
@@ -311,14 +311,14 @@ describe('store journal: a retained copy is durable before the session file is r
       sessionId: string;
       copies: { outputId: string; sha: string }[];
       flushes: string[];
-      lastError?: string;
+      lastCheckpointError?: string;
       tooBig: string;
       after: string;
     };
     assert.match(outcome.tooBig, /^STORE_UNAVAILABLE .*EFBIG.*not retained/);
     assert.equal(outcome.flushes[0], 'ok');
     assert.equal(outcome.flushes[2], 'EFBIG', 'the last checkpoint failed');
-    assert.equal(outcome.lastError, 'EFBIG');
+    assert.equal(outcome.lastCheckpointError, 'EFBIG');
     const file = sessionFile(dir, outcome.sessionId);
     assert.ok(journalNames(dir).length > 0, 'the journal is kept');
     assert.deepEqual(
@@ -337,7 +337,7 @@ describe('store journal: a retained copy is durable before the session file is r
     }
     assert.equal((await store.read(outcome.after)).text, 'after the failed append');
     assert.equal((await store.list()).length, 4, 'the failed copy is not there');
-    assert.equal(store.lastPersistError, undefined);
+    assert.equal((await store.stats()).lastCheckpointError, undefined);
     assert.deepEqual(journalNames(dir), [], 'without the limit, the checkpoint after replay succeeds and drops the journals');
     await store.delete();
     assert.equal(existsSync(file), false);

@@ -131,12 +131,12 @@ export class Checkpointer {
     return total;
   }
 
-  /** The latest checkpoint's error, if it failed (cleared by the next that succeeds). */
-  get lastError(): Error | undefined {
-    return this.failure?.error;
-  }
-
-  get lastFailure(): CheckpointFailure | undefined {
+  /**
+   * Why the latest checkpoint failed, while it did (undefined once one succeeds): the one name this
+   * failure has, here, in stats() and in a journalFull refusal's details. Acknowledged changes stay
+   * durable in the journal meanwhile; only the session file is behind.
+   */
+  get lastCheckpointError(): CheckpointFailure | undefined {
     if (!this.failure) return undefined;
     const { code } = this.failure.error as NodeJS.ErrnoException;
     return { message: describeError(this.failure.error), ...(typeof code === 'string' ? { code } : {}), at: this.failure.at };
@@ -234,7 +234,7 @@ export class Checkpointer {
         reason: 'journalFull',
         journalBytes: used,
         journalLimitBytes: limit,
-        ...(this.lastFailure ? { lastCheckpointError: this.lastFailure } : {}),
+        ...(this.lastCheckpointError ? { lastCheckpointError: this.lastCheckpointError } : {}),
       },
     );
   }
@@ -276,7 +276,7 @@ export class Checkpointer {
   /**
    * Checkpoints: writes the database out durably, then drops the journal records it holds. Calls
    * that arrive while one runs share the next, so a burst of retains costs two checkpoints.
-   * Rejects with the write's error (also kept in lastError, and retried with backoff); journalled
+   * Rejects with the write's error (also kept in lastCheckpointError, and retried with backoff); journalled
    * copies stay durable.
    */
   flush(): Promise<void> {

@@ -139,14 +139,6 @@ export class SessionStore implements RecallStore {
   }
 
   /**
-   * The last checkpoint's error, if the latest one failed (cleared by the next that succeeds).
-   * Retained copies stay durable in the journal meanwhile; the database file is just behind.
-   */
-  get lastPersistError(): Error | undefined {
-    return this.durability.lastError;
-  }
-
-  /**
    * @internal (openStore) Applies the journals a previous run left over the index, oldest first:
    * retains the index does not hold yet (or holds without content: written while they waited for a
    * checkpoint), removals and annotations (merged again: the same result; one for an output gone
@@ -289,7 +281,7 @@ export class SessionStore implements RecallStore {
 
   async stats(): Promise<StoreStats> {
     this.ensureOpen();
-    const failure = this.durability.lastFailure;
+    const failure = this.durability.lastCheckpointError;
     return {
       ...outputStats(this.db),
       journalBytes: this.durability.journalBytes,
@@ -314,7 +306,7 @@ export class SessionStore implements RecallStore {
         this.durability.drop(outputId);
       });
     });
-    // Durable already; a failed checkpoint is surfaced in lastPersistError and retried later.
+    // Durable already; a failed checkpoint is surfaced in stats().lastCheckpointError and retried later.
     if (this.closed === 'open') await this.flush().catch(() => undefined);
   }
 
