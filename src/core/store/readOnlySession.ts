@@ -11,7 +11,8 @@
  *   3. look again: if the session file was replaced or a journal rotated or removed meanwhile (a
  *      checkpoint ran), the records read may not continue the file read, so start over.
  * A view is the file's version plus journal records appended after it in order: a state the owner
- * was in. Replay follows the owner's rule (a record the file already holds is skipped).
+ * was in. Replay follows the owner's rule, the same function (replayRule.ts): a record the file
+ * already holds is skipped.
  * Content is read from the segments the view's index names, on demand: they never change, and the
  * owner deletes one only once a newer index no longer names it, so a segment found gone means the
  * view is old: it is read again and the read retried. A layout-1 file (an owner of the previous
@@ -24,11 +25,12 @@ import { DEFAULT_LIMITS, JOURNAL_LIMIT_QUOTAS } from '../limits';
 import type { OutputInfo, ReadResult, RecallStore, RetainResult, SearchOptions, SearchResult, StoreStats } from '../types';
 import { ChunkReader } from './chunkReader';
 import { readRow, searchRow } from './rowReads';
-import { annotateRow, awaitsContent, checkpointedSeq, insertOutputRow, lookupRow, outputStats, toInfo, type OutputRow } from './outputRows';
+import { annotateRow, insertOutputRow, lookupRow, outputStats, toInfo, type OutputRow } from './outputRows';
 import { layoutOf } from './database';
 import { addMissingColumns, queryRows } from './schema';
 import { SEGMENT_GONE, SegmentCache, placedChunks, type ChunkRow } from './segments';
 import { currentSignature, readView, signatureText, type RawView, type Signature } from './readOnlyView';
+import { replayIndex, replaySteps } from './replayRule';
 import { loadSqlJs } from './sqljs';
 
 /** Reads the index again this many times when a segment it named is gone, then gives up. */
@@ -257,33 +259,32 @@ async function buildView(file: string, raw: RawView): Promise<View> {
     // Only this in-memory copy gains the columns a newer layout has (the file is never written).
     addMissingColumns(db);
     const pending = new Map<string, Buffer>();
-    const applied = checkpointedSeq(db);
+    // Counts the steps that changed the view (a record the file already reflects changes nothing).
     let journalRecords = 0;
-    for (const { header, content } of raw.entries) {
-      if (header.op === 'remove') {
-        if (queryRows(db, 'SELECT 1 FROM outputs WHERE id = ?', [header.outputId]).length > 0) journalRecords++;
-        // Its row is what reads look up; its chunks are left (unreachable without it).
-        db.run('DELETE FROM outputs WHERE id = ?', [header.outputId]);
-        pending.delete(header.outputId);
-        continue;
-      }
-      // The owner's merge, again over what the file holds (one for an output gone since is skipped).
-      if (header.op === 'annotate') {
-        if (annotateRow(db, header.outputId, header.extra) === 'changed') journalRecords++;
-        continue;
-      }
-      if (header.seq <= applied) continue;
-      if (queryRows(db, 'SELECT 1 FROM outputs WHERE id = ?', [header.outputId]).length > 0) {
-        // Written into the index while it waited for a checkpoint: its content is the record's.
-        if (layout === 2 && awaitsContent(db, header.outputId)) {
-          pending.set(header.outputId, content);
+    for (const step of replaySteps(raw.entries, replayIndex(db, layout))) {
+      switch (step.op) {
+        case 'remove':
+          if (queryRows(db, 'SELECT 1 FROM outputs WHERE id = ?', [step.outputId]).length > 0) journalRecords++;
+          // Its row is what reads look up; its chunks are left (unreachable without it).
+          db.run('DELETE FROM outputs WHERE id = ?', [step.outputId]);
+          pending.delete(step.outputId);
+          break;
+        case 'annotate':
+          if (annotateRow(db, step.outputId, step.extra) === 'changed') journalRecords++;
+          break;
+        case 'content':
+          pending.set(step.outputId, step.content);
           journalRecords++;
-        }
-        continue;
+          break;
+        case 'insert':
+          // No eviction: the file does not record the owner's quota (quotaBytes here may be a default).
+          // Evictions are not journalled, so until the owner's next checkpoint a copy it evicted may
+          // still read here.
+          insertOutputRow(db, step.record);
+          pending.set(step.record.outputId, step.content);
+          journalRecords++;
+          break;
       }
-      insertOutputRow(db, header);
-      pending.set(header.outputId, content);
-      journalRecords++;
     }
     const createdAt = Number(values.get('created_at'));
     return {

@@ -33,11 +33,10 @@ import { inMemory, type PendingContent } from './pendingContent';
 import { deleteSessionFiles, sessionFile } from './sessionFiles';
 import { checkStoreOptions, type OpenStoreOptions } from './storeOptions';
 import { inTransaction, queryRows } from './schema';
+import { replayIndex, replaySteps } from './replayRule';
 import {
   annotateRow,
-  awaitsContent,
   checkAnnotation,
-  checkpointedSeq,
   evictFor,
   insertOutputRow,
   lastSeq,
@@ -139,31 +138,31 @@ export class SessionStore implements RecallStore {
   }
 
   /**
-   * @internal (openStore) Applies the journals a previous run left over the index, oldest first:
-   * retains the index does not hold yet (or holds without content: written while they waited for a
-   * checkpoint), removals and annotations (merged again: the same result; one for an output gone
-   * since is skipped). Damaged or torn bytes were skipped (the records after them replay); such a
-   * file was kept aside and is reported. Returns whether there were journals.
+   * @internal (openStore) Applies the journals a previous run left over the index, oldest first, by
+   * the replay rule (replayRule.ts, shared with the read-only view). Inserted retains evict for the
+   * quota as a new one would, and their content waits for the next checkpoint. Damaged or torn bytes
+   * were skipped (the records after them replay); such a file was kept aside and is reported.
+   * Returns whether there were journals.
    */
   replayJournals(left: LeftJournals): boolean {
-    const applied = checkpointedSeq(this.db);
-    for (const { header, content } of left.entries) {
-      if (header.op === 'remove') {
-        inTransaction(this.db, () => this.removeOutput(header.outputId));
-        this.durability.drop(header.outputId);
-        continue;
+    for (const step of replaySteps(left.entries, replayIndex(this.db))) {
+      switch (step.op) {
+        case 'remove':
+          inTransaction(this.db, () => this.removeOutput(step.outputId));
+          this.durability.drop(step.outputId);
+          break;
+        case 'annotate':
+          annotateRow(this.db, step.outputId, step.extra);
+          break;
+        case 'content':
+          this.durability.hold(step.outputId, inMemory(step.content));
+          break;
+        case 'insert':
+          this.applyRetain(step.record, inMemory(step.content));
+          // Never hand out a seq a journal used: the next retain follows the highest replayed.
+          this.nextSeq = Math.max(this.nextSeq, step.record.seq + 1);
+          break;
       }
-      if (header.op === 'annotate') {
-        annotateRow(this.db, header.outputId, header.extra);
-        continue;
-      }
-      if (header.seq <= applied) continue;
-      if (this.hasOutput(header.outputId)) {
-        if (awaitsContent(this.db, header.outputId)) this.durability.hold(header.outputId, inMemory(content));
-        continue;
-      }
-      this.applyRetain(header, inMemory(content));
-      this.nextSeq = Math.max(this.nextSeq, header.seq + 1);
     }
     if (left.torn.length > 0) (this.openReport.journalTruncated ??= []).push(...left.torn);
     return left.found;
