@@ -178,7 +178,10 @@ describe('Claude Code hook: what it tells the model (hook claude-code-post-tool-
     const outside = path.join(dirs.make(), 'notes.txt');
     await fs.writeFile(outside, `${'x'.repeat(3000)}\nplain text anyone could want\n`);
     for (const cwd of ['/', path.dirname(outside)]) {
-      await rejectsWith(savedOutputContext({ ...event({ persistedOutputPath: outside }), cwd }), 'REFUSED');
+      await rejectsWith(
+        savedOutputContext({ ...event({ persistedOutputPath: outside }), cwd } as Parameters<typeof savedOutputContext>[0]),
+        'REFUSED',
+      );
     }
   });
 

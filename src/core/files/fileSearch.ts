@@ -13,15 +13,22 @@
  * slices between which a cancel gets through.
  *
  * The worker reads the caller's descriptor (worker threads share the process's descriptors), opened
- * and checked as openedFile.ts does, so it searches exactly the file the policy allowed. Every
- * window is masked before it is searched (secretShapes.ts): a pattern cannot find, show or probe a
- * secret-shaped value, and offsets are unchanged.
+ * and checked as openedFile.ts does, so it searches exactly the file the policy allowed.
+ *
+ * Secret-shaped values are masked before a match is taken or shown (secretShapes.ts): a pattern
+ * cannot find, show or probe one, and offsets are unchanged. A window is masked with the
+ * SECRET_CONTEXT_BYTES before it and SECRET_GUARD_BYTES after it, as `read_file_page` masks a page
+ * (a private-key block is masked when its BEGIN or END line lies within that context), and only
+ * when its raw bytes hold a match: masked bytes differ from raw ones only where a value was, so the
+ * masked window's matches are among the raw window's, except a match that takes the '*' of a masked
+ * value (`\*{8}`), which a window with no other match does not show. `masked` counts the values in
+ * the windows that were masked.
  */
 import { fstat as fstatCallback, read as readCallback } from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { RecallError } from '../errors';
-import { checkSearchRequest, MatchCollector, searchWindow, type CompiledSearch } from '../search';
+import { checkSearchRequest, MatchCollector, searchWindow, type CompiledSearch, type SearchWindow } from '../search';
 import { DEFAULT_SEARCH_TIMEOUT_MS, SearchLane } from '../search/lane';
 import type { FileSource, SearchOutcome } from '../search/protocol';
 import { checkStopped, runSliced, type StepControl } from '../search/sliced';
@@ -30,7 +37,7 @@ import { SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
 import type { SearchOptions } from '../types';
 import { boundaryAtOrBefore, countNewlines } from '../utf8';
 import { withRegularFile, type OpenedFile } from './openedFile';
-import { SecretStream } from './secretStream';
+import { maskSecrets, SECRET_CONTEXT_BYTES, SECRET_GUARD_BYTES, type SecretRange } from './secretShapes';
 
 const fstat = promisify(fstatCallback);
 const read = promisify(readCallback);
@@ -86,35 +93,74 @@ export async function scanFile(file: FileSource, search: CompiledSearch, control
   // another file means this search was cancelled: nothing of it is read.
   if (dev !== file.dev || ino !== file.ino) throw new RecallError('CANCELLED', 'The search was cancelled before it started.');
   const found = new MatchCollector(search.maxMatches);
-  const secrets = new SecretStream();
   let carry: Buffer = Buffer.alloc(0);
+  /** The raw bytes just before the window (at most SECRET_CONTEXT_BYTES), context for its masking. */
+  let before: Buffer = Buffer.alloc(0);
   let base = 0;
   let line = 1;
   let lineStart = 0;
   /** Matches before this index of the next window were reported by the one before. */
   let acceptFrom = 0;
+  let masked = 0;
   for (let position = 0; ;) {
     const chunk = Buffer.allocUnsafe(FILE_WINDOW_BYTES);
     const { bytesRead } = await read(file.fd, chunk, 0, FILE_WINDOW_BYTES, position);
     checkStopped(control);
     position += bytesRead;
+    const seen = carry.length === 0 ? chunk.subarray(0, bytesRead) : Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
     const last = bytesRead === 0;
-    // Masked before it is searched: the stream holds back the end of each read until the next one
-    // shows whether a value runs on past it.
-    const fresh = last ? secrets.end() : secrets.push(chunk.subarray(0, bytesRead));
-    const seen = carry.length === 0 ? fresh : Buffer.concat([carry, fresh]);
     const newline = last ? -1 : seen.lastIndexOf(0x0a);
     // Where the next window starts: after the last line break, or (a line longer than the window)
     // OVERLAP_BYTES back, at a character boundary, so a match there is seen whole from its start.
+    // Masking replaces ASCII with ASCII, so these are the same in the raw and the masked bytes.
     const cut = last ? seen.length : newline >= 0 ? newline + 1 : boundaryAtOrBefore(seen, seen.length - OVERLAP_BYTES);
     const window = { bytes: seen, base, acceptFrom, acceptBefore: last ? seen.length + 1 : cut, line, lineStart };
-    await runSliced(searchWindow(search, window, found), control);
-    if (last || found.full) return { matches: found.matches, truncated: found.truncated, totalBytes: size, masked: secrets.masked };
+    // Only a window that can show a match is masked, then searched: masking costs more than the
+    // search itself (one pass of V8's engine over the shapes' anchors), and most windows of a big
+    // file hold no match. A match in the masked bytes is one in the raw bytes too, unless it takes
+    // a '*' of a masked value (see the module comment), so a window with none in the raw bytes has
+    // nothing to show.
+    if (await mayMatch(search, window, control)) {
+      const after = last ? Buffer.alloc(0) : await readAhead(file.fd, position);
+      const context = Buffer.concat([before, seen, after]);
+      const secrets = maskSecrets(context, base - before.length > 0 ? 'unknown' : false);
+      await runSliced(
+        searchWindow(search, { ...window, bytes: context.subarray(before.length, before.length + seen.length) }, found),
+        control,
+      );
+      masked += startsWithin(secrets, before.length + acceptFrom, before.length + window.acceptBefore);
+    }
+    if (last || found.full) return { matches: found.matches, truncated: found.truncated, totalBytes: size, masked };
     const next = newline >= 0 ? cut : boundaryAtOrBefore(seen, Math.max(0, cut - 4));
     line += countNewlines(seen, 0, next);
     if (newline >= 0) lineStart = base + cut;
     acceptFrom = cut - next;
+    before = Buffer.from(Buffer.concat([before, seen.subarray(0, next)]).subarray(-SECRET_CONTEXT_BYTES));
     carry = seen.subarray(next);
     base += next;
   }
 }
+
+/** Whether the window's raw bytes hold a match it would report (the search stops at the first). */
+async function mayMatch(search: CompiledSearch, window: SearchWindow, control: StepControl): Promise<boolean> {
+  const probe = new MatchCollector(1);
+  await runSliced(searchWindow(search, window, probe), control);
+  return probe.matches.length > 0;
+}
+
+/** The SECRET_GUARD_BYTES after `position`, longer than any value: one cut by the window's end is masked whole. */
+async function readAhead(fd: number, position: number): Promise<Buffer> {
+  const after = Buffer.allocUnsafe(SECRET_GUARD_BYTES);
+  const { bytesRead } = await read(fd, after, 0, after.length, position);
+  return after.subarray(0, bytesRead);
+}
+
+/**
+ * The values that begin in [from, to) (a block begun before the context: where its masking
+ * begins). The windows' accepted parts tile the file, so each value is counted once.
+ */
+const startsWithin = (secrets: readonly SecretRange[], from: number, to: number): number =>
+  secrets.filter((secret) => {
+    const start = secret.from >= 0 ? secret.from : secret.start;
+    return start >= from && start < to;
+  }).length;
