@@ -36,10 +36,6 @@ export function append(parent: Node, ...children: Child[]): void {
   }
 }
 
-export function clear(element: Element): void {
-  element.replaceChildren();
-}
-
 let nextId = 0;
 /** A document-unique id for aria-describedby and friends. */
 export const uid = (prefix: string): string => `${prefix}-${++nextId}`;

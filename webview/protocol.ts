@@ -4,9 +4,10 @@
  * that carry an id and get exactly one reply, fire-and-forget notifications in both directions, and
  * a ready handshake so the host never posts into a page that is not listening yet.
  *
- * Pages are always fetched on demand (at most 4096 bytes each); the whole copy never crosses.
+ * Pages are always fetched on demand (at most MAX_PAGE_BYTES each); the whole copy never crosses.
  * Keep this file free of DOM and Node types: it is compiled by both tsconfigs.
  */
+import type { DEFAULT_LIMITS } from '../src/core/limits';
 import type { OutputInfo, SearchMatch } from '../src/core/types';
 import type { SessionStats } from '../src/extension/sessions/sessionStats';
 
@@ -18,7 +19,13 @@ export const PROTOCOL_VERSION = 1;
 /** The webview panel type, shared by the serializer and the panel factory. */
 export const INSPECTOR_VIEW_TYPE = 'toolOutputRecall.inspector';
 
-export const MAX_PAGE_BYTES = 4096;
+/**
+ * The largest page a request may ask for: the engine's page limit, DEFAULT_LIMITS.pageBytes. The
+ * webview may not import src/ at run time (it is bundled for the browser alone), so the number is
+ * written here again, checked against that limit's literal type: change one without the other and
+ * neither tsconfig compiles.
+ */
+export const MAX_PAGE_BYTES = 4096 satisfies (typeof DEFAULT_LIMITS)['pageBytes'];
 
 // ---------------------------------------------------------------------------------------------
 // Payloads

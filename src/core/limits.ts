@@ -7,7 +7,7 @@ export const DEFAULT_LIMITS = {
   previewBytes: 24 * KiB,
   /** Head+tail budget for ordinary tool results entering history. */
   historyBytes: 32 * KiB,
-  /** Largest page `read` returns. */
+  /** Largest page `read` returns; the inspector's MAX_PAGE_BYTES (webview/protocol.ts) is checked against it. */
   pageBytes: 4096,
   /** Largest retained copy. */
   copyBytes: 8 * MiB,

@@ -4,25 +4,20 @@
  * through whole; Codex 0.171.0, with its default tool-output limit, keeps about 12,000 bytes of a
  * result and cuts the rest from the middle, so the omission marker and the tail of a 24 KiB
  * preview never reach its model. The server sizes its previews for such a client, never the
- * other way round: the marker, the outputId and the tail must survive the client's cut.
+ * other way round: the marker, the outputId and the tail must survive the client's cut. Each
+ * client's facts (its clientInfo name, its `_meta` key, the preview its cut lets through) are its
+ * row in AGENTS (src/core/agents/agents.ts), the table "Connect Other Agents…" configures from.
  */
 import { CLIENT_INFO_META_KEY, type Implementation } from '@modelcontextprotocol/server';
-
-/** A client we know by the name in its clientInfo, and the largest result it passes whole. */
-interface KnownClient {
-  /** The clientInfo name it sends. */
-  name: string;
-  /** A request `_meta` key only this client sends: it names the client where no handshake did (stateless HTTP). */
-  metaKey?: string;
-  /** The preview bytes that keep the whole result (header, preview, stderr section) under its cut. */
-  previewBytes: number;
-}
+import { AGENTS, AGENT_IDS, type AgentId } from '../core/agents/agents';
 
 /**
- * Codex's cut, measured: a 10,940-byte run_command result (preview 10 KiB) passed whole; a 12,946-byte
- * one (preview 12 KiB) lost its middle. 10 KiB leaves the header and the stderr section their room.
+ * The agent a client is, by the exact clientInfo name its CLI sends (AGENTS, the one table of the
+ * agents we know, shared with "Connect Other Agents…"); undefined for any other client.
  */
-const KNOWN: readonly KnownClient[] = [{ name: 'codex-mcp-client', metaKey: 'x-codex-turn-metadata', previewBytes: 10 * 1024 }];
+export function knownClient(client: Pick<Implementation, 'name'> | undefined): AgentId | undefined {
+  return client && AGENT_IDS.find((id) => AGENTS[id].clientName === client.name);
+}
 
 /**
  * The client behind a request: the one that initialized (2025-era), the one a 2026-era request names
@@ -36,8 +31,13 @@ export function clientOfRequest(initialized: Implementation | undefined, envelop
   if (info && typeof info.name === 'string') return { name: info.name, version: typeof info.version === 'string' ? info.version : '' };
   const meta = (params as { _meta?: Record<string, unknown> } | undefined)?._meta;
   const known =
-    meta && typeof meta === 'object' ? KNOWN.find((client) => client.metaKey !== undefined && client.metaKey in meta) : undefined;
-  return known ? { name: known.name, version: '' } : undefined;
+    meta && typeof meta === 'object'
+      ? AGENT_IDS.find((id) => {
+          const key = AGENTS[id].metaKey;
+          return key !== undefined && key in meta;
+        })
+      : undefined;
+  return known ? { name: AGENTS[known].clientName, version: '' } : undefined;
 }
 
 /**
@@ -46,6 +46,7 @@ export function clientOfRequest(initialized: Implementation | undefined, envelop
  * `tool_output_token_limit`), which this server cannot see.
  */
 export function previewBytesFor(client: Implementation | undefined, configured: { bytes: number; set: boolean }): number {
-  const known = !configured.set && client && KNOWN.find((candidate) => candidate.name === client.name);
-  return known ? Math.min(configured.bytes, known.previewBytes) : configured.bytes;
+  const id = configured.set ? undefined : knownClient(client);
+  const cut = id && AGENTS[id].previewBytes;
+  return cut !== undefined ? Math.min(configured.bytes, cut) : configured.bytes;
 }

@@ -13,6 +13,7 @@ import { isSessionIdShape } from '../core/ids';
 import { resolveSettings, type RecallSettings } from '../core/settings';
 import { schemaProblem } from '../core/tools/inputCheck';
 import { PACKAGE_VERSION, settingSchema } from '../core/tools/manifest';
+import { TOOL_NAMES } from '../core/tools/registry';
 import { PROGRAM } from './log';
 import { TOKEN_ENV, TOKEN_FILE_NAME, defaultTokenFile, tokenProblem, type TokenSource } from './token';
 
@@ -185,11 +186,15 @@ export function usage(): string {
     const arg = schema?.type === 'boolean' ? '' : ' N';
     return `  --${flagFor(key)}${arg}  (${envFor(key)}; default ${JSON.stringify(schema?.default)})`;
   });
+  // The tools are the registry's, the ones this server lists, so a new tool needs no edit here.
+  const about = [
+    `An MCP server with the Tool Output Recall tools (${TOOL_NAMES.join(', ')}) for agents outside VS Code.`,
+    'Speaks MCP over stdio unless --http is given.',
+  ].join(' ');
   return [
     `Usage: ${PROGRAM} [options]`,
     '',
-    'An MCP server with the Tool Output Recall tools (run_command, read_tool_output, search_tool_output,',
-    'read_file_page, run_code) for agents outside VS Code. Speaks MCP over stdio unless --http is given.',
+    ...wrapWords(about, 100),
     '',
     '  --workspace DIR       root of relative cwd and file paths (default: the current folder)',
     '  --store DIR           session folder (default: $XDG_STATE_HOME or ~/.local/state,',
@@ -208,4 +213,17 @@ export function usage(): string {
     'Limits (the extension settings of the same name; flags win over the environment):',
     ...limits,
   ].join('\n');
+}
+
+/** `text` in lines of at most `width` characters, broken between words (a longer word has a line to itself). */
+function wrapWords(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return line ? [...lines, line] : lines;
 }

@@ -3,11 +3,12 @@
 // entries each agent gets; and the diff the command shows before writing.
 import assert from 'node:assert/strict';
 import { parse as parseToml } from 'smol-toml';
-import { CONFIG_KEY, agentDisplayName, agentTarget, codexHome } from '../../src/core/agents/agents';
+import { AGENTS, AGENT_IDS, CONFIG_KEY, agentDisplayName, agentOfClient, agentTarget, codexHome } from '../../src/core/agents/agents';
 import { mergeJsonServer } from '../../src/core/agents/jsonConfig';
 import { unifiedDiff } from '../../src/core/agents/lineDiff';
 import type { ConfigMerge } from '../../src/core/agents/merge';
 import { mergeTomlServer } from '../../src/core/agents/tomlConfig';
+import { clientOfRequest, knownClient, previewBytesFor } from '../../src/mcp/clients';
 
 /** smol-toml's tables have no prototype: compare plain copies. */
 const parse = (text: string): Record<string, Record<string, unknown>> => JSON.parse(JSON.stringify(parseToml(text)));
@@ -192,6 +193,47 @@ describe('agent configs: entries and names', () => {
     assert.equal(agentDisplayName({ name: 'cursor-vscode' }), 'Cursor');
     assert.equal(agentDisplayName({ name: 'my-agent', title: 'My Agent' }), 'My Agent');
     assert.equal(agentDisplayName({ name: 'my-agent' }), 'my-agent');
+    assert.equal(agentDisplayName({ name: 'Codex' }), 'Codex', 'by the start of the name, in any case');
+  });
+});
+
+// "Connect Other Agents…" (agentTarget) and the MCP server (src/mcp/clients.ts) read one table, AGENTS;
+// clients.ts keeps no list of its own, so these check the table's rows reach both sides whole.
+describe('agents: one table for Connect Other Agents and the MCP server', () => {
+  const launch = { node: 'node', launcher: '/u/.local/state/mcp/tool-output-recall-mcp.js', workspace: '/srv/proj' };
+  const configured = { bytes: 24 * 1024, set: false };
+
+  it('every agent Connect Other Agents configures is a client the MCP server knows, by the clientInfo name it sends', () => {
+    assert.deepEqual([...AGENT_IDS], ['claude-code', 'codex', 'cursor']);
+    for (const id of AGENT_IDS) {
+      const { name, clientName } = AGENTS[id];
+      assert.equal(agentTarget(id, launch).name, name, id);
+      assert.equal(knownClient({ name: clientName }), id, id);
+      assert.equal(agentOfClient(clientName), id, `${clientName} is no other agent's`);
+      assert.equal(agentDisplayName({ name: clientName }), name, id);
+    }
+  });
+
+  it('every client the MCP server treats apart (named by a _meta key, or given a smaller preview) is an agent Connect configures', () => {
+    for (const id of AGENT_IDS) {
+      const { clientName, metaKey, previewBytes } = AGENTS[id];
+      if (metaKey !== undefined) {
+        const client = clientOfRequest(undefined, undefined, { _meta: { [metaKey]: {} } });
+        assert.equal(knownClient(client), id, `${metaKey} names ${id}`);
+      }
+      const expected = previewBytes === undefined ? configured.bytes : Math.min(configured.bytes, previewBytes);
+      assert.equal(previewBytesFor({ name: clientName, version: '1' }, configured), expected, id);
+      assert.equal(previewBytesFor({ name: clientName, version: '1' }, { ...configured, set: true }), configured.bytes, `${id}, size set`);
+    }
+    // What the server did before the table was shared (test/clients/REPORT.md): Codex alone is cut, to 10 KiB.
+    assert.equal(previewBytesFor({ name: 'codex-mcp-client', version: '0.171.0' }, configured), 10 * 1024);
+    assert.deepEqual(clientOfRequest(undefined, undefined, { _meta: { 'x-codex-turn-metadata': {} } }), {
+      name: 'codex-mcp-client',
+      version: '',
+    });
+    assert.equal(knownClient({ name: 'my-agent' }), undefined);
+    assert.equal(previewBytesFor({ name: 'my-agent', version: '1' }, configured), configured.bytes);
+    assert.equal(clientOfRequest(undefined, undefined, { _meta: { other: 1 } }), undefined);
   });
 });
 

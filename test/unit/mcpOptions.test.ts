@@ -192,6 +192,13 @@ describe('mcp: command line', () => {
     assert.match(((await parseOptions(['--version'], {})) as { version: string }).version, /^\d+\.\d+\.\d+/);
   });
 
+  it('--help names the tools from the registry: every one, and no other', async () => {
+    const help = ((await parseOptions(['--help'], {})) as { help: string }).help;
+    const listed = /Tool Output Recall tools \(([^)]*)\)/.exec(help)?.[1];
+    assert.ok(listed, help);
+    assert.deepEqual(listed.split(/,\s+/), [...TOOL_NAMES]);
+  });
+
   it('refuses a bad command line with a message naming the option', async () => {
     const missing = path.join(dirs.make(), 'nope');
     const cases: [string[], NodeJS.ProcessEnv, RegExp][] = [

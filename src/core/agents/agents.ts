@@ -11,7 +11,45 @@ import { claudeHookCommand, claudeHookEntry } from './claudeHook';
 export const CONFIG_KEY = 'tool-output-recall';
 
 export type AgentId = 'claude-code' | 'codex' | 'cursor';
-export const AGENT_IDS: readonly AgentId[] = ['claude-code', 'codex', 'cursor'];
+
+/**
+ * What is known of an agent, as one row for every part that meets it: "Connect Other Agents…"
+ * (the files below), the inspector's session groups (agentDisplayName) and the MCP server
+ * (src/mcp/clients.ts: who calls, and what its client cuts). A new agent is its id in AgentId and
+ * its row here; the compiler then asks for its entry in agentTarget.
+ */
+export interface AgentFacts {
+  /** The product's name, as people know it. */
+  name: string;
+  /** The name its MCP client sends in clientInfo (`initialize`, or a 2026-era request's `_meta` envelope). */
+  clientName: string;
+  /** A clientInfo name that starts so (any case) is this agent: other builds and versions name themselves alike. */
+  clientPrefix: string;
+  /** A request `_meta` key only this client sends: it names the client where no handshake did (stateless HTTP). */
+  metaKey?: string;
+  /** For a client that cuts large results: the preview bytes that keep a whole result (header, preview, stderr section) under its cut. */
+  previewBytes?: number;
+}
+
+export const AGENTS: { readonly [id in AgentId]: AgentFacts } = {
+  // claude-code 2.1.332 names itself in the `_meta` envelope of server/discover (test/clients/REPORT.md).
+  'claude-code': { name: 'Claude Code', clientName: 'claude-code', clientPrefix: 'claude' },
+  // codex-mcp-client 0.171.0, in `initialize`. Its cut, measured: a 10,940-byte run_command result
+  // (preview 10 KiB) passed whole; a 12,946-byte one (preview 12 KiB) lost its middle. 10 KiB leaves
+  // the header and the stderr section their room.
+  codex: {
+    name: 'Codex',
+    clientName: 'codex-mcp-client',
+    clientPrefix: 'codex',
+    metaKey: 'x-codex-turn-metadata',
+    previewBytes: 10 * 1024,
+  },
+  // Cursor is not among the CLIs test/clients runs: cursor-vscode is the name its client is seen to send elsewhere.
+  cursor: { name: 'Cursor', clientName: 'cursor-vscode', clientPrefix: 'cursor' },
+};
+
+/** The agents "Connect Other Agents…" offers, in the table's order. */
+export const AGENT_IDS = Object.keys(AGENTS) as readonly AgentId[];
 
 /** Codex's `tool_timeout_sec`: run_command waits up to its timeout (600 s by default). */
 export const CODEX_TOOL_TIMEOUT_SEC = 600;
@@ -52,7 +90,7 @@ export function agentTarget(id: AgentId, launch: ServerLaunch, env: NodeJS.Proce
       // Project scope: `claude mcp add --scope project` writes the same entry.
       return {
         id,
-        name: 'Claude Code',
+        name: AGENTS[id].name,
         file: path.join(launch.workspace, '.mcp.json'),
         format: 'json',
         scope: 'workspace',
@@ -62,7 +100,7 @@ export function agentTarget(id: AgentId, launch: ServerLaunch, env: NodeJS.Proce
       // Cursor expands ${workspaceFolder} itself, so the entry names no path of this machine's but the launcher.
       return {
         id,
-        name: 'Cursor',
+        name: AGENTS[id].name,
         file: path.join(launch.workspace, '.cursor', 'mcp.json'),
         format: 'json',
         scope: 'workspace',
@@ -72,7 +110,7 @@ export function agentTarget(id: AgentId, launch: ServerLaunch, env: NodeJS.Proce
       // One file for every project: the entry names the workspace.
       return {
         id,
-        name: 'Codex',
+        name: AGENTS[id].name,
         file: path.join(codexHome(env), 'config.toml'),
         format: 'toml',
         scope: 'user',
@@ -99,11 +137,14 @@ export function agentTargets(id: AgentId, launch: ServerLaunch, env: NodeJS.Proc
   ];
 }
 
+/** The agent a connected MCP client is, by the start of its clientInfo name; undefined for any other client. */
+export function agentOfClient(clientName: string): AgentId | undefined {
+  const name = clientName.toLowerCase();
+  return AGENT_IDS.find((id) => name.startsWith(AGENTS[id].clientPrefix));
+}
+
 /** A connected client's name as people know it: MCP `clientInfo` names are the clients' own. */
 export function agentDisplayName(client: { name: string; title?: string }): string {
-  const name = client.name.toLowerCase();
-  if (name === 'claude-code' || name.startsWith('claude')) return 'Claude Code';
-  if (name.startsWith('codex')) return 'Codex';
-  if (name.startsWith('cursor')) return 'Cursor';
-  return client.title || client.name;
+  const id = agentOfClient(client.name);
+  return id ? AGENTS[id].name : client.title || client.name;
 }

@@ -33,18 +33,6 @@ export interface OpenOutputOptions {
   viewColumn?: vscode.ViewColumn;
 }
 
-/** A `command:` link that opens an output in the inspector (for trusted MarkdownStrings). */
-export function openOutputCommandLink(outputId: string, offset?: number): string {
-  const args = offset === undefined ? [outputId] : [outputId, { offset }];
-  return `command:toolOutputRecall.openOutput?${encodeURIComponent(JSON.stringify(args))}`;
-}
-
-/** A `vscode://` link that opens an output in the inspector; works in untrusted markdown too. */
-export function openOutputUri(extensionId: string, outputId: string, offset?: number): vscode.Uri {
-  const query = new URLSearchParams({ outputId, ...(offset !== undefined ? { offset: String(offset) } : {}) });
-  return vscode.Uri.parse(`${vscode.env.uriScheme}://${extensionId}/openOutput?${query.toString()}`);
-}
-
 function openOptions(options: unknown): OpenOutputOptions {
   const opts: OpenOutputOptions =
     typeof options === 'number' ? { offset: options } : typeof options === 'object' && options !== null ? options : {};
