@@ -102,12 +102,17 @@ export async function scanFile(file: FileSource, search: CompiledSearch, control
   /** Matches before this index of the next window were reported by the one before. */
   let acceptFrom = 0;
   let masked = 0;
-  for (let position = 0; ;) {
-    const chunk = Buffer.allocUnsafe(FILE_WINDOW_BYTES);
-    const { bytesRead } = await read(file.fd, chunk, 0, FILE_WINDOW_BYTES, position);
+  // Two buffers in turn: each read lands right after the carried-over bytes, copied from the other
+  // buffer, so a window costs one read and a copy of its unfinished line, not a new 4 MiB buffer.
+  const buffers = [Buffer.allocUnsafe(2 * FILE_WINDOW_BYTES), Buffer.allocUnsafe(2 * FILE_WINDOW_BYTES)];
+  for (let position = 0, turn = 0; ; turn ^= 1) {
+    if (buffers[turn].length < carry.length + FILE_WINDOW_BYTES) buffers[turn] = Buffer.allocUnsafe(carry.length + FILE_WINDOW_BYTES);
+    const buffer = buffers[turn];
+    carry.copy(buffer, 0);
+    const { bytesRead } = await read(file.fd, buffer, carry.length, FILE_WINDOW_BYTES, position);
     checkStopped(control);
     position += bytesRead;
-    const seen = carry.length === 0 ? chunk.subarray(0, bytesRead) : Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
+    const seen = buffer.subarray(0, carry.length + bytesRead);
     const last = bytesRead === 0;
     const newline = last ? -1 : seen.lastIndexOf(0x0a);
     // Where the next window starts: after the last line break, or (a line longer than the window)
@@ -135,7 +140,8 @@ export async function scanFile(file: FileSource, search: CompiledSearch, control
     line += countNewlines(seen, 0, next);
     if (newline >= 0) lineStart = base + cut;
     acceptFrom = cut - next;
-    before = Buffer.from(Buffer.concat([before, seen.subarray(0, next)]).subarray(-SECRET_CONTEXT_BYTES));
+    const passed = seen.subarray(Math.max(0, next - SECRET_CONTEXT_BYTES), next);
+    before = Buffer.concat([before.subarray(before.length - Math.min(before.length, SECRET_CONTEXT_BYTES - passed.length)), passed]);
     carry = seen.subarray(next);
     base += next;
   }

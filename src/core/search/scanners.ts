@@ -17,16 +17,12 @@ export interface LiteralScanner {
 /** `\xHH` for every byte: text as latin1, one character per byte. */
 const byteEscapes = (bytes: Buffer): string => [...bytes].map((byte) => `\\x${byte.toString(16).padStart(2, '0')}`).join('');
 
-/** Latin1 text of a buffer, made once per buffer and shared by the scanners over it. */
-const latin1Cache = new WeakMap<Uint8Array, string>();
-function latin1(bytes: Buffer): string {
-  let text = latin1Cache.get(bytes);
-  if (text === undefined) {
-    text = bytes.toString('latin1');
-    latin1Cache.set(bytes, text);
-  }
-  return text;
-}
+/**
+ * Bytes decoded as latin1 at a time. A string this small is made on V8's heap; one of a whole 4 MiB
+ * window is made in fresh memory the kernel maps page by page, which cost more than the scan itself
+ * (secretShapes.ts decodes its text the same way).
+ */
+const SLICE_BYTES = 64 * 1024;
 
 /**
  * A scanner over `bytes` for any of `literals` (non-empty strings), case-sensitive or with RE2's
@@ -40,7 +36,9 @@ export function literalScanner(bytes: Buffer, literals: readonly string[], caseS
   }
   const spell = (literal: string): string =>
     caseSensitive ? byteEscapes(Buffer.from(literal, 'utf8')) : [...literal].map(foldedBytesSource).join('');
-  return regexScanner(latin1(bytes), new RegExp(literals.map(spell).join('|'), 'g'));
+  // A match is at most 4 bytes per character of its literal (UTF-8), and may run on past a slice.
+  const longest = Math.max(...literals.map((literal) => 4 * [...literal].length));
+  return regexScanner(bytes, new RegExp(literals.map(spell).join('|'), 'g'), longest);
 }
 
 /** A latin1 source matching the UTF-8 bytes of `char` and of every character it folds with. */
@@ -76,19 +74,35 @@ export function caseVariants(char: string): string[] {
   return [...variants];
 }
 
-function regexScanner(text: string, regex: RegExp): LiteralScanner {
+/**
+ * Runs `regex` over `bytes` a slice at a time, each slice's text running on by `longest` bytes so a
+ * match that starts in it is seen whole. The scan resumes where the last match ended, as one pass
+ * of a global regular expression over the whole text would, so the matches are exactly that pass's.
+ */
+function regexScanner(bytes: Buffer, regex: RegExp, longest: number): LiteralScanner {
+  let sliceStart = 0;
+  let text = bytes.toString('latin1', 0, Math.min(bytes.length, SLICE_BYTES + longest));
   let done = false;
   let found = -1;
   return {
     find(from) {
       // Re-use the last occurrence while it is still ahead; otherwise run on from where it was.
       while (!done && found < from) {
+        const resume = sliceStart + regex.lastIndex;
         const match = regex.exec(text);
-        if (!match) {
+        const lastSlice = sliceStart + text.length >= bytes.length;
+        if (match && (match.index < SLICE_BYTES || lastSlice)) {
+          found = sliceStart + match.index;
+          continue;
+        }
+        if (lastSlice) {
           done = true;
           break;
         }
-        found = match.index;
+        // Nothing starts in the rest of this slice: the next one, from where the scan stood.
+        sliceStart += SLICE_BYTES;
+        text = bytes.toString('latin1', sliceStart, Math.min(bytes.length, sliceStart + SLICE_BYTES + longest));
+        regex.lastIndex = Math.max(0, resume - sliceStart);
       }
       return found >= from ? found : -1;
     },
