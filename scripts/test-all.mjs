@@ -5,11 +5,15 @@
 // counts as one failure; a suite that crashes before reporting counts as a failure, so a broken
 // runner can never look green. Each suite has a time limit: a suite that hangs (a handle left open, a
 // host that never answers) is killed with its whole process group and counted as a failure, instead
-// of running until CI gives up with no summary at all. The failed tests' titles come last, above the
-// totals, so a log cut to its tail still says what failed.
+// of running until CI gives up with no summary at all. The limits scale with the machine: before each
+// suite a short measurement (a fixed CPU workload against its time on an idle machine of this
+// project's kind, and the load average per core) gives a factor of 1 to 8 that multiplies the suite's
+// limit and reaches the suite as TEST_TIME_SCALE, which stretches the tests' own deadlines (mocha's
+// timeouts, the host harness's waits) the same way. The failed tests' titles come last, above the
+// totals, so a log cut to its tail still says what failed; the skipped tests, with why, just above them.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,17 +28,26 @@ const tsconfigs = spawnSync('git', ['ls-files', '--cached', '--others', '--exclu
   .filter(Boolean)
   .sort();
 const MINUTE = 60_000;
+// Each limit is for an idle machine of this project's kind (2 cores), well above what the suite takes
+// there, so that only a hang reaches it; the run multiplies it by the time scale measured before it.
 const suites = [
-  { name: 'build', command: ['node', 'scripts/build.mjs'], counts: false },
-  { name: 'lint', command: ['npx', 'eslint', '--max-warnings', '0', '.'], counts: false },
-  { name: 'format', command: ['npx', 'prettier', '--check', '--log-level', 'warn', '.'], counts: false },
-  ...tsconfigs.map((file) => ({ name: `typecheck ${file}`, command: ['npx', 'tsc', '--noEmit', '-p', file], counts: false })),
+  // The checks take seconds to a minute or two each.
+  { name: 'build', command: ['node', 'scripts/build.mjs'], counts: false, limitMs: 10 * MINUTE },
+  { name: 'lint', command: ['npx', 'eslint', '--max-warnings', '0', '.'], counts: false, limitMs: 10 * MINUTE },
+  { name: 'format', command: ['npx', 'prettier', '--check', '--log-level', 'warn', '.'], counts: false, limitMs: 10 * MINUTE },
+  ...tsconfigs.map((file) => ({
+    name: `typecheck ${file}`,
+    command: ['npx', 'tsc', '--noEmit', '-p', file],
+    counts: false,
+    limitMs: 10 * MINUTE,
+  })),
+  // Alone on an idle 2-core machine: 754 tests in 5 min 23 s.
   { name: 'unit', command: ['npx', 'mocha', 'test/unit/**/*.test.ts'], limitMs: 10 * MINUTE },
   {
     name: 'host',
     command: ['node', 'scripts/host/run.mjs', '--extra-extension', 'test/fixtures/test-model-extension'],
     when: 'scripts/host/run.mjs',
-    limitMs: 40 * MINUTE, // includes installing the host and its browser on a fresh machine
+    limitMs: 40 * MINUTE, // includes installing the host and its browser on a fresh machine (~5 min once)
   },
   // The localization suite again with VS Code in Simplified Chinese (a stub language pack: scripts/host/locale.mjs).
   {
@@ -43,18 +56,49 @@ const suites = [
     when: 'scripts/host/run.mjs',
     limitMs: 15 * MINUTE,
   },
+  // Installs Debian's chromium when the host suite has not (a fresh machine running it alone).
   { name: 'browser', command: ['node', 'test/browser/run.mjs'], when: 'test/browser/run.mjs', limitMs: 15 * MINUTE },
-  // The official MCP conformance suite against dist/mcp.js --http, under the host suite's Node 24.
+  // The official MCP conformance suite against dist/mcp.js --http, under the host suite's Node 24; its
+  // runner kills the conformance CLI after 10 min (scaled), so this limit is above that plus installing.
   { name: 'mcp-conformance', command: ['node', 'test/mcp/conformance.mjs'], when: 'test/mcp/conformance.mjs', limitMs: 40 * MINUTE },
   // Claude Code and Codex from npm (pinned, installed into a cache by scripts/clients/setup.mjs) against the scripted model.
   { name: 'clients', command: ['node', 'test/clients/run.mjs'], when: 'test/clients/run.mjs', limitMs: 30 * MINUTE },
 ].filter((suite) => only.length === 0 || only.some((name) => suite.name === name || suite.name.startsWith(`${name} `)));
 
+// ---------------------------------------------------------------------------------------------------
+// The machine, measured. A fixed single-threaded CPU workload takes REFERENCE_MS on an idle machine of
+// this project's kind; here it takes `workMs` of wall time, which counts both a slower CPU and a busy
+// machine (waiting for a core). The load average per core says the same over the last minute, and
+// catches a busy machine the short workload happened to slip through. The larger of the two, clamped
+// to 1..MAX_SCALE (a hung suite must still be killed), is the time scale.
+const REFERENCE_MS = 150; // measured: 150–170 ms of CPU time on a 2-core machine of this project's kind
+const MAX_SCALE = 8; // as test/unit/helpers/timeScale.ts's MAX_TIME_SCALE
+function workload(n) {
+  let x = 0;
+  for (let i = 0; i < n; i++) x = (x * 31 + i) | 0;
+  return x;
+}
+function measureMachine() {
+  workload(1_000_000); // compiled before it is timed
+  const started = performance.now();
+  workload(25_000_000);
+  const workMs = performance.now() - started;
+  const cores = availableParallelism();
+  const load = loadavg()[0];
+  const raw = Math.max(workMs / REFERENCE_MS, load / cores);
+  const scale = Math.min(MAX_SCALE, Math.max(1, Math.ceil(raw * 10) / 10));
+  return { scale, workMs, load, cores };
+}
+const describeMachine = (m) =>
+  `the fixed CPU workload took ${Math.round(m.workMs)} ms (${REFERENCE_MS} ms on an idle machine of this project's kind); ` +
+  `load ${m.load.toFixed(1)} on ${m.cores} core(s)`;
+const minutes = (ms) => `${Math.round((ms / MINUTE) * 10) / 10} min`;
+
 /**
  * Runs a suite in its own process group so that, past its limit, the group goes with it (code-server,
  * Chromium, workers), not only the runner we started.
  */
-function runLimited(suite, env) {
+function runLimited(suite, env, limitMs, scale) {
   return new Promise((resolve) => {
     const child = spawn(suite.command[0], suite.command.slice(1), { cwd: root, stdio: 'inherit', env, detached: true });
     let timedOut = false;
@@ -65,14 +109,12 @@ function runLimited(suite, env) {
         // the group is gone already
       }
     };
-    const timer = setTimeout(
-      () => {
-        timedOut = true;
-        killGroup('SIGTERM');
-        setTimeout(() => killGroup('SIGKILL'), 10_000).unref();
-      },
-      suite.limitMs ?? 10 * MINUTE,
-    );
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup('SIGTERM');
+      // Time to close what it holds (the host harness stops code-server and removes its scratch folder).
+      setTimeout(() => killGroup('SIGKILL'), 10_000 * scale).unref();
+    }, limitMs);
     // Ctrl-C on `npm test` reaches only our group; pass it on to the suite's.
     const onInterrupt = () => {
       interrupted = true;
@@ -96,6 +138,11 @@ const totals = { passed: 0, failed: 0, skipped: 0 };
 const summary = [];
 // What failed, printed just above the last line: CI logs often keep only their tail.
 const failedTests = [];
+// What was skipped and why, printed above the failures.
+const skippedTests = [];
+const first = measureMachine();
+console.log(`time scale ×${first.scale}: ${describeMachine(first)}; measured again before each suite, at most ×${MAX_SCALE}`);
+if (suites.length > 0) console.log(`limits now: ${suites.map((s) => `${s.name} ${minutes(s.limitMs * first.scale)}`).join(', ')}`);
 for (const suite of suites) {
   if (interrupted) break;
   if (suite.when && !existsSync(path.join(root, suite.when))) {
@@ -105,11 +152,16 @@ for (const suite of suites) {
     continue;
   }
   console.log(`\n=== ${suite.name}: ${suite.command.join(' ')} ===`);
+  const machine = suite === suites[0] ? first : measureMachine();
+  const limitMs = suite.limitMs * machine.scale;
+  const limitNote = `${minutes(limitMs)} = ${minutes(suite.limitMs)} × ${machine.scale}`;
+  console.log(`(time limit ${limitNote}; TEST_TIME_SCALE=${machine.scale}: ${describeMachine(machine)})`);
   const resultsFile = path.join(scratch, `${suite.name}.json`);
   const started = Date.now();
-  const run = await runLimited(suite, { ...process.env, TOR_RESULTS_FILE: resultsFile, NO_COLOR: '1' });
+  const env = { ...process.env, TOR_RESULTS_FILE: resultsFile, NO_COLOR: '1', TEST_TIME_SCALE: String(machine.scale) };
+  const run = await runLimited(suite, env, limitMs, machine.scale);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  if (run.timedOut) console.error(`\n=== ${suite.name}: still running after ${suite.limitMs / MINUTE} min; killed ===`);
+  if (run.timedOut) console.error(`\n=== ${suite.name}: still running after ${limitNote}; killed ===`);
   if (suite.counts === false) {
     if (run.status !== 0) {
       totals.failed++;
@@ -124,6 +176,7 @@ for (const suite of suites) {
     counts = { passed: 0, failed: 1, skipped: 0, failures: ['crashed before reporting its counts'] };
   }
   for (const failure of counts.failures ?? []) failedTests.push(`failed in ${suite.name}: ${failure.slice(0, 400)}`);
+  for (const skip of counts.skips ?? []) skippedTests.push(`skipped in ${suite.name}: ${skip.slice(0, 400)}`);
   if (run.status !== 0 && counts.failed === 0) counts.failed = 1; // failed outside any test
   totals.passed += counts.passed;
   totals.failed += counts.failed;
@@ -133,6 +186,7 @@ for (const suite of suites) {
 }
 rmSync(scratch, { recursive: true, force: true });
 console.log(`\n${summary.join('\n')}`);
+if (skippedTests.length > 0) console.log(skippedTests.join('\n'));
 if (failedTests.length > 0) console.log(failedTests.join('\n'));
 console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(totals.failed === 0 ? 0 : 1);

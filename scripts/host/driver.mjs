@@ -13,10 +13,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import path from 'node:path';
+import { scaled } from './common.mjs';
 import { inkOf } from './png.mjs';
 import { PROBES } from './probes.mjs';
 
-const DEFAULT_TIMEOUT_MS = 10_000;
+// How long an op waits for its frame and element unless the test says (the tests pass deadlines
+// already scaled): a webview shows in well under a second on an idle machine; scaled like every
+// deadline of the harness (TEST_TIME_SCALE, common.mjs).
+const DEFAULT_TIMEOUT_MS = scaled(10_000);
 
 // Runs in each frame: whether it is the webview asked for. Strings only in, JSON out.
 function frameMatches([selector, outputId]) {
@@ -26,8 +30,9 @@ function frameMatches([selector, outputId]) {
 }
 
 // A frame that never gets a JavaScript context (a webview still loading, a hidden one) would make
-// evaluate() wait forever: each frame gets this long to answer, then counts as not matching.
-const FRAME_ANSWER_MS = 1000;
+// evaluate() wait forever: each frame gets this long to answer, then counts as not matching (and is
+// asked again on the next round, until the op's deadline).
+const FRAME_ANSWER_MS = scaled(1000);
 
 function evaluateWithin(frame, fn, arg) {
   let timer;

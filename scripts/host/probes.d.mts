@@ -1,6 +1,6 @@
 // Types of the probes that TypeScript suites call directly (test/browser uses the same measurement).
 export interface SliderToPaintResult {
-  /** Input to painted page per position, ms; null when its page did not arrive within 10 s. */
+  /** Input to painted page per position, ms; null when its page did not arrive within pageLimitMs (10 s). */
   times: (number | null)[];
   /** Per arrived page: to the page in the DOM, then to the frame after it (ms). */
   parts: { toDom: number; frame: number }[];
@@ -11,7 +11,7 @@ export interface SliderToPaintResult {
 }
 
 export declare const PROBES: {
-  sliderToPaint(arg: { positions: number[]; css?: string }): Promise<SliderToPaintResult>;
+  sliderToPaint(arg: { positions: number[]; css?: string; pageLimitMs?: number; frameLimitMs?: number }): Promise<SliderToPaintResult>;
   count(selector: string): number;
   [name: string]: (arg: never) => unknown;
 };

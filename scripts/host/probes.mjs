@@ -41,6 +41,9 @@ export const PROBES = {
   /** When this document was loaded (performance.timeOrigin): a reloaded page has a new one. */
   loadedAt: () => performance.timeOrigin,
 
+  /** The document body's classes: VS Code sets its theme's (vscode-dark, vscode-light, vscode-high-contrast). */
+  bodyClasses: () => [...document.body.classList],
+
   /** How many elements match `selector` (rendered or not): the nodes a pane keeps live. */
   count: (selector) => document.querySelectorAll(selector).length,
 
@@ -80,20 +83,21 @@ export const PROBES = {
   /**
    * Slider input to painted page, per position: the time from the slider's `input` event until the
    * frame after the new page is in the DOM (requestAnimationFrame, then a task: that frame has been
-   * produced). A position whose page does not arrive within 10 s counts as null, and after three
-   * such in a row the rest are not tried (a hidden webview gets no frames: say so, never hang). A frame
-   * that does not come within 2 s ends the wait for it too. `parts` splits each
+   * produced). A position whose page does not arrive within `pageLimitMs` (10 s) counts as null, and
+   * after three such in a row the rest are not tried (a hidden webview gets no frames: say so, never
+   * hang). A frame that does not come within `frameLimitMs` (2 s) ends the wait for it too; the page
+   * has no TEST_TIME_SCALE, so a test passes the limits scaled. `parts` splits each
    * time: to the new page in the DOM (request, host, reply, rendering), then to the frame after it.
    * With `css`, an extra stylesheet applies first (bench/paint.mjs compares renderings that way).
    */
-  sliderToPaint: async ({ positions, css }) => {
+  sliderToPaint: async ({ positions, css, pageLimitMs = 10_000, frameLimitMs = 2000 }) => {
     const sheet = new CSSStyleSheet();
     sheet.replaceSync(css ?? '');
     document.adoptedStyleSheets = [sheet];
     const nextFrame = () =>
       new Promise((r) => {
         requestAnimationFrame(() => setTimeout(r, 0));
-        setTimeout(r, 2000);
+        setTimeout(r, frameLimitMs);
       });
     await nextFrame();
     const slider = document.querySelector('.slider');
@@ -115,7 +119,7 @@ export const PROBES = {
         setTimeout(() => {
           observer.disconnect();
           resolve(false);
-        }, 10_000);
+        }, pageLimitMs);
       });
       slider.value = String(position);
       slider.dispatchEvent(new Event('input', { bubbles: true }));

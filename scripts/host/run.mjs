@@ -9,6 +9,8 @@
 //   node scripts/host/run.mjs [--vsix <file>] [--grep <pattern>] [--extra-extension <dir>]...
 //                             [--timeout <seconds>] [--locale <id>] [--keep] [--verbose]
 //
+// --timeout is for an idle machine (default 600 s: the whole suite takes a few minutes there); like
+// every deadline here it is multiplied by TEST_TIME_SCALE (see common.mjs), which the tests get too.
 // --locale zh-cn runs VS Code in that display language (a stub language pack: see locale.mjs).
 //
 // Prints `N passed, N failed, N skipped` last; exits 0 only when the host ran the suites and none failed.
@@ -35,6 +37,8 @@ import {
   processesOf,
   readCounts,
   report,
+  scaled,
+  TIME_SCALE,
   startXvfb,
   writeStubExtension,
   writeTestWorkspace,
@@ -85,7 +89,7 @@ const { values: opts } = parseArgs({
     verbose: { type: 'boolean', default: !!process.env.TOR_HOST_VERBOSE },
   },
 });
-const timeoutMs = Number(opts.timeout) * 1000;
+const timeoutMs = scaled(Number(opts.timeout) * 1000);
 if (!(timeoutMs > 0)) throw new Error(`--timeout must be a number of seconds, got ${opts.timeout}`);
 if (!['xvfb', 'headless'].includes(opts.browser)) throw new Error(`--browser must be xvfb or headless, got ${opts.browser}`);
 const locale = checkLocale(opts.locale.toLowerCase());
@@ -202,7 +206,7 @@ function installVsix(host, d, env) {
   const r = spawnSync(
     host.node,
     [host.codeServerEntry, '--user-data-dir', d.userData, '--extensions-dir', d.extensions, '--install-extension', vsix],
-    { env, encoding: 'utf8', timeout: 120_000 },
+    { env, encoding: 'utf8', timeout: scaled(120_000) }, // ~1 s on an idle machine
   );
   const out = `${r.stdout ?? ''}${r.stderr ?? ''}`.trim();
   if (r.status !== 0 || /failed|error/i.test(out)) {
@@ -251,7 +255,9 @@ function startServer(host, d, env) {
     server.stderr.on('data', onData);
     server.once('error', reject);
     exited.then(({ code, signal }) => reject(new Error(`code-server exited before it was ready (${code ?? signal})`)));
-    setTimeout(() => reject(new Error('code-server did not report its port within 60 s')), 60_000).unref();
+    // It prints its port in under a second on an idle machine.
+    const limitMs = scaled(60_000);
+    setTimeout(() => reject(new Error(`code-server did not report its port within ${limitMs / 1000} s`)), limitMs).unref();
   });
   return { server, ready, exited, log };
 }
@@ -264,8 +270,10 @@ async function stopServer(s) {
   } catch {
     return;
   }
-  const done = await within(s.exited, 5000);
-  if (!done) say('code-server ignored SIGTERM for 5 s; sending SIGKILL');
+  // It exits within a second of SIGTERM on an idle machine.
+  const graceMs = scaled(5000);
+  const done = await within(s.exited, graceMs);
+  if (!done) say(`code-server ignored SIGTERM for ${graceMs / 1000} s; sending SIGKILL`);
   try {
     process.kill(group, 'SIGKILL');
   } catch {
@@ -316,7 +324,7 @@ async function runInBrowser(host, d, env, port, testsModule, stop) {
       '--disable-dev-shm-usage',
     ],
     env: { ...env, HOME: d.home, ...(xvfb ? { DISPLAY: xvfb.display } : {}) },
-    timeout: 60_000,
+    timeout: scaled(60_000), // a second or two on an idle machine
   });
   browserInfo.version = browser.version();
   const outcome = {};
@@ -353,7 +361,7 @@ async function runInBrowser(host, d, env, port, testsModule, stop) {
     page.on('crash', () => outcome.resolve({ error: 'the workbench page crashed' }));
     page.on('pageerror', (e) => opts.verbose && say(`page error: ${e.message}`));
     // (page 'console' events would repeat what codeAutomationLog already receives)
-    await Promise.race([page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 }), finished]);
+    await Promise.race([page.goto(url, { waitUntil: 'domcontentloaded', timeout: scaled(60_000) }), finished]);
     timing('workbench page loaded');
     return { ...(await finished), testLines, workbenchLog };
   } finally {
@@ -361,7 +369,7 @@ async function runInBrowser(host, d, env, port, testsModule, stop) {
     // A hung page must not keep us: close with a deadline, then the process-group kill cleans up.
     await within(
       browser.close().catch(() => {}),
-      10_000,
+      scaled(10_000),
     );
     xvfb?.process.kill('SIGTERM');
   }
@@ -416,7 +424,10 @@ async function main() {
     if (left.length) {
       say(`ending ${left.length} leftover process(es): ${left.join(' ')}`);
       killAll(left, 'SIGKILL');
-      await sleep(200);
+      // Gone before their scratch folder is removed (or they write into it again). SIGKILL cannot be
+      // refused; the deadline is for a process stuck in the kernel, which then outlives this run.
+      const end = Date.now() + scaled(10_000);
+      while (processesOf(d.scratch).length > 0 && Date.now() < end) await sleep(50);
     }
     s?.log.end();
     if (opts.keep) say(`kept ${d.scratch}`);
@@ -431,6 +442,7 @@ async function main() {
     const port = await s.ready;
     timing('server ready');
     say(`code-server on 127.0.0.1:${port}; mode ${mode}; workspace ${d.workspace}`);
+    if (TIME_SCALE > 1) say(`deadlines ×${TIME_SCALE} (TEST_TIME_SCALE); the run's: ${timeoutMs / 1000} s`);
     // Whatever comes first ends the run: the host's exit, the overall deadline, the server dying.
     let timer;
     const stop = Promise.race([

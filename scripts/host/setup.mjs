@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { scaled } from './common.mjs';
 
 export const NODE_VERSION = '24.22.3';
 export const CODE_SERVER_VERSION = '4.139.1';
@@ -184,7 +185,8 @@ function installNpmParts(p, done) {
 export function withLock(cache, fn) {
   const lock = `${cache}.lock`;
   mkdirSync(path.dirname(lock), { recursive: true });
-  const deadline = Date.now() + 20 * 60_000;
+  // Another setup takes ~5 min on a fresh machine (a few seconds when installed); TEST_TIME_SCALE as in common.mjs.
+  const deadline = Date.now() + scaled(20 * 60_000);
   for (let waited = 0; ; waited++) {
     try {
       mkdirSync(lock);

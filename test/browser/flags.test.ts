@@ -178,7 +178,9 @@ test('outputs change while the panel is open: a retain keeps the page, an evicti
 
   await store.retain(body, { tool: 'run_command', title: 'second' });
   panel.session.changed();
-  await page.waitForTimeout(500);
+  // The webview has handled the change once its session line counts the new output (it describes the
+  // output again and keeps the page), rather than after a fixed 500 ms.
+  await page.waitForFunction(() => document.querySelector('.session')?.textContent?.includes(' 2 outputs '));
   assert.equal((await shownPage(page)).offset, second.offset, 'a retain elsewhere does not move the page');
   assert.equal((await flags(page)).saved.value, 'saved');
 

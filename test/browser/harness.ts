@@ -15,6 +15,7 @@ import { InspectorSession, type InspectorActions } from '../../src/extension/ins
 import type { RecallStore } from '../../src/core/types';
 import type { L10nBundle } from '../../webview/protocol';
 import { BODY_CLASS, themeCss, type ThemeName } from './themes';
+import { scaled, TIME_SCALE } from '../unit/helpers/timeScale';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -138,6 +139,9 @@ export class PanelDouble {
     ctx.server.register(panel.id, panel);
     panel.page = await ctx.browser.newPage({ viewport: options.viewport ?? { width: 1400, height: 900 } });
     const page = panel.page;
+    // playwright's waits (30 s unless a test says) are deadlines for things that take milliseconds
+    // here: generous on an idle machine, ×TEST_TIME_SCALE on a slow or busy one.
+    page.setDefaultTimeout(scaled(30_000));
     page.on('request', (request) => panel.requests.push(request.url()));
     page.on('pageerror', (error) => panel.errors.push(`pageerror: ${error.message}`));
     page.on('console', (message) => {
@@ -199,7 +203,7 @@ export class PanelDouble {
   /** Waits until the first page (or an error state) is on screen. */
   async ready(): Promise<void> {
     await this.page.waitForFunction(() => document.getElementById('app')?.getAttribute('aria-busy') === 'false', undefined, {
-      timeout: 30000,
+      timeout: scaled(30_000),
     });
     await this.page.waitForFunction(
       () => {
@@ -207,7 +211,7 @@ export class PanelDouble {
         return !!text && (text.dataset.offset !== undefined || text.querySelector('.unreadable') !== null);
       },
       undefined,
-      { timeout: 30000 },
+      { timeout: scaled(30_000) },
     );
   }
 
@@ -262,6 +266,8 @@ export async function runAll(files: string[], options: HarnessOptions): Promise<
     require(file);
   }
   const selected = cases.filter((c) => !options.grep || `${c.file} ${c.name}`.includes(options.grep));
+  if (TIME_SCALE > 1)
+    process.stdout.write(`  (deadlines ×${TIME_SCALE}: TEST_TIME_SCALE, the machine as scripts/test-all.mjs measured it)\n`);
   const server = new TestServer(options.bundleDir);
   await server.start();
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });

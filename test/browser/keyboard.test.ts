@@ -7,6 +7,7 @@ import { decodeUtf8 } from '../../src/core/utf8';
 import { PanelDouble, test, type TestContext } from './harness';
 import { MiB, mixedCopy, tempStore } from './fixtures';
 import { assertNoErrors, navigate, shownPage } from './helpers';
+import { waitUntil } from '../unit/helpers/timeScale';
 
 test('controls have accessible names; the pager is keyboard-driven; actions reach the host', async (ctx: TestContext) => {
   const store = await tempStore();
@@ -56,7 +57,8 @@ test('controls have accessible names; the pager is keyboard-driven; actions reac
   await page.click('button:has-text("Open in editor")');
   await page.click('button:has-text("Save as")');
   await page.click('button:has-text("Copy ID")');
-  for (let i = 0; i < 50 && panel.actions.length < 4; i++) await page.waitForTimeout(20);
+  // Each click reaches the host by a message. (Was: at most 50 × 20 ms; the assertion below says what arrived.)
+  await waitUntil('the four actions at the host', () => panel.actions.length >= 4).catch(() => undefined);
   assert.deepEqual(
     panel.actions.slice(1).map((a) => [a.action, ...a.args]),
     [

@@ -10,6 +10,7 @@ import { decodeUtf8, isUnitBoundary, countNewlines } from '../../src/core/utf8';
 import { PanelDouble, test, type TestContext } from './harness';
 import { MiB, midCharacterOffset, mixedCopy, tempStore, type MixedCopy } from './fixtures';
 import { assertNoErrors, navigate, shownPage, typeOffset } from './helpers';
+import { scaled } from '../unit/helpers/timeScale';
 
 let fixture: Promise<{ store: SessionStore; copy: MixedCopy; outputId: string }> | undefined;
 
@@ -42,7 +43,8 @@ test('Next pages through 8 MiB of CJK/emoji; the pages shown concatenate to the 
   // The walk runs inside the page (one click, wait for the new page, read what is shown), so the
   // measured path is the real one: button → protocol → engine → render.
   const started = Date.now();
-  const walk = await page.evaluate(async () => {
+  // Each page comes in milliseconds; the generous deadline (×TEST_TIME_SCALE) only fails a page that never comes.
+  const walk = await page.evaluate(async (pageLimitMs) => {
     const view = document.querySelector('.page-text') as HTMLElement;
     const next = [...document.querySelectorAll('button')].find((b) => b.textContent?.includes('Next'))!;
     const shown = () => [...view.querySelectorAll(':scope > .chunk > .line > .text')].map((e) => e.textContent).join('\n');
@@ -62,7 +64,7 @@ test('Next pages through 8 MiB of CJK/emoji; the pages shown concatenate to the 
       const before = view.dataset.offset;
       next.click();
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no page after ${before}`)), 10000);
+        const timer = setTimeout(() => reject(new Error(`no page after ${before} within ${pageLimitMs} ms`)), pageLimitMs);
         const observer = new MutationObserver(() => {
           if (view.dataset.offset !== before) {
             observer.disconnect();
@@ -75,7 +77,7 @@ test('Next pages through 8 MiB of CJK/emoji; the pages shown concatenate to the 
       record();
     }
     return { pages, text: texts.join('') };
-  });
+  }, scaled(10_000));
   ctx.log(`${walk.pages.length} pages in ${Date.now() - started} ms`);
 
   // Pages end on character boundaries, so a few are shorter than 4096 bytes: never fewer pages.

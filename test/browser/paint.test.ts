@@ -10,6 +10,7 @@ import { PROBES, paintFigures } from '../../scripts/host/probes.mjs';
 import { PanelDouble, test } from './harness';
 import { tempStore } from './fixtures';
 import { assertNoErrors } from './helpers';
+import { scaled } from '../unit/helpers/timeScale';
 
 test('slider to painted page on a 4096-line page: measured (reported, not asserted)', async (ctx) => {
   const store = await tempStore();
@@ -17,7 +18,9 @@ test('slider to painted page on a 4096-line page: measured (reported, not assert
   const { outputId } = await store.retain(content, { tool: 'run_command', title: 'paint: 64 KiB of empty lines' });
   const panel = await PanelDouble.open(ctx, { store, outputId });
   const positions = Array.from({ length: 40 }, (_, i) => 1 + Math.floor((((i * 7919) % 40) / 40) * (content.length - 4097)));
-  const { times, parts, lines } = await panel.page.evaluate(PROBES.sliderToPaint, { positions });
+  // A page or frame not shown within these limits counts as lost: generous (tens of ms is usual), ×TEST_TIME_SCALE.
+  const limits = { pageLimitMs: scaled(10_000), frameLimitMs: scaled(2000) };
+  const { times, parts, lines } = await panel.page.evaluate(PROBES.sliderToPaint, { positions, ...limits });
   const figures = paintFigures(times);
   const previewRows = await panel.page.evaluate(PROBES.count, '.preview-text .line');
   // Timing is reported, not asserted; a page that never arrives is a failure of the pager.

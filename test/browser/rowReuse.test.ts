@@ -134,7 +134,16 @@ test('a page painted into the rows of the page before shows exactly what a fresh
   // A search jump marks its line; the next page painted into those rows does not keep the mark.
   await page.click('.search-result >> nth=3');
   await page.waitForSelector('.line.focus-line');
-  await page.waitForTimeout(500); // the jump's centring is done
+  // The jump's centring is done: it corrects the scroll on the frames after the jump until the scroll
+  // stays put (webview/dom.ts scrollWithin, at most 10 frames). Wait for that, not a fixed 500 ms.
+  await page.evaluate(async () => {
+    const pane = document.querySelector('.page-text') as HTMLElement;
+    for (let frames = 0, still = 0, last = -1; still < 3 && frames < 60; frames++) {
+      await new Promise((r) => requestAnimationFrame(r));
+      still = pane.scrollTop === last ? still + 1 : 0;
+      last = pane.scrollTop;
+    }
+  });
   assert.equal((await slideTo(page, away, 0)).sameRow, true);
   assert.equal(await page.$$eval('.page-text .focus-line', (rows) => rows.length), 0);
   assertNoErrors(panel.errors);

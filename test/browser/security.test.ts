@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { PanelDouble, test, type TestContext } from './harness';
 import { tempStore } from './fixtures';
 import { assertNoErrors, navigate, shownPage } from './helpers';
+import { scaled } from '../unit/helpers/timeScale';
 
 function hostileOutput(origin: string): string {
   const lines = [
@@ -91,7 +92,9 @@ test('hostile output renders as inert text (preview, pages, search, raw mode)', 
   await page.click('button[aria-label="Show control characters"]');
   await page.waitForFunction(() => document.querySelector('.page-text')?.textContent?.includes('\u241b'));
   assert.equal(page.url().includes('/panel/'), true, 'no navigation happened');
-  await page.waitForTimeout(300); // give any load a chance to be attempted
+  // Give any load a chance to be attempted. A wait on purpose: proving that nothing happens has no
+  // condition to wait for. 300 ms on an idle machine, ×TEST_TIME_SCALE.
+  await page.waitForTimeout(scaled(300));
   await assertInert(panel, origin);
   assertNoErrors(panel.errors);
   await panel.close();

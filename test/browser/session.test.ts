@@ -10,13 +10,10 @@ import { PanelDouble, test, type TestContext } from './harness';
 import { tempStore } from './fixtures';
 import { assertNoErrors } from './helpers';
 import { bytes } from '../../webview/format';
+import { waitUntil } from '../unit/helpers/timeScale';
 
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; !(await check()); i++) {
-    if (i > 200) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+/** Polls `check`; the deadline (5 s fixed before; now generous and ×TEST_TIME_SCALE) only fails a wait that never ends. */
+const until = (what: string, check: () => Promise<boolean>): Promise<void> => waitUntil(what, check, 20_000, 25);
 
 test('the session line, and a warning while checkpoints fail that goes once one succeeds', async (ctx: TestContext) => {
   const store = await tempStore();

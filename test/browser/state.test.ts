@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { PanelDouble, test, type TestContext } from './harness';
 import { MiB, mixedCopy, tempStore } from './fixtures';
 import { assertNoErrors, navigate, shownPage } from './helpers';
+import { waitUntil } from '../unit/helpers/timeScale';
 
 test('output, offset, page size, wrap and search survive a reload', async (ctx: TestContext) => {
   const store = await tempStore();
@@ -34,8 +35,10 @@ test('output, offset, page size, wrap and search survive a reload', async (ctx: 
   );
   assert.ok(moved.offset > 600_000);
   await page.waitForFunction(() => true);
-  // setState reaches the "VS Code" side asynchronously.
-  for (let i = 0; i < 50 && (panel.state as { offset?: number })?.offset !== moved.offset; i++) await new Promise((r) => setTimeout(r, 50));
+  // setState reaches the "VS Code" side asynchronously. (Was: at most 50 × 50 ms; the assertion below says what arrived.)
+  await waitUntil('setState with the new offset', () => (panel.state as { offset?: number })?.offset === moved.offset).catch(
+    () => undefined,
+  );
   assert.deepEqual(panel.state, {
     outputId,
     offset: moved.offset,

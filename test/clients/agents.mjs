@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { DIST_MCP, TOKEN_ENV, baseEnv, runGroup } from './clients.mjs';
+import { DIST_MCP, TOKEN_ENV, baseEnv, runGroup, scaled } from './clients.mjs';
 
 const KEY = 'tool-output-recall';
 
@@ -13,7 +13,7 @@ function connect(connectJs, { workspace, serverRoot, agent, env }) {
   const run = spawnSync(process.execPath, [connectJs, path.dirname(DIST_MCP), serverRoot, workspace, agent], {
     encoding: 'utf8',
     env,
-    timeout: 60_000,
+    timeout: scaled(60_000), // seconds on an idle machine; ×TEST_TIME_SCALE
   });
   if (run.status !== 0) throw new Error(`connect ${agent} failed: ${run.stderr}`);
   return JSON.parse(run.stdout);

@@ -9,6 +9,10 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { scaled } from '../../scripts/host/common.mjs';
+
+// TEST_TIME_SCALE: scripts/test-all.mjs measures the machine; every limit of this suite is multiplied by it.
+export { scaled };
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const root = path.dirname(path.dirname(here));
@@ -45,9 +49,11 @@ export function makeShim(dir, taps) {
 /**
  * Runs a command in its own process group with stdin closed; resolves when it exits or after
  * `limitMs` (then the group is killed). The group is killed at the end in any case, so a server the
- * CLI started cannot outlive the test.
+ * CLI started cannot outlive the test. Every limit here is generous for an idle machine and is
+ * multiplied by TEST_TIME_SCALE (scripts/host/common.mjs): it is there so that a hung CLI ends.
  */
-export function runGroup(file, args, { cwd, env, limitMs = 180_000 }) {
+export function runGroup(file, args, { cwd, env, limitMs: idleLimitMs = 180_000 }) {
+  const limitMs = scaled(idleLimitMs);
   return new Promise((resolve) => {
     const started = Date.now();
     const child = spawn(file, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
@@ -66,12 +72,12 @@ export function runGroup(file, args, { cwd, env, limitMs = 180_000 }) {
     const timer = setTimeout(() => {
       timedOut = true;
       kill('SIGTERM');
-      setTimeout(() => kill('SIGKILL'), 5_000).unref();
+      setTimeout(() => kill('SIGKILL'), scaled(5_000)).unref(); // its time to stop after SIGTERM
     }, limitMs);
     const done = (code, signal) => {
       clearTimeout(timer);
       kill('SIGTERM');
-      setTimeout(() => kill('SIGKILL'), 3_000).unref();
+      setTimeout(() => kill('SIGKILL'), scaled(3_000)).unref(); // what it started, its time to stop
       resolve({ code, signal, stdout, stderr, ms: Date.now() - started, started, timedOut });
     };
     child.on('error', (error) => done(null, String(error)));
@@ -80,7 +86,8 @@ export function runGroup(file, args, { cwd, env, limitMs = 180_000 }) {
 }
 
 /** Starts `dist/mcp.js --http 0` (recorded into `tap`) with the token in the environment; resolves with its URL. */
-export function startHttpServer({ workspace, store, tap, token, limitMs = 30_000 }) {
+export function startHttpServer({ workspace, store, tap, token, limitMs: idleLimitMs = 30_000 }) {
+  const limitMs = scaled(idleLimitMs); // it says where it serves within a second on an idle machine
   mkdirSync(workspace, { recursive: true });
   mkdirSync(store, { recursive: true });
   const args = [tapArg(tap), DIST_MCP, '--http', '0', '--workspace', workspace, '--store', store];
@@ -103,7 +110,7 @@ export function startHttpServer({ workspace, store, tap, token, limitMs = 30_000
       } catch {
         // gone
       }
-    }, 5_000);
+    }, scaled(5_000)); // its time to close the session after SIGTERM
     await exited;
     clearTimeout(timer);
   };

@@ -6,6 +6,7 @@
 // without tools, e.g. a title) get a short text. The server closes itself after `limitMs`, so a CLI
 // that keeps asking cannot hold a test.
 import http from 'node:http';
+import { scaled } from './clients.mjs';
 
 /**
  * Normalizes a Messages API request into the script's view: the tools the model may call now, the
@@ -194,7 +195,7 @@ export async function startModel(decide, { limitMs = 5 * 60_000 } = {}) {
     });
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const timer = setTimeout(() => server.close(), limitMs).unref();
+  const timer = setTimeout(() => server.close(), scaled(limitMs)).unref(); // ×TEST_TIME_SCALE, like every limit of this suite
   return {
     port: server.address().port,
     requests,

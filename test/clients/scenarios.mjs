@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CLAUDE, CODEX } from './agents.mjs';
-import { DIST_MCP, makeShim, startHttpServer } from './clients.mjs';
+import { DIST_MCP, makeShim, scaled, startHttpServer } from './clients.mjs';
 import { evidenceReceived, mcpExchange, pairCalls, readTaps } from './measure.mjs';
 import { startModel } from './model.mjs';
 import { HOOK_CONTEXT, answerScript, bashRecallScript, evidenceScript, isOurs, requestTexts, shellScript } from './script.mjs';
@@ -296,7 +296,7 @@ export async function spawnToInitialize({ scratch, runs }) {
       const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, HOME: f.home } });
       let out = '';
       let replied;
-      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      const timer = setTimeout(() => child.kill('SIGKILL'), scaled(60_000)); // only for a child that never ends
       child.stdout.on('data', (chunk) => {
         out += chunk;
         if (untilReply && replied === undefined && out.includes('"id":1')) {

@@ -15,7 +15,7 @@ import { defaultStoreDir } from '../../src/core/agentStore';
 import type { AgentSessionSummary } from '../../src/extension/agents/agentSessions';
 import type { ConnectResult } from '../../src/extension/agents/connect';
 import type { TreeItemSnapshot } from '../../src/extension/inspector/outputsTree';
-import { EXTENSION_ID, recallApi, waitFor, workspaceDir } from './helpers/host';
+import { EXTENSION_ID, recallApi, scaled, waitFor, workspaceDir } from './helpers/host';
 
 const pkg = require('../../package.json') as { version: string; contributes: { languageModelTools: { name: string }[] } };
 
@@ -43,7 +43,9 @@ class StdioMcp {
     const id = this.nextId++;
     this.child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${method} timed out; server stderr:\n${this.stderr}`)), 60_000);
+      // Answers take milliseconds; the deadline (×TEST_TIME_SCALE) turns a server that never answers into a failure that shows its stderr.
+      const limitMs = scaled(60_000);
+      const timer = setTimeout(() => reject(new Error(`${method} timed out after ${limitMs} ms; server stderr:\n${this.stderr}`)), limitMs);
       this.waiting.set(id, (message) => {
         clearTimeout(timer);
         if (message.error) reject(new Error(`${method}: ${JSON.stringify(message.error)}`));

@@ -11,12 +11,15 @@ import { format } from 'node:util';
 // Bundled by esbuild, which resolves mocha 12's ESM entry to its CommonJS constructor at build time. A
 // runtime `require('mocha')` differs between Node 20 (object with .Mocha) and Node 24 (the function).
 import Mocha from 'mocha';
+import { explainStaticSkip, installRunRules, TIME_SCALE } from '../unit/helpers/mochaRun';
 
 export interface HostTestResults {
   passed: number;
   failed: number;
   pending: number;
   failures: { title: string; error: string }[];
+  /** The skipped tests' full titles, each with why ("… (skipped: reason)"). */
+  skips?: string[];
 }
 
 function findSuites(dir: string): string[] {
@@ -39,6 +42,10 @@ export function run(): Promise<void> {
   // console arguments one by one, so format here and hand over a single finished, marked line.
   Mocha.reporters.Base.consoleLog = (...args: unknown[]) => console.log(marker + format(...args));
   Mocha.reporters.Base.useColors = false;
+  // As in the unit suite: timeouts ×TEST_TIME_SCALE (passed through code-server's environment), and
+  // every skip says why (test/unit/helpers/mochaRun.ts).
+  installRunRules(Mocha);
+  if (TIME_SCALE > 1) console.log(`${marker}  (timeouts ×${TIME_SCALE}: TEST_TIME_SCALE)`);
 
   const mocha = new Mocha({
     ui: 'bdd',
@@ -52,6 +59,7 @@ export function run(): Promise<void> {
 
   return new Promise<void>((resolve, reject) => {
     const failures: HostTestResults['failures'] = [];
+    const skips: string[] = [];
     const finish = (results: HostTestResults, error?: Error) => {
       // Read by run.mjs after the host exits; more reliable than parsing forwarded log lines.
       const resultsFile = process.env.TOR_TEST_RESULTS_FILE;
@@ -69,7 +77,12 @@ export function run(): Promise<void> {
     try {
       const runner: Mocha.Runner = mocha.run(() => {
         const { passes, failures: failed, pending } = runner.stats ?? { passes: 0, failures: 0, pending: 0 };
-        finish({ passed: passes, failed, pending, failures });
+        finish({ passed: passes, failed, pending, failures, skips });
+      });
+      // Before the spec reporter's listener, so the line it prints has the reason.
+      runner.prependListener('pending', (test) => {
+        explainStaticSkip(test);
+        skips.push(test.fullTitle());
       });
       runner.on('fail', (test, err: Error) => {
         failures.push({ title: test.fullTitle(), error: String(err?.stack ?? err) });

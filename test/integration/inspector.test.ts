@@ -19,7 +19,8 @@ function inspectorTabs(): vscode.Tab[] {
 }
 
 describe('inspector', function () {
-  this.timeout(30_000);
+  // Generous (seconds on an idle machine), ×TEST_TIME_SCALE; above the waits' own deadlines (waitFor).
+  this.timeout(60_000);
   const title = 'inspector test: make all';
   const content = Array.from({ length: 3000 }, (_, i) => `compiling unit ${i + 1}`).join('\n') + '\nBUILD OK\n';
   let outputId: string;
@@ -69,6 +70,9 @@ describe('inspector', function () {
     assert.equal(await run('openOutput', doomed), true);
     await waitFor('the panel of the copy to delete', () => inspectorTabs().some((t) => t.label === 'inspector test: to delete'));
     assert.equal(await run('deleteOutput', doomed, { confirm: false }), true);
+    // The panel closes after the command returns (the workbench disposes it asynchronously): wait for
+    // the tab to go. Under heavy load that once took more than the fixed 5 s the wait allowed; waitFor's
+    // deadline is now generous and ×TEST_TIME_SCALE, there only so that a panel that never closes fails.
     await waitFor('its panel to close', () => !inspectorTabs().some((t) => t.label === 'inspector test: to delete'));
     await assert.rejects(api.read(doomed), (error: Error) => /NOT_FOUND/.test(`${(error as { code?: string }).code} ${error.message}`));
   });

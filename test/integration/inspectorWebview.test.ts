@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import { Buffer } from 'node:buffer';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
-import { commandOutputId, invoke, readPage, recallApi, sleep } from './helpers/host';
+import { commandOutputId, invoke, readPage, recallApi, scaled, waitFor } from './helpers/host';
 import { InspectorView, type Pane } from './helpers/inspectorView';
 import { browserInfo, workbenchScreenshot } from './helpers/webview';
 import { testLog } from './log';
@@ -227,17 +227,19 @@ describe('inspector webview', function () {
     await vscode.commands.executeCommand('workbench.action.webview.reloadWebviewAction');
     // The new page loads from scratch, then shows what the old one saved with setState.
     const restored = new InspectorView(outputId);
-    const end = Date.now() + 20_000;
-    while ((await restored.loadedAt().catch(() => loadedAt)) === loadedAt) {
-      assert.ok(Date.now() < end, 'the webview did not reload');
-      await sleep(100);
-    }
+    await waitFor('the webview to reload', async () => (await restored.loadedAt().catch(() => loadedAt)) !== loadedAt, 20_000, 100);
     await restored.ready();
     const page = await restored.navigate(async () => undefined, second.offset);
     assert.equal(page.offset, second.offset);
     assert.equal(await restored.value('.search-input'), 'RESULT');
     await assertPainted(restored, 'page');
   });
+  // The class VS Code gives a webview's body in each theme.
+  const THEME_CLASS: Record<string, string> = {
+    'Default Dark Modern': 'vscode-dark',
+    'Default Light Modern': 'vscode-light',
+    'Default High Contrast': 'vscode-high-contrast',
+  };
   for (const [theme, file] of [
     ['Default Dark Modern', 'inspector-dark.png'],
     ['Default Light Modern', 'inspector-light.png'],
@@ -258,7 +260,8 @@ describe('inspector webview', function () {
         await assertPainted(view, 'preview');
         await assertPainted(view, 'page');
         assert.equal(await view.hasGlyph('page', '測'), true, 'a CJK glyph is drawn, not a box (fonts-noto-cjk)');
-        await sleep(300); // the theme's colours reach the webview by a message
+        // The theme's colours reach the webview by a message, which also sets its body's theme class.
+        await waitFor(`the webview in ${theme}`, async () => (await view.probe<string[]>('bodyClasses')).includes(THEME_CLASS[theme]));
         testLog(`    screenshot: ${await workbenchScreenshot(file)}`);
       } finally {
         await config.update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
@@ -288,7 +291,10 @@ describe('inspector webview', function () {
     }
     const info = await browserInfo();
     for (const [rendering, css] of renderings) {
-      const { times, parts, lines, visibility } = await view.probe<SliderToPaintResult>('sliderToPaint', { positions, css });
+      // A page or frame that does not come within the probe's limits counts as lost: generous limits
+      // (a page arrives in tens of ms on an idle machine), ×TEST_TIME_SCALE.
+      const limits = { pageLimitMs: scaled(10_000), frameLimitMs: scaled(2000) };
+      const { times, parts, lines, visibility } = await view.probe<SliderToPaintResult>('sliderToPaint', { positions, css, ...limits });
       const figures = paintFigures(times);
       // The preview beside the page holds ~24,000 lines; it keeps rows only near its view.
       const previewRows = await view.probe<number>('count', '.preview-text .line');

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { InspectorViewState } from '../../src/extension/inspector/inspectorView';
-import { EXTENSION_ID, commandOutputId, invoke, recallApi, waitFor } from './helpers/host';
+import { EXTENSION_ID, commandOutputId, invoke, recallApi, skipBecause, waitFor } from './helpers/host';
 import { InspectorView } from './helpers/inspectorView';
 import { hasDriver, workbenchScreenshot } from './helpers/webview';
 import { testLog } from './log';
@@ -77,7 +77,7 @@ describe(`localization where it runs (${LANGUAGE})`, function () {
   });
 
   it("the inspector labels a fresh run_command output's preview as the exact text the model received, in that language", async function () {
-    if (!hasDriver()) this.skip(); // the webview is read through scripts/host/run.mjs's driver
+    if (!hasDriver()) skipBecause(this, "the webview is read through scripts/host/run.mjs's driver, which this runner does not provide");
     const { text } = await invoke('run_command', { command: 'seq 1 20000' });
     const outputId = commandOutputId(text);
     assert.equal(await vscode.commands.executeCommand('toolOutputRecall.openOutput', outputId), true);

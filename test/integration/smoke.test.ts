@@ -5,6 +5,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { skipBecause } from './helpers/host';
 import { testLog } from './log';
 
 // esbuild inlines the JSON at bundle time, so this also holds when the tests run against an installed VSIX.
@@ -62,8 +63,7 @@ describe('smoke', () => {
     const expected = process.env.TOR_TEST_WORKSPACE;
     if (!expected) {
       // Runners other than scripts/host/run.mjs (F5 "Extension Tests") may not set it; say so, and count it as skipped.
-      testLog('    (skipped: TOR_TEST_WORKSPACE is not set by this runner)');
-      this.skip();
+      skipBecause(this, 'TOR_TEST_WORKSPACE is not set by this runner');
     }
     const folders = vscode.workspace.workspaceFolders ?? [];
     assert.equal(folders.length, 1);

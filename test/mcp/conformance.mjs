@@ -21,6 +21,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { scaled } from '../../scripts/host/common.mjs';
 import { ensureHost } from '../../scripts/host/setup.mjs';
 
 const root = path.dirname(path.dirname(path.dirname(fileURLToPath(import.meta.url))));
@@ -103,7 +104,7 @@ function forwarderWithToken(target, token) {
   });
 }
 
-/** Runs the suite's CLI to its end (killed after 10 minutes); resolves with its output. */
+/** Runs the suite's CLI to its end (killed after 10 minutes ×TEST_TIME_SCALE, only if it hangs); resolves with its output. */
 function runSuite(node, args) {
   return new Promise((resolve, reject) => {
     const child = spawn(node, args, { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -111,7 +112,7 @@ function runSuite(node, args) {
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10 * 60_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), scaled(10 * 60_000));
     child.once('error', reject);
     child.once('close', () => {
       clearTimeout(timer);

@@ -13,6 +13,7 @@ import { readFilePageText } from '../../src/core/tools/readFilePage';
 import { searchFileText } from '../../src/core/tools/searchFile';
 import { rejectsWith } from './helpers/assertions';
 import { readablePath, useClaudeResults } from './helpers/readable';
+import { skipBecause } from './helpers/mochaRun';
 import { useTempDirs } from './helpers/tempDirs';
 
 describe("Claude Code's saved tool results (read_file_page, search_tool_output {path})", () => {
@@ -80,7 +81,7 @@ describe("Claude Code's saved tool results (read_file_page, search_tool_output {
   });
 
   it('a FIFO named like one is INVALID_ARGUMENT (never opened), a hard link and a sensitive name REFUSED', async function () {
-    if (process.platform === 'win32') this.skip();
+    if (process.platform === 'win32') skipBecause(this, 'Windows has no FIFOs (mkfifo)');
     const fifo = path.join(results, 'fifo.txt');
     execFileSync('mkfifo', [fifo]);
     const error = await rejectsWith(readablePath(fifo, policy), 'INVALID_ARGUMENT');

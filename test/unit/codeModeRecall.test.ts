@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
 import { captureCommand, type CommandResult } from '../../src/core/capture/captureCommand';
 import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
 import { runProgram, type RunCodeDeps } from '../../src/core/codeMode/runProgram';
@@ -9,6 +11,7 @@ import type { RecallStore } from '../../src/core/types';
 import { namedReadCall, readThrough } from './helpers/assertions';
 import { useTempDirs } from './helpers/tempDirs';
 import { useCommandFixture } from './helpers/commandFixture';
+import { scaled, skipBecause, waitUntil } from './helpers/mochaRun';
 
 const PREVIEW = DEFAULT_LIMITS.previewBytes;
 
@@ -43,7 +46,7 @@ describe('code mode: nested results stay recoverable', () => {
   after(() => store.delete());
 
   it('a script that calls run_command on a large output and returns result.slice(0, 100) leaves the full output readable', async function () {
-    if (process.platform === 'win32') this.skip(); // seq is POSIX
+    if (process.platform === 'win32') skipBecause(this, 'seq is a POSIX tool; Windows has none');
     const seen: { name: string; text: string }[] = [];
     const result = await runProgram(
       {
@@ -156,7 +159,7 @@ describe('code mode: nested results stay recoverable', () => {
   });
 
   it('reports outputIds named inside a small result without retaining it', async function () {
-    if (process.platform === 'win32') this.skip();
+    if (process.platform === 'win32') skipBecause(this, 'seq is a POSIX tool; Windows has none');
     // A small run_command result can still name the command's copy when the command's own preview
     // was smaller (e.g. a token budget); the script may drop that line, so it is reported.
     const result = await runProgram(
@@ -262,12 +265,20 @@ describe('code mode: nested results stay recoverable', () => {
   });
 
   it('stops nested tools when the program is cancelled', async function () {
-    if (process.platform === 'win32') this.skip();
+    if (process.platform === 'win32') skipBecause(this, 'the nested command is a POSIX shell line (sleep, a redirection)');
     const abort = new AbortController();
     let nestedAborted = false;
-    setTimeout(() => abort.abort(), 1500);
+    // Cancelled once the nested command runs (it has made its marker), not after a fixed 1.5 s.
+    const marker = path.join(dirs.make(), 'running');
+    void waitUntil('the nested command to start', () => existsSync(marker))
+      .catch(() => undefined) // then the assertions below say what went wrong
+      .finally(() => abort.abort());
     const result = await runProgram(
-      { code: "await tools.call('run_command', { command: 'sleep 30' });\nreturn 'done';", timeoutMs: 60_000, signal: abort.signal },
+      {
+        code: `await tools.call('run_command', { command: ${JSON.stringify(`: > '${marker}'; sleep 30`)} });\nreturn 'done';`,
+        timeoutMs: 60_000,
+        signal: abort.signal,
+      },
       {
         callTool: async (name, input, signal) => {
           signal.addEventListener('abort', () => {
@@ -281,7 +292,8 @@ describe('code mode: nested results stay recoverable', () => {
     );
     assert.equal(result.error?.kind, 'cancelled');
     assert.match(result.error.message, /still waiting for tools\.call\("run_command"\)/);
-    assert.ok(result.durationMs < 5000, `took ${result.durationMs} ms`);
+    // Without waiting for the 30 s sleep: seconds on an idle machine, ×TEST_TIME_SCALE, and always well below 30 s.
+    assert.ok(result.durationMs < Math.min(scaled(5000), 25_000), `took ${result.durationMs} ms`);
     assert.equal(nestedAborted, true);
   });
 
@@ -313,7 +325,7 @@ describe('runCodeTool: the text the model got is recorded with the copies the ru
     'return r + r;';
 
   it('annotates the return value and every retained nested result with the exact result text', async function () {
-    if (process.platform === 'win32') this.skip(); // seq is POSIX
+    if (process.platform === 'win32') skipBecause(this, 'seq is a POSIX tool; Windows has none');
     const errors: string[] = [];
     const { text, result } = await runCodeTool(
       { code },
@@ -336,7 +348,7 @@ describe('runCodeTool: the text the model got is recorded with the copies the ru
   });
 
   it('a failed annotation leaves the result intact and is reported for each copy', async function () {
-    if (process.platform === 'win32') this.skip();
+    if (process.platform === 'win32') skipBecause(this, 'seq is a POSIX tool; Windows has none');
     const failing = Object.create(fx.store) as RecallStore;
     failing.annotate = () => Promise.reject(new Error('the session was closed'));
     const errors: string[] = [];

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { runSandbox, type SandboxRun, type ToolCallHandler } from '../../src/core/codeMode/sandbox';
+import { scaled } from './helpers/mochaRun';
 import { useTempDirs } from './helpers/tempDirs';
 
 const noTools: ToolCallHandler = async (name) => {
@@ -11,6 +12,27 @@ const noTools: ToolCallHandler = async (name) => {
 
 function run(code: string, timeoutMs = 15_000, onCall: ToolCallHandler = noTools, signal?: AbortSignal): Promise<SandboxRun> {
   return runSandbox({ code, timeoutMs, signal }, onCall);
+}
+
+/**
+ * Resolves once process `pid` has used `cpuMs` of CPU time, i.e. is past its start-up (tens of ms)
+ * and busy in the program's loop: the condition a fixed wait after the spawn only hoped for. Linux
+ * reads /proc/<pid>/stat (utime + stime, in the kernel's fixed 100 ticks a second); elsewhere it
+ * falls back to waiting `cpuMs` of wall time, scaled.
+ */
+async function busyFor(pid: number, cpuMs: number): Promise<void> {
+  const cpu = (): number | undefined => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      return undefined;
+    }
+  };
+  if (cpu() === undefined) return new Promise((resolve) => setTimeout(resolve, scaled(cpuMs)));
+  const end = Date.now() + scaled(30_000); // generous: a process that never gets busy fails the test later, not here
+  while ((cpu() ?? Infinity) < cpuMs && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 function value(result: SandboxRun): string {
@@ -227,10 +249,18 @@ describe('code mode sandbox: limits', () => {
 
   it('is cancelled through its AbortSignal', async () => {
     const abort = new AbortController();
-    setTimeout(() => abort.abort(), 400);
-    const result = await run('while (true) {}', 30_000, noTools, abort.signal);
+    // Cancelled once the program is looping (its process busy), not after a fixed 400 ms.
+    let abortedAt = 0;
+    const onStart = (pid: number): void =>
+      void busyFor(pid, 200).then(() => {
+        abortedAt = Date.now();
+        abort.abort();
+      });
+    const result = await runSandbox({ code: 'while (true) {}', timeoutMs: 30_000, signal: abort.signal, onStart }, noTools);
+    const took = Date.now() - abortedAt;
     assert.match(failure(result, 'cancelled'), /^run_code was cancelled; the program was stopped\./);
-    assert.ok(result.durationMs < 2000, `cancelled after ${result.durationMs} ms`);
+    // Promptly after the abort: well under a second on an idle machine; ×TEST_TIME_SCALE, and far below the 30 s limit.
+    assert.ok(took < Math.min(scaled(2000), 20_000), `cancelled ${took} ms after the abort`);
     const early = await run('return 1', 30_000, noTools, AbortSignal.abort());
     failure(early, 'cancelled');
   });
@@ -256,7 +286,8 @@ runSandbox({ code: 'while (true) {}', timeoutMs: 600000, onStart: (pid) => conso
       });
       parent.on('exit', () => reject(new Error('the parent exited before starting the sandbox')));
     });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Killed once the sandbox is in its loop (busy), where it cannot hear the disconnect: the watchdog's case.
+    await busyFor(pid, 200);
     parent.kill('SIGKILL');
     const alive = (): boolean => {
       try {
@@ -266,12 +297,14 @@ runSandbox({ code: 'while (true) {}', timeoutMs: 600000, onStart: (pid) => conso
         return false;
       }
     };
+    // The watchdog looks every 500 ms; 10 s is generous on an idle machine, ×TEST_TIME_SCALE (the sandbox runs niced).
+    const limitMs = scaled(10_000);
     const started = Date.now();
-    while (alive() && Date.now() - started < 10_000) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (alive() && Date.now() - started < limitMs) await new Promise((resolve) => setTimeout(resolve, 50));
     const goneAfter = Date.now() - started;
     if (alive()) process.kill(pid, 'SIGKILL');
     console.log(`      [measure] orphaned sandbox ended ${goneAfter} ms after its parent was killed`);
-    assert.ok(goneAfter < 10_000, `the orphaned sandbox was still running after ${goneAfter} ms`);
+    assert.ok(goneAfter < limitMs, `the orphaned sandbox was still running after ${goneAfter} ms`);
   });
 
   it('turns deep recursion into a catchable RangeError', async () => {

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { readSessionAgent } from '../../src/core/store/sessionAgent';
+import { waitUntil } from './helpers/mochaRun';
 import { useTempDirs } from './helpers/tempDirs';
 import { MCP_BUNDLE, connectStdio, ensureBuilt, okText, startHttp } from './helpers/mcpServer';
 
@@ -43,12 +44,16 @@ function assertEvidence(text: string): void {
 
 async function agentClients(stderr: string): Promise<string[]> {
   const file = /(?:started|resumed) session \S+ at (\S+)/.exec(stderr)![1];
-  for (let i = 0; i < 100; i++) {
-    const names = (await readSessionAgent(file))?.clients.map((client) => client.name) ?? [];
-    if (names.length) return names;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return [];
+  // Written after initialize answers. The deadline (a fixed 5 s before; now generous and ×TEST_TIME_SCALE)
+  // only ends the wait for a note that never comes: then [] fails the caller's assertion.
+  let names: string[] = [];
+  await waitUntil(
+    'the session agent note to name its clients',
+    async () => (names = (await readSessionAgent(file))?.clients.map((client) => client.name) ?? []).length > 0,
+    20_000,
+    50,
+  ).catch(() => undefined);
+  return names;
 }
 
 describe('mcp: the clients people run', function () {

@@ -20,6 +20,7 @@ import * as path from 'node:path';
 import { TokenFileError, bearerToken, defaultTokenFile, tokenFromFile } from '../../src/mcp/token';
 import { ensureBuilt, runToExit, startHttp } from './helpers/mcpServer';
 import { NOBODY, cannotSwitchUser, nobodyCallsRunCommand, nobodyReads } from './helpers/otherUser';
+import { skipBecause } from './helpers/mochaRun';
 import { useTempDirs } from './helpers/tempDirs';
 
 const modeOf = (file: string) => (statSync(file).mode & 0o777).toString(8);
@@ -133,10 +134,7 @@ describe('mcp: the HTTP bearer token file', () => {
 
   it('is refused when another user owns it, and that user (nobody) cannot read ours', async function () {
     const why = cannotSwitchUser();
-    if (why) {
-      console.log(`      skipped: ${why}`);
-      this.skip();
-    }
+    if (why) skipBecause(this, why);
     const dir = dirs.make();
     chmodSync(dir, 0o755);
     const theirs = path.join(dir, 'theirs');
@@ -227,10 +225,7 @@ describe('mcp: --http refuses other local users in every token mode', function (
 
   it('as another user (nobody): 401 and nothing runs in every mode; nobody reads neither the token file nor the environment', async function () {
     const why = cannotSwitchUser();
-    if (why) {
-      console.log(`      skipped: ${why}`);
-      this.skip();
-    }
+    if (why) skipBecause(this, why);
     for (const mode of MODES) {
       const { server, token, where, file } = await start(mode);
       try {

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { listProcesses } from '../../src/core/capture/processTree';
 import { eventually, isRunning } from './helpers/processes';
 import { MCP_BUNDLE, connectStdio, ensureBuilt, okText, textOf } from './helpers/mcpServer';
+import { skipBecause } from './helpers/mochaRun';
 import { useTempDirs } from './helpers/tempDirs';
 
 /** The live children of `pid` (zombies awaiting their reaper do not count). */
@@ -153,10 +154,7 @@ describe('mcp server: concurrent work, error codes, escaped processes', function
   });
 
   it('a search of a FIFO answers with a code and no advice to narrow the pattern; the other tools still answer', async function () {
-    if (process.platform === 'win32') {
-      console.log('      (skipped: no FIFOs on Windows)');
-      this.skip();
-    }
+    if (process.platform === 'win32') skipBecause(this, 'no FIFOs on Windows');
     const fifo = path.join(workspace, 'saved.fifo');
     assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
     const { text } = failure(
@@ -168,10 +166,7 @@ describe('mcp server: concurrent work, error codes, escaped processes', function
   });
 
   it('a cancelled run_command stops its setsid grandchild too', async function () {
-    if (process.platform !== 'linux') {
-      console.log(`      (skipped: the tree is found through /proc, which ${process.platform} does not have)`);
-      this.skip();
-    }
+    if (process.platform !== 'linux') skipBecause(this, `the tree is found through /proc, which ${process.platform} does not have`);
     const pidfile = path.join(workspace, 'grandchild.pid');
     const controller = new AbortController();
     const call = server.client.callTool(

@@ -1,7 +1,7 @@
 // The MCP server's tool runner in-process (src/mcp/tools.ts): the same texts as the extension's
 // tools, failures as results, cancellation passed on, nested run_code calls routed back to it.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { resolveSettings } from '../../src/core/settings';
 import { openWorkerStore, type WorkerStore } from '../../src/core/store/workerClient';
@@ -10,6 +10,7 @@ import { readToolOutputText } from '../../src/core/tools/readToolOutput';
 import { searchToolOutputText } from '../../src/core/tools/searchToolOutput';
 import { AgentTools } from '../../src/mcp/tools';
 import type { Log } from '../../src/mcp/log';
+import { waitUntil } from './helpers/mochaRun';
 import { useTempDirs } from './helpers/tempDirs';
 
 const quiet: Log = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -98,8 +99,11 @@ describe('mcp: the tool runner', function () {
       log: quiet,
       shutdown: stopping.signal,
     });
-    const slow = local.call('run_command', { command: 'sleep 30' });
-    setTimeout(() => stopping.abort(), 200);
+    // Shut down once the command runs (it has made its marker), not after a fixed 200 ms.
+    const marker = path.join(dirs.make(), 'running');
+    const slow = local.call('run_command', { command: `: > '${marker}'; sleep 30` });
+    await waitUntil('the command to start', () => existsSync(marker));
+    stopping.abort();
     assert.match((await slow).text, /^cancelled \(the process tree was stopped\)/m);
   });
 

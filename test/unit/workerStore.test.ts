@@ -6,6 +6,8 @@ import { performance } from 'node:perf_hooks';
 import { RecallError, isRecallError, type RecallErrorCode } from '../../src/core/errors';
 import { openWorkerStore, type WorkerStore, type WorkerStoreOptions } from '../../src/core/store/workerClient';
 import { outputCounts } from './helpers/assertions';
+import { scaled } from './helpers/mochaRun';
+import { DEFAULT_SEARCH_TIMEOUT_MS } from '../../src/core/search/lane';
 import { openStore } from '../../src/core/store/sessionStore';
 
 // From sources the client finds `worker.ts` beside itself and runs it with
@@ -418,7 +420,9 @@ describe('worker store', function () {
         store.search(big.outputId, SLOW_PATTERN, { regex: true, timeoutMs: 200 }),
         fails('TIMEOUT', (error) => assert.match(error.message, /longer than 0\.2 s/)),
       );
-      assert.equal((await store.search(small.outputId, 'body')).matches.length, 1);
+      // Works on: a search of 11 bytes, given a limit of its own. The store's 0.3 s is for the slow
+      // ones above; under heavy load even this one once took longer. 10 s on an idle machine, ×TEST_TIME_SCALE.
+      assert.equal((await store.search(small.outputId, 'body', { timeoutMs: scaled(10_000) })).matches.length, 1);
       assert.equal(store.debugWorkerThreadId, before);
       assert.equal(store.unavailable, undefined);
     });
@@ -442,12 +446,16 @@ describe('worker store', function () {
         ),
       );
       waiting.abort();
+      // Not a wait for a condition (nothing outside the worker shows that the search has started): on an
+      // idle machine the abort lands while it runs; on a slow one it may land while it waits, which this
+      // test accepts too (either way CANCELLED).
       setTimeout(() => running.abort(), 200);
       await assert.rejects(
         slow,
         fails('CANCELLED', (error) => assert.match(error.message, /cancelled/)),
       );
-      assert.ok(performance.now() - started < 5000, 'stopped soon after the abort');
+      // Soon: the slow pattern would run for far longer. 5 s on an idle machine, ×TEST_TIME_SCALE.
+      assert.ok(performance.now() - started < scaled(5000), 'stopped soon after the abort');
       assert.deepEqual(await Promise.all(queued), [3, 3, 'CANCELLED', 3, 3]);
     });
 
@@ -464,7 +472,10 @@ describe('worker store', function () {
         searchDone = true;
       });
       slow.catch(() => undefined);
-      // Let the search fetch its copy and start, then read.
+      // Let the search fetch its copy and start, then read. Nothing outside the worker shows that it has
+      // started, so this stays a fixed wait, and unscaled on purpose: too short a wait makes the test
+      // weaker (the read may come before the search starts), too long a one wrong (the search, seconds
+      // of work, may end before the read; ×4.7 did).
       await new Promise((resolve) => setTimeout(resolve, 500));
       const read = await store.read(page.outputId, 0, 4096);
       assert.equal(read.text.length, 4096);
@@ -477,7 +488,9 @@ describe('worker store', function () {
   describe('the calling thread', () => {
     it('stays responsive while the worker retains, searches and reads 8 MiB', async function () {
       this.timeout(60_000);
-      const store = await open();
+      // The searches' time limit is not what this measures: the default 10 s, ×TEST_TIME_SCALE (a regex
+      // over 8 MiB once took longer under heavy load).
+      const store = await open({ callTimeoutMs: scaled(DEFAULT_SEARCH_TIMEOUT_MS) });
       const line = 'INFO 2024-01-01T00:00:00Z worker[42]: processed request id=0123456789abcdef status=200 bytes=1234\n';
       // Flat, like a string decoded from bytes or received over IPC. (`repeat` and `+` build a rope
       // that V8 flattens on first read, an 8 MiB copy this thread pays whoever reads it.)

@@ -6,6 +6,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ToolOutputRecallApi } from '../../../src/extension/api';
+import { scaled } from '../../unit/helpers/timeScale';
+
+// TEST_TIME_SCALE (scripts/test-all.mjs measures the machine; code-server's environment brings it here):
+// scaled() stretches a deadline, skipBecause() skips and says why. See test/unit/helpers/mochaRun.ts.
+export { scaled, skipBecause, TIME_SCALE } from '../../unit/helpers/mochaRun';
 
 const pkg = require('../../../package.json') as { publisher: string; name: string };
 export const EXTENSION_ID = `${pkg.publisher}.${pkg.name}`;
@@ -109,10 +114,17 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5000, stepMs = 50): Promise<void> {
-  const end = Date.now() + timeoutMs;
+/**
+ * Polls `check` until it holds. The deadline is only there so that a condition that never comes fails
+ * naming `what` (before mocha's timeout fails without saying what was awaited): `timeoutMs` is
+ * generous for an idle machine and is stretched by TEST_TIME_SCALE. Under heavy load a panel took
+ * more than the 5 s this once allowed to close.
+ */
+export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000, stepMs = 50): Promise<void> {
+  const limitMs = scaled(timeoutMs);
+  const end = Date.now() + limitMs;
   while (!(await check())) {
-    if (Date.now() > end) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > end) assert.fail(`timed out after ${limitMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, stepMs));
   }
 }

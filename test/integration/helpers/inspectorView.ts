@@ -3,6 +3,7 @@
 // skips because they are out of view are not read: they are not on screen), the page it shows, its
 // flags. Selectors name classes and data attributes, not English labels.
 import * as assert from 'node:assert/strict';
+import { scaled } from '../../unit/helpers/timeScale';
 import { Webview } from './webview';
 
 export interface RenderedLine {
@@ -52,7 +53,7 @@ export class InspectorView extends Webview {
   async navigate(action: () => Promise<void>, expected?: number): Promise<ShownPage> {
     const before = await this.page();
     await action();
-    const end = Date.now() + 20_000;
+    const end = Date.now() + scaled(20_000); // a page shows in well under a second on an idle machine
     for (;;) {
       const now = await this.page();
       if (expected === undefined ? now.offset !== before.offset : now.offset === expected) return now;

@@ -3,6 +3,7 @@
 // endpoint (scripts/host/driver.mjs) and passes its address in TOR_TEST_DRIVER. Everything here is
 // one POST to it. The frame is found by its document: the inspector's #app, showing `outputId`.
 import * as assert from 'node:assert/strict';
+import { scaled } from '../../unit/helpers/timeScale';
 
 export interface FrameQuery {
   /** The output the inspector shows (its `.output-id`). */
@@ -47,10 +48,15 @@ export const workbenchScreenshot = (name: string): Promise<string> => call('scre
 
 /** One inspector webview, as the workbench shows it. */
 export class Webview {
+  /** How long each op waits for the frame and the element: `timeoutMs` (idle machine) × TEST_TIME_SCALE. */
+  private readonly timeoutMs: number;
+
   constructor(
     readonly frame: FrameQuery,
-    private readonly timeoutMs = 10_000,
-  ) {}
+    timeoutMs = 10_000,
+  ) {
+    this.timeoutMs = scaled(timeoutMs);
+  }
 
   /** The rendered text (innerText) of the first element matching `selector`. */
   text(selector: string): Promise<string> {

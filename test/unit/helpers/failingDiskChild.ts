@@ -13,6 +13,7 @@ import { openStore, type SessionStore } from '../../../src/core/store/sessionSto
 import { KiB, MiB } from '../../../src/core/limits';
 import { retainOrExplain } from '../../../src/core/retention';
 import type { StoreStats } from '../../../src/core/types';
+import { scaled } from './timeScale';
 
 const [how, dir] = process.argv.slice(2) as ['rlimit' | 'readonly', string];
 // Past RLIMIT_FSIZE the kernel sends SIGXFSZ (default: die); ignored, the write fails with EFBIG.
@@ -28,9 +29,9 @@ async function retain(store: SessionStore, content: Buffer): Promise<void> {
   acknowledged.push({ outputId, sha: sha(content) });
 }
 
-/** Polls stats (the background checkpoint's outcome) until `done` holds. */
+/** Polls stats (the background checkpoint's outcome) until `done` holds; the deadline (×TEST_TIME_SCALE) only ends a wait that would never end. */
 async function until(store: SessionStore, done: (stats: StoreStats) => boolean, what: string, limitMs = 40_000): Promise<StoreStats> {
-  const end = Date.now() + limitMs;
+  const end = Date.now() + scaled(limitMs);
   for (;;) {
     const stats = await store.stats();
     if (done(stats)) return stats;
@@ -83,8 +84,13 @@ async function main(): Promise<void> {
     // No new call: the background retry (with backoff) catches up by itself.
     await until(store, (s) => !failing(s) && checkpointed(s), 'the retried checkpoint');
   } else {
-    // A retain that finds the journal full tries a checkpoint first (once the last failure is a second old).
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    // A retain that finds the journal full tries a checkpoint first, once the last failure is a second
+    // old: wait for exactly that (or for a background retry to have cleared it), not a fixed 1.1 s.
+    await until(
+      store,
+      (s) => !s.lastCheckpointError || Date.now() - s.lastCheckpointError.at > 1000,
+      'the last failure to be a second old',
+    );
   }
   await retain(store, Buffer.from('after the disk recovered'));
   const recovered = await until(store, (s) => !failing(s) && checkpointed(s), 'a checkpoint after recovery');

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { scaled } from './timeScale';
 
 const exec = promisify(execFile);
 export const REPO = path.resolve(__dirname, '../../..');
@@ -73,8 +74,10 @@ const SESSION_LINE = /(?:started|resumed) session \S+ at /;
  * sees its tools at once), and tests read the session's id and file from that line.
  */
 async function sessionOpened(stderr: () => string): Promise<void> {
-  for (let waited = 0; !SESSION_LINE.test(stderr()); waited += 20) {
-    if (waited > 60_000) throw new Error(`the server never opened its session: ${stderr()}`);
+  // Milliseconds on an idle machine; the generous deadline (×TEST_TIME_SCALE) only turns a server that never opens one into an error.
+  const end = Date.now() + scaled(60_000);
+  while (!SESSION_LINE.test(stderr())) {
+    if (Date.now() > end) throw new Error(`the server never opened its session: ${stderr()}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

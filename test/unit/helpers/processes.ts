@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { scaled } from './timeScale';
 
 /** Whether a process is running (a zombie awaiting its reaper counts as dead). */
 export function isRunning(pid: number): boolean {
@@ -15,9 +16,12 @@ export function isRunning(pid: number): boolean {
   }
 }
 
-/** Polls `check` until it holds or `limitMs` passes; returns its last answer. Not a timing assertion. */
+/**
+ * Polls `check` until it holds or `limitMs` passes; returns its last answer. Not a timing assertion:
+ * the limit only ends the wait for something that never comes, and is ×TEST_TIME_SCALE (timeScale.ts).
+ */
 export async function eventually(check: () => boolean, limitMs = 5000, everyMs = 20): Promise<boolean> {
-  const until = Date.now() + limitMs;
+  const until = Date.now() + scaled(limitMs);
   for (;;) {
     if (check()) return true;
     if (Date.now() > until) return false;
