@@ -93,6 +93,9 @@ const DEBIAN_PACKAGES = [
   ['fonts-noto-color-emoji', '/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf'],
 ];
 
+/** apt's own wait for its locks (seconds), instead of failing at once with "Could not get lock". */
+export const APT_WAIT = ['-o', 'DPkg::Lock::Timeout=900'];
+
 function ensureDebianPackages(done) {
   const missing = DEBIAN_PACKAGES.filter(([, file]) => !existsSync(file)).map(([pkg]) => pkg);
   if (missing.length === 0) return;
@@ -103,8 +106,10 @@ function ensureDebianPackages(done) {
     );
   }
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  sh('apt-get', ['update'], { env });
-  sh('apt-get', ['install', '-y', ...missing], { env });
+  // Another apt-get on a busy machine (a second test run installing the same packages, an
+  // unattended upgrade) holds dpkg's lock for minutes: wait for it rather than fail the suite.
+  sh('apt-get', [...APT_WAIT, 'update'], { env });
+  sh('apt-get', [...APT_WAIT, 'install', '-y', ...missing], { env });
   for (const [pkg, file] of DEBIAN_PACKAGES) {
     if (!existsSync(file)) throw new Error(`${pkg} installed but ${file} is still missing`);
   }

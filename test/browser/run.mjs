@@ -32,7 +32,12 @@ function finish(passed, failed, failures = []) {
 // fresh machine (as root, as CI does); `npm test` usually has it from the host suite's setup already.
 if (!existsSync('/usr/bin/chromium') && process.getuid?.() === 0) {
   process.stdout.write('[browser] installing Debian chromium (apt-get)\n');
-  const apt = (args) => spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  // Waits for dpkg's lock, held by another apt-get on a busy machine (scripts/host/setup.mjs).
+  const apt = (args) =>
+    spawnSync('apt-get', ['-o', 'DPkg::Lock::Timeout=900', ...args], {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
   apt(['update']);
   apt(['install', '-y', '--no-install-recommends', 'chromium']);
 }
