@@ -7,6 +7,7 @@ import { SERVER_ONLY_ENV, commandEnv } from '../../src/core/capture/commandEnv';
 import { TOKEN_ENV } from '../../src/mcp/token';
 import { HTTP_TEST_TOKEN, connectHttp, ensureBuilt, okText, startHttp } from './helpers/mcpServer';
 import { useTempDirs } from './helpers/tempDirs';
+import { skipBecause } from './helpers/mochaRun';
 
 const TOKEN = 'unit-test-secret-token-9f2c41d7e0';
 
@@ -58,7 +59,7 @@ describe("commands never get the server's token", function () {
   });
 
   it("run_command through the HTTP server, which reads its token from the variable, shows nothing of the server's token", async function () {
-    if (process.platform === 'win32') this.skip(); // printenv and env are POSIX tools
+    if (process.platform === 'win32') skipBecause(this, 'printenv and env are POSIX tools');
     await ensureBuilt();
     // startHttp sets TOOL_OUTPUT_RECALL_MCP_TOKEN=HTTP_TEST_TOKEN in the server's environment.
     const server = await startHttp(['--workspace', dirs.make(), '--store', dirs.make()]);

@@ -17,6 +17,7 @@ import { searchFileText } from '../../src/core/tools/searchFile';
 import { rejectsWith } from './helpers/assertions';
 import { readablePath, spillName } from './helpers/readable';
 import { useTempDirs } from './helpers/tempDirs';
+import { skipBecause } from './helpers/mochaRun';
 
 /** In the fake credentials only: a read that returns it read the wrong file. */
 const MARKER = 'LEAK-MARKER-51c9e';
@@ -64,8 +65,7 @@ describe('file safety (issue 21): FIFOs, swaps, /proc, hard links, secret-shaped
     const fifos: string[] = [];
     before(function () {
       if (spawnSync('mkfifo', ['--help']).error) {
-        console.log('    (skipped: no mkfifo on this system)');
-        this.skip();
+        skipBecause(this, 'no mkfifo on this system');
       }
       // In the workspace, and named like a saved tool result in the temp folder.
       fifos.push(path.join(workspace, 'pipe.log'), path.join(tmp, spillName()));
@@ -224,7 +224,7 @@ describe('file safety (issue 21): FIFOs, swaps, /proc, hard links, secret-shaped
     const anywhere = (): ReadPolicy => ({ ...policy, allowOutsideWorkspace: true });
 
     it('/proc/self/environ: REFUSED by both tools even when reading outside the workspace is allowed, naming the rule', async function () {
-      if (process.platform !== 'linux') this.skip();
+      if (process.platform !== 'linux') skipBecause(this, `${process.platform} has no /proc`);
       for (const call of [page('/proc/self/environ', {}, anywhere()), search('/proc/self/environ', 'PATH', anywhere())]) {
         const error = await rejectsWith(call, 'REFUSED');
         assert.match(error.message, /under \/proc: (read_file_page|search_tool_output) never reads kernel, process or device files/);
@@ -233,7 +233,7 @@ describe('file safety (issue 21): FIFOs, swaps, /proc, hard links, secret-shaped
     });
 
     it('a workspace link to /proc/self/environ, /proc/self/status, /sys and /dev files: REFUSED', async function () {
-      if (process.platform !== 'linux') this.skip();
+      if (process.platform !== 'linux') skipBecause(this, `${process.platform} has no /proc, /sys or Linux /dev`);
       await fs.symlink('/proc/self/environ', path.join(workspace, 'env.txt'));
       const error = await rejectsWith(search('env.txt', 'PATH'), 'REFUSED');
       assert.match(error.message, /resolves to \/proc\/\d+\/environ, under \/proc/);
@@ -433,7 +433,7 @@ describe('file safety (issue 21): FIFOs, swaps, /proc, hard links, secret-shaped
     });
 
     it('a private (0600) file with two names, kept outside the home credential folders: REFUSED, saying how to get it read; a copy reads', async function () {
-      if (process.platform === 'win32') this.skip(); // no private mode bits there
+      if (process.platform === 'win32') skipBecause(this, 'Windows has no private mode bits');
       const secret = path.join(outside, 'deploy-token.txt');
       await fs.writeFile(secret, `token for the deploy bot: ${MARKER}\n`, { mode: 0o600 });
       await fs.chmod(secret, 0o600);
@@ -492,7 +492,7 @@ describe('file safety (issue 21): FIFOs, swaps, /proc, hard links, secret-shaped
 
     it('still read: the objects git clone --local shares with the clone it came from', async function () {
       const git = (cwd: string, ...args: string[]) => spawnSync('git', args, { cwd, encoding: 'utf8' });
-      if (git(outside, '--version').error) this.skip();
+      if (git(outside, '--version').error) skipBecause(this, 'git is not installed');
       const origin = path.join(outside, 'origin');
       await fs.mkdir(origin);
       const steps = [
@@ -510,7 +510,7 @@ describe('file safety (issue 21): FIFOs, swaps, /proc, hard links, secret-shaped
           if ((await fs.stat(file)).nlink > 1) linked.push(file);
         }
       }
-      if (linked.length === 0) this.skip(); // this git copied instead of linking
+      if (linked.length === 0) skipBecause(this, 'this git copied the objects instead of linking them');
       for (const file of linked) assert.equal(await readablePath(file, policy), file);
     });
   });

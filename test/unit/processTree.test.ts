@@ -9,6 +9,7 @@ import { captureCommand, type CommandResult } from '../../src/core/capture/captu
 import { KILL_GRACE_MS, RUN_MARKER_ENV, findTree, listProcesses, type ProcessEntry } from '../../src/core/capture/processTree';
 import { eventually, isRunning } from './helpers/processes';
 import { useTempDirs } from './helpers/tempDirs';
+import { skipBecause } from './helpers/mochaRun';
 
 /** Fields of /proc/<pid>/stat after the command name: [0] state, [1] ppid, [2] pgrp, [3] session. */
 function statFields(pid: number): string[] {
@@ -21,8 +22,7 @@ describe('process tree: what leaves the group is stopped too', function () {
   const dirs = useTempDirs('tree');
   before(function () {
     if (process.platform !== 'linux') {
-      console.log(`      (skipped: the tree is found through /proc, which ${process.platform} does not have)`);
-      this.skip();
+      skipBecause(this, `the tree is found through /proc, which ${process.platform} does not have`);
     }
   });
 
@@ -156,8 +156,7 @@ describe('process tree: escapes that re-parent and drop the marker variable (iss
   const seen: ProcessEntry[] = [];
   before(function () {
     if (process.platform !== 'linux') {
-      console.log(`      (skipped: the tree is found through /proc, which ${process.platform} does not have)`);
-      this.skip();
+      skipBecause(this, `the tree is found through /proc, which ${process.platform} does not have`);
     }
   });
   after(() => {

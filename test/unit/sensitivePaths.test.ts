@@ -12,6 +12,7 @@ import {
   pathSegments,
 } from '../../src/core/files/sensitivePaths';
 import { useTempDirs } from './helpers/tempDirs';
+import { skipBecause } from './helpers/mochaRun';
 
 describe('sensitive paths: the glob matcher', () => {
   const cases: [pattern: string, path: string, matches: boolean][] = [
@@ -493,8 +494,8 @@ describe("sensitive files: a hard link's other names in the home folder (homeCre
     await fs.writeFile(target, 'https://u:p@example.com\n');
     try {
       await fs.symlink(target, path.join(home, '.git-credentials'));
-    } catch {
-      this.skip();
+    } catch (error) {
+      skipBecause(this, `symbolic links cannot be made here (${(error as Error).message})`);
     }
     assert.deepEqual(await homeCredentialNames(await identity(target), DEFAULT_SENSITIVE_PATTERNS, home), [
       path.join(home, '.git-credentials'),

@@ -11,6 +11,7 @@ import type { StoreStats } from '../../src/core/types';
 import { rejectsWith } from './helpers/assertions';
 import { bundleChild } from './helpers/bundledChild';
 import { useTempDirs } from './helpers/tempDirs';
+import { skipBecause } from './helpers/mochaRun';
 
 const REPO = path.resolve(__dirname, '../..');
 const CHILD = path.join(__dirname, 'helpers/failingDiskChild.ts');
@@ -114,7 +115,8 @@ async function assertSeenBoundedAndIntact(dir: string, reason: RegExp, failing: 
 describe('store: failures that are seen, growth that is bounded', function () {
   const dirs = useTempDirs('bounds');
   before(function () {
-    if (process.platform !== 'linux') this.skip();
+    if (process.platform !== 'linux')
+      skipBecause(this, `the limits are set with util-linux's prlimit and Linux ownership, which ${process.platform} does not have`);
   });
 
   it('a file size limit (RLIMIT_FSIZE → EFBIG): checkpoints fail and say so, the journal stops at its bound, a retain catches up once the limit is lifted, nothing acknowledged is lost', async function () {

@@ -9,6 +9,7 @@ import { listSessions, sessionFile } from '../../src/core/store/sessionFiles';
 import { loadSqlJs } from '../../src/core/store/sqljs';
 import { rejectsWith, outputCounts } from './helpers/assertions';
 import { useTempDirs } from './helpers/tempDirs';
+import { skipBecause } from './helpers/mochaRun';
 
 const exec = promisify(execFile);
 const REPO = path.resolve(__dirname, '../..');
@@ -196,7 +197,7 @@ describe('store failures: saving fails', () => {
   });
 
   it('a full disk (RLIMIT_FSIZE → EFBIG) rejects with STORE_UNAVAILABLE naming the errno, undoes the evictions it caused, and the previous file stays intact', async function () {
-    if (process.platform === 'win32') this.skip();
+    if (process.platform === 'win32') skipBecause(this, 'Windows has no RLIMIT_FSIZE');
     this.timeout(30_000);
     const dir = dirs.make();
     const script = `

@@ -10,6 +10,7 @@ import { sessionFile, sessionFiles } from '../../src/core/store/sessionFiles';
 import { rejectsWith, outputCounts } from './helpers/assertions';
 import { storedChunks } from './helpers/storedChunks';
 import { useTempDirs } from './helpers/tempDirs';
+import { skipBecause } from './helpers/mochaRun';
 
 const exec = promisify(execFile);
 const REPO = path.resolve(__dirname, '../..');
@@ -278,7 +279,7 @@ describe('store journal: a retained copy is durable before the session file is r
   });
 
   it('a checkpoint that fails (file size limit → EFBIG) keeps the copies durable in the journal; stats().lastCheckpointError says why; they reopen intact', async function () {
-    if (process.platform === 'win32') this.skip();
+    if (process.platform === 'win32') skipBecause(this, 'Windows has no RLIMIT_FSIZE');
     this.timeout(60_000);
     const dir = dirs.make();
     const script = `
