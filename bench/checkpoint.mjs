@@ -15,6 +15,9 @@
 //   --strict                 exit 1 when a goal is missed
 //   --only=checkpoint,rss    run a subset
 //   --reps=N                 repetitions of every measurement (≥3, default 3)
+//   --against=PATH           the RSS section also runs the children on another build's core.js (with its
+//                            storeWorker.js beside it), interleaved with this one's in the same run, and
+//                            prints its rows under this build's (e.g. a build of the commit before a change)
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, realpathSync } from 'node:fs';
@@ -40,6 +43,7 @@ const option = (name, fallback) => {
 const strict = argv.includes('--strict');
 const only = new Set(option('only', 'checkpoint,rss').split(','));
 const REPS = Math.max(3, Number(option('reps', 3)) || 3);
+const AGAINST = option('against', undefined);
 
 const MiB = 1048576;
 const COPY = 8 * MiB;
@@ -470,28 +474,37 @@ async function measureChild(mode, dir, env) {
 async function benchWorkerRss() {
   const samples = { empty: [], full: [], resume: [] };
   const pinned = { empty: [], full: [], resume: [] };
+  // --against: the same children on another build, interleaved (which build goes first alternates by rep).
+  const other = { empty: [], full: [], resume: [] };
+  const otherEnv = AGAINST ? { TOR_BENCH_CORE: path.resolve(AGAINST) } : undefined;
   for (let rep = 0; rep < REPS; rep++) {
     const dir = path.join(benchRoot, `rss-${rep}`);
-    await fs.mkdir(dir, { recursive: true });
     // The empty baseline alternates before and after the pair (resume needs the full session first).
     const order = rep % 2 === 0 ? ['empty', 'full', 'resume'] : ['full', 'resume', 'empty'];
-    for (const mode of order) {
-      const result = await measureChild(mode, dir);
-      samples[mode].push(result);
-      log(
-        `rss rep ${rep + 1}/${REPS} ${mode.padEnd(6)} maxRSS ${fmtMiB(result.maxRssKiB * 1024)}, VmHWM ${fmtMiB(result.hwmKiB * 1024)}, in ${fmtMs(result.ms)}`,
-      );
+    const builds = [
+      { into: samples, env: undefined, label: 'this' },
+      ...(otherEnv ? [{ into: other, env: otherEnv, label: 'against' }] : []),
+    ];
+    if (rep % 2 === 1) builds.reverse();
+    for (const build of builds) {
+      await fs.mkdir(dir, { recursive: true });
+      for (const mode of order) {
+        const result = await measureChild(mode, dir, build.env);
+        build.into[mode].push(result);
+        log(
+          `rss rep ${rep + 1}/${REPS} ${otherEnv ? `${build.label.padEnd(7)} ` : ''}${mode.padEnd(6)} maxRSS ${fmtMiB(result.maxRssKiB * 1024)}, ` +
+            `VmHWM ${fmtMiB(result.hwmKiB * 1024)}, in ${fmtMs(result.ms)}, CPU ${fmtMs(result.cpuMs)}`,
+        );
+      }
+      await fs.rm(dir, { recursive: true, force: true });
     }
-    await fs.rm(dir, { recursive: true, force: true });
     if (!GLIBC) continue;
     await fs.mkdir(dir, { recursive: true });
     for (const mode of order) pinned[mode].push(await measureChild(mode, dir, PINNED_MMAP));
     await fs.rm(dir, { recursive: true, force: true });
   }
   // maxRSS as asked, unless it was inherited from this process (then VmHWM, the child's own peak).
-  const inherited = Object.values(samples)
-    .flat()
-    .some((s) => s.maxRssKiB - s.hwmKiB > 8 * 1024);
+  const inherited = [...Object.values(samples), ...Object.values(other)].flat().some((s) => s.maxRssKiB - s.hwmKiB > 8 * 1024);
   const rss = (mode) => samples[mode].map((s) => (inherited ? s.hwmKiB : s.maxRssKiB) * 1024);
   const hwm = (mode) => median(samples[mode].map((s) => s.hwmKiB * 1024));
   const runs = (mode) =>
@@ -517,6 +530,21 @@ async function benchWorkerRss() {
       pass: peak <= goal,
     });
     row('  … minus the empty baseline (info)', { subject: fmtMiB(peak - base), runs: `max ${fmtMiB(max(rss(mode)) - base)}` });
+    const cpu = samples[mode].map((s) => s.cpuMs);
+    row('  … CPU time of the whole child (info)', { subject: fmtMs(median(cpu)), runs: cpu.map((ms) => ms.toFixed(0)).join('/') });
+    if (otherEnv) {
+      const theirs = other[mode].map((s) => (inherited ? s.hwmKiB : s.maxRssKiB) * 1024);
+      const theirBase = median(other.empty.map((s) => (inherited ? s.hwmKiB : s.maxRssKiB) * 1024));
+      const theirCpu = other[mode].map((s) => s.cpuMs);
+      row(`  … the --against build, same run (info)`, {
+        subject: fmtMiB(median(theirs)),
+        runs: theirs.map((b) => (b / MiB).toFixed(0)).join('/'),
+        baseline: fmtMiB(theirBase),
+        ratio: fmtRatio(median(theirs) / theirBase),
+        target: `≤ ${fmtMiB(goal)}`,
+      });
+      row(`  … its CPU time (info)`, { subject: fmtMs(median(theirCpu)), runs: theirCpu.map((ms) => ms.toFixed(0)).join('/') });
+    }
     if (!GLIBC) continue;
     const tuned = pinned[mode].map((s) => s.hwmKiB * 1024);
     row(`  … the same with MALLOC_MMAP_THRESHOLD_=${PINNED_MMAP.MALLOC_MMAP_THRESHOLD_} (info)`, {
@@ -534,6 +562,10 @@ async function benchWorkerRss() {
       `the middle of each copy, a search of the oldest and newest copy, close; the child's main thread collects its own garbage ` +
       `after each retain and search (--expose-gc; TOR_BENCH_KEEP_GARBAGE=1 to measure without). resume: a fresh process reopens that session ` +
       `(sessionId), lists, reads 8 pages of each copy, searches two, closes. empty: opens an empty worker store and closes. ` +
+      `CPU time: the child's process.cpuUsage() at the end, user + system, all threads. ` +
+      (otherEnv
+        ? `--against rows: the same children on ${AGAINST} (its storeWorker.js beside it), each rep running both builds, alternating which goes first. `
+        : '') +
       `The goal applies to the peak, baseline included. ` +
       (inherited
         ? `maxRSS was inherited from this process at spawn (Linux counts the parent's RSS then), so the table shows VmHWM, the child's own peak.`

@@ -1,6 +1,6 @@
 // One store-worker memory measurement in a fresh process, so nothing earlier in the bench inflates it.
 //   node bench/lib/storeRssChild.mjs <empty|full|resume> <dir> <sessionId>
-// Prints one JSON line: { mode, maxRssKiB, hwmKiB, ms, outputs, retainedBytes, evicted, reads, matches, fileBytes }.
+// Prints one JSON line: { mode, maxRssKiB, hwmKiB, ms, cpuMs, outputs, retainedBytes, evicted, reads, matches, fileBytes }.
 //
 // empty:  opens an empty worker store and closes it (the baseline: Node, the worker thread, sql.js).
 // full:   retains 8 × 8 MiB of random bytes (incompressible) through openWorkerStore, flushes, reads
@@ -89,6 +89,7 @@ const stats = await store.stats();
 const file = store.file;
 await store.close();
 const ms = Number(process.hrtime.bigint() - started) / 1e6;
+const cpu = process.cpuUsage();
 let fileBytes = NaN;
 try {
   fileBytes = statSync(file).size;
@@ -101,6 +102,7 @@ process.stdout.write(
     maxRssKiB: process.resourceUsage().maxRSS,
     hwmKiB: hwmKiB(),
     ms,
+    cpuMs: (cpu.user + cpu.system) / 1000,
     outputs: stats.outputs,
     retainedBytes: stats.retainedBytes,
     evicted: stats.evicted,

@@ -4,7 +4,6 @@
  */
 import type { Database } from 'sql.js';
 import { CHUNK_BYTES, encodeChunks } from './chunks';
-import { collectGarbageInWorker } from './collectGarbage';
 import { isLive } from './outputRows';
 import type { PendingContent } from './pendingContent';
 import {
@@ -57,8 +56,6 @@ export async function writeSegments(writer: SegmentWriter, batch: [string, Pendi
       return false;
     });
     round.sealed(sealed.n);
-    // The segment's database and exported bytes, and the chunks it took, are garbage now.
-    collectGarbageInWorker();
     // Every chunk added before this seal is in a written segment now.
     for (const [outputId, content] of added) if (pending.get(outputId) === content) pending.delete(outputId);
     added = [];

@@ -35,9 +35,6 @@ export function serveStores(port: Port): void {
   const stores = new Map<StoreHandle, SessionStore>();
   let nextHandle = 1;
 
-  /** Bytes of garbage slices left since the last collection. */
-  let sliceGarbage = 0;
-
   const register = (store: SessionStore): OpenedStore => {
     const handle = nextHandle++;
     stores.set(handle, store);
@@ -62,9 +59,9 @@ export function serveStores(port: Port): void {
       try {
         return { result: await store.retain(whole as string | Uint8Array, meta) };
       } finally {
-        // The copy is in the journal now; its parts and buffers are garbage V8 would keep for a while.
-        // Collected once this request is answered: until then they are still referenced from here.
-        if (Array.isArray(content)) setImmediate(collectGarbageInWorker);
+        // The copy is in the journal now; its parts and the joined buffer are garbage V8 would keep for
+        // a while. Counted once this request is answered: until then they are still referenced from here.
+        if (Array.isArray(content) && whole instanceof Uint8Array) setImmediate(collectGarbageInWorker, 2 * whole.byteLength);
       }
     },
     read: async ({ handle, outputId, offset, maxBytes }) => ({ result: await storeOf(handle).read(outputId, offset, maxBytes) }),
@@ -76,12 +73,8 @@ export function serveStores(port: Port): void {
       const bytes = into ?? new Uint8Array(slice.bytes.length);
       bytes.set(slice.bytes, into ? from : 0);
       // A slice leaves about twice its size of garbage (the chunks read, joined): collected every few
-      // MiB and at a copy's last slice, not left for V8 to take only under pressure.
-      sliceGarbage += 2 * slice.bytes.length;
-      if (sliceGarbage >= SLICE_GARBAGE_BYTES || to >= slice.totalBytes) {
-        sliceGarbage = 0;
-        collectGarbageInWorker();
-      }
+      // MiB, not left for V8 to take only under pressure.
+      collectGarbageInWorker(2 * slice.bytes.length);
       return { result: { ...slice, bytes }, transfer: [bytes.buffer as ArrayBuffer] };
     },
     readAll: async ({ handle, outputId }) => {
@@ -172,9 +165,6 @@ export function serveStores(port: Port): void {
     if (queue.length > 0) setImmediate(startNext);
   };
 }
-
-/** Garbage slices may leave before it is collected (a full collection costs a few ms). */
-const SLICE_GARBAGE_BYTES = 8 * 1024 * 1024;
 
 /** Operations that start as soon as they arrive: short, and what an interactive reader waits on. */
 const IMMEDIATE = new Set<WorkerOp>(['read', 'info', 'list', 'stats', 'open', 'debugCrash']);
