@@ -6,8 +6,7 @@
  */
 import { MIN_STORE_BYTES, type Limits } from './limits';
 import { clampPageBytes } from './pager';
-import type { OpenStoreOptions } from './store/storeOptions';
-import { settingSchema } from './tools/manifest';
+import { settingSchema } from './manifest';
 
 export interface RecallSettings extends Limits {
   sessionsMaxCount: number;
@@ -47,23 +46,5 @@ export function resolveSettings(get: (key: string) => unknown): RecallSettings {
     commandsMaxConcurrent: int('commands.maxConcurrent'),
     sensitivePatterns: Array.isArray(patterns) ? patterns.filter((p): p is string => typeof p === 'string') : [],
     allowOutsideWorkspace: get('readFilePage.allowOutsideWorkspace') === true,
-  };
-}
-
-/** How a session opens under these settings. */
-export function sessionStoreOptions(
-  dir: string,
-  sessionId: string,
-  settings: RecallSettings,
-  forkedFrom?: string,
-): OpenStoreOptions & { sessionId: string } {
-  return {
-    dir,
-    sessionId,
-    quotaBytes: settings.sessionQuotaBytes,
-    copyBytes: settings.copyBytes,
-    forkedFrom,
-    // 0 is "the store's default", which the store derives from the quota.
-    ...(settings.journalLimitBytes > 0 ? { journalLimitBytes: settings.journalLimitBytes } : {}),
   };
 }

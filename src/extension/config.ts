@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { resolveSettings, type RecallSettings } from '../core/settings';
-import { SETTINGS_SECTION } from '../core/tools/manifest';
+import { SETTINGS_SECTION } from '../core/manifest';
 
 export type { RecallSettings };
 

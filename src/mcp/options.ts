@@ -12,7 +12,7 @@ import { AGENT_STORE_APP, defaultStoreDir } from '../core/agentStore';
 import { isSessionIdShape } from '../core/ids';
 import { resolveSettings, type RecallSettings } from '../core/settings';
 import { schemaProblem } from '../core/tools/inputCheck';
-import { PACKAGE_VERSION, settingSchema } from '../core/tools/manifest';
+import { PACKAGE_VERSION, settingSchema } from '../core/manifest';
 import { TOOL_NAMES } from '../core/tools/registry';
 import { PROGRAM } from './log';
 import { TOKEN_ENV, TOKEN_FILE_NAME, defaultTokenFile, tokenProblem, type TokenSource } from './token';

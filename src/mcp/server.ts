@@ -6,7 +6,7 @@
  * and never `structuredContent` (Claude Code and Codex show only that when it is present).
  */
 import { ProtocolError, ProtocolErrorCode, Server, type Implementation, type McpServerFactory } from '@modelcontextprotocol/server';
-import { PACKAGE_VERSION } from '../core/tools/manifest';
+import { PACKAGE_VERSION } from '../core/manifest';
 import { READ_TOOL_OUTPUT_TOOL, RUN_COMMAND_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../core/toolNames';
 import { splitIntoParts, unknownToolText } from '../core/tools/parts';
 import { clientOfRequest, previewBytesFor } from './clients';

@@ -7,7 +7,7 @@ import { promises as fs } from 'node:fs';
 import { agentTargets, type AgentId } from '../../src/core/agents/agents';
 import { installServer } from '../../src/core/agents/install';
 import { planFiles, writePlanned } from '../../src/core/agents/plan';
-import { PACKAGE_VERSION } from '../../src/core/tools/manifest';
+import { PACKAGE_VERSION } from '../../src/core/manifest';
 
 async function main(): Promise<void> {
   const [dist, root, folder, ...agents] = process.argv.slice(2);

@@ -22,7 +22,7 @@ import { promisify } from 'node:util';
 import { agentTarget } from '../../src/core/agents/agents';
 import { LAUNCHER, SERVER_FILES, installServer, installedBuild, serverBuild } from '../../src/core/agents/install';
 import { planFiles, writePlanned } from '../../src/core/agents/plan';
-import { PACKAGE_VERSION } from '../../src/core/tools/manifest';
+import { PACKAGE_VERSION } from '../../src/core/manifest';
 import { REPO, ensureBuilt } from './helpers/mcpServer';
 import { useTempDirs } from './helpers/tempDirs';
 

@@ -121,3 +121,96 @@ describe('layers: the engine does not depend on VS Code', function () {
     });
   });
 });
+
+/**
+ * The rooms of the engine: each folder of src/core, and each file directly in it, is one room. The
+ * rooms' imports (type-only ones too: a type shared both ways is a design tie both ways) must form
+ * no circle, so each room can be read, moved and tested from the rooms below it.
+ */
+function coreRoomImports(): Map<string, Map<string, string[]>> {
+  const roomOf = (file: string): string => path.relative(CORE, file).split(path.sep)[0].replace(/\.ts$/, '');
+  const edges = new Map<string, Map<string, string[]>>();
+  for (const file of sourceFiles(CORE)) {
+    const text = readFileSync(file, 'utf8');
+    for (const match of text.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+'(\.[^']+)'/gms)) {
+      const target = path.resolve(path.dirname(file), match[1]);
+      if (path.relative(CORE, target).startsWith('..')) continue;
+      const [from, to] = [roomOf(file), roomOf(target)];
+      if (from === to) continue;
+      const out = edges.get(from) ?? new Map<string, string[]>();
+      out.set(to, [...(out.get(to) ?? []), path.relative(CORE, file)]);
+      edges.set(from, out);
+    }
+  }
+  return edges;
+}
+
+/** A circle of rooms, each with the files that import the next, or undefined. */
+function findCircle(edges: Map<string, Map<string, string[]>>): string[] | undefined {
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (room: string): string[] | undefined => {
+    state.set(room, 'open');
+    stack.push(room);
+    for (const next of edges.get(room)?.keys() ?? []) {
+      if (state.get(next) === 'open') {
+        const circle = [...stack.slice(stack.indexOf(next)), next];
+        return circle.map((each, i) =>
+          i + 1 < circle.length
+            ? `${each} (${edges
+                .get(each)
+                ?.get(circle[i + 1])
+                ?.join(', ')})`
+            : each,
+        );
+      }
+      if (!state.has(next)) {
+        const found = visit(next);
+        if (found) return found;
+      }
+    }
+    stack.pop();
+    state.set(room, 'done');
+    return undefined;
+  };
+  for (const room of edges.keys()) {
+    if (state.has(room)) continue;
+    const found = visit(room);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+describe('layers: the rooms of src/core import one way', () => {
+  it('the circle finder finds a circle of three and none in a line', () => {
+    const graph = (pairs: [string, string][]): Map<string, Map<string, string[]>> => {
+      const edges = new Map<string, Map<string, string[]>>();
+      for (const [from, to] of pairs) edges.set(from, (edges.get(from) ?? new Map<string, string[]>()).set(to, [`${from}/x.ts`]));
+      return edges;
+    };
+    assert.equal(
+      findCircle(
+        graph([
+          ['a', 'b'],
+          ['b', 'c'],
+        ]),
+      ),
+      undefined,
+    );
+    assert.deepEqual(
+      findCircle(
+        graph([
+          ['a', 'b'],
+          ['b', 'c'],
+          ['c', 'a'],
+        ]),
+      ),
+      ['a (a/x.ts)', 'b (b/x.ts)', 'c (c/x.ts)', 'a'],
+    );
+  });
+
+  it('no circle among the folders and top-level files of src/core (type-only imports included)', () => {
+    const circle = findCircle(coreRoomImports());
+    assert.equal(circle, undefined, `a circle of rooms: ${circle?.join(' -> ')}`);
+  });
+});

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { TOOL_DECLARATIONS } from '../../src/core/tools/manifest';
+import { TOOL_DECLARATIONS } from '../../src/core/manifest';
 import { useTempDirs } from './helpers/tempDirs';
 import { HTTP_TEST_TOKEN, MCP_BUNDLE, REPO, ensureBuilt, startHttp } from './helpers/mcpServer';
 

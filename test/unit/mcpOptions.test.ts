@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { defaultStoreDir, stateHome } from '../../src/core/agentStore';
 import { resolveSettings } from '../../src/core/settings';
 import { CHECKED_KEYWORDS, checkToolInput, schemaProblem } from '../../src/core/tools/inputCheck';
-import { TOOL_DECLARATIONS, settingSchema, type JsonSchema } from '../../src/core/tools/manifest';
+import { TOOL_DECLARATIONS, settingSchema, type JsonSchema } from '../../src/core/manifest';
 import { searchToolOutputText } from '../../src/core/tools/searchToolOutput';
 import type { RecallStore } from '../../src/core/types';
 import { TOOL_NAMES } from '../../src/core/tools/registry';

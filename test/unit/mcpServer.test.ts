@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
-import { TOOL_DECLARATIONS } from '../../src/core/tools/manifest';
+import { TOOL_DECLARATIONS } from '../../src/core/manifest';
 import { TOOL_NAMES, TOOL_SPECS, nestedToolNames } from '../../src/core/tools/registry';
 import { useTempDirs } from './helpers/tempDirs';
 import { connectHttp, connectStdio, ensureBuilt, okText, startHttp, textOf, type Era } from './helpers/mcpServer';

@@ -5,7 +5,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { resolveSettings } from '../../src/core/settings';
 import { openWorkerStore, type WorkerStore } from '../../src/core/store/workerClient';
-import { settingSchema } from '../../src/core/tools/manifest';
+import { settingSchema } from '../../src/core/manifest';
 import { readToolOutputText } from '../../src/core/tools/readToolOutput';
 import { searchToolOutputText } from '../../src/core/tools/searchToolOutput';
 import { AgentTools } from '../../src/mcp/tools';

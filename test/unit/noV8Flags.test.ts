@@ -51,7 +51,7 @@ describe('no V8 flags at run time (issue 30)', function () {
     const script = `
       const { parentPort } = require('node:worker_threads');
       const { runInNewContext } = require('node:vm');
-      const { collectGarbageInWorker } = require(${JSON.stringify(path.join(SRC, 'core/store/collectGarbage.ts'))});
+      const { collectGarbageInWorker } = require(${JSON.stringify(path.join(SRC, 'core/worker/collectGarbage.ts'))});
       const turn = (ms = 0) => new Promise((resolve) => setTimeout(resolve, ms));
       const ref = new WeakRef({ bytes: new Uint8Array(4 << 20) });
       (async () => {

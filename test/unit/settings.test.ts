@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { DEFAULT_LIMITS, MIN_STORE_BYTES } from '../../src/core/limits';
 import { resolveSettings } from '../../src/core/settings';
-import { settingSchema } from '../../src/core/tools/manifest';
+import { settingSchema } from '../../src/core/manifest';
 
 describe('settings: defaults from the manifest', () => {
   it('with nothing set, every limit is the manifest default, and DEFAULT_LIMITS says the same', () => {

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { captureCommand } from '../../src/core/capture/captureCommand';
 import { RecallError, clipEcho } from '../../src/core/errors';
 import { MAX_INPUT_DEPTH, checkToolInput } from '../../src/core/tools/inputCheck';
-import { TOOL_DECLARATIONS } from '../../src/core/tools/manifest';
+import { TOOL_DECLARATIONS } from '../../src/core/manifest';
 import { boundMessage, toolErrorText, unknownToolText } from '../../src/core/tools/parts';
 import { invokeTool } from '../../src/core/tools/registry';
 import { resolveSettings } from '../../src/core/settings';

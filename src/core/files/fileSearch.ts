@@ -32,7 +32,7 @@ import { checkSearchRequest, MatchCollector, searchWindow, type CompiledSearch, 
 import { DEFAULT_SEARCH_TIMEOUT_MS, SearchLane } from '../search/lane';
 import type { FileSource, SearchOutcome } from '../search/protocol';
 import { checkStopped, runSliced, type StepControl } from '../search/sliced';
-import { defaultExecArgv, defaultWorkerPath } from '../store/workerScript';
+import { defaultExecArgv, defaultWorkerPath } from '../worker/script';
 import { SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
 import type { SearchOptions } from '../types';
 import { boundaryAtOrBefore, countNewlines } from '../utf8';

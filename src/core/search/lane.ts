@@ -17,8 +17,8 @@
  */
 import { Worker } from 'node:worker_threads';
 import { RecallError, describeError } from '../errors';
-import { toError } from '../store/workerErrors';
-import { isReply, type WorkerReply } from '../store/workerProtocol';
+import { toError } from '../worker/errors';
+import { isReply, type WorkerReply } from '../worker/reply';
 import type { SearchOptions } from '../types';
 import type { SearchOutcome, SearchRequest, SearchSource, SearchWorkerRequest } from './protocol';
 import { cancelledError, timeoutError } from './sliced';

@@ -6,12 +6,11 @@
 import { readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import type { MessagePort } from 'node:worker_threads';
-import { scanFile } from '../files/fileSearch';
-import { collectGarbageInWorker } from '../store/collectGarbage';
-import { serializeError } from '../store/workerErrors';
-import type { WorkerReply } from '../store/workerProtocol';
+import { collectGarbageInWorker } from '../worker/collectGarbage';
+import { serializeError } from '../worker/errors';
+import type { WorkerReply } from '../worker/reply';
 import { compileSearch, MatchCollector, searchWindow, wholeWindow, type CompiledSearch } from './index';
-import type { SearchOutcome, SearchRequest, SearchWorkerRequest } from './protocol';
+import type { FileSource, SearchOutcome, SearchRequest, SearchWorkerRequest } from './protocol';
 import { runSliced, type StepControl } from './sliced';
 
 type Port = Pick<MessagePort, 'on' | 'postMessage'>;
@@ -19,7 +18,13 @@ type Port = Pick<MessagePort, 'on' | 'postMessage'>;
 /** Compiled patterns by request shape: a model often searches several outputs for the same pattern. */
 const COMPILED_CACHE_ENTRIES = 32;
 
-export function serveSearches(port: Port): void {
+/**
+ * How a file named by its descriptor is searched (files/fileSearch.ts `scanFile`: read in windows,
+ * secrets masked). Handed in by the worker's entry, so that search, below files, does not import it.
+ */
+export type FileScan = (source: FileSource, search: CompiledSearch, control: StepControl) => Promise<SearchOutcome>;
+
+export function serveSearches(port: Port, scanFile: FileScan): void {
   lowerPriority();
   const cancelled = new Set<number>();
   const compiled = new Map<string, CompiledSearch>();

@@ -19,7 +19,7 @@ import type { Database } from 'sql.js';
 import { RecallError, describeError } from '../errors';
 import { atomicWriteFile, syncDirectory } from './atomicWrite';
 import { placeRewritten, writeSegments } from './checkpointSegments';
-import { collectGarbageInWorker } from './collectGarbage';
+import { collectGarbageInWorker } from '../worker/collectGarbage';
 import { JournalWriter, encodeRecord, type JournalHeader, type LeftJournals } from './journal';
 import { JournalSpans, type PendingContent } from './pendingContent';
 import { applyPragmas, compactIfWasteful, queryRows } from './schema';

@@ -6,7 +6,8 @@
 import { promises as fs } from 'node:fs';
 import { RecallError, describeError } from '../errors';
 import { newSessionId } from '../ids';
-import { sessionStoreOptions, type RecallSettings } from '../settings';
+import type { RecallSettings } from '../settings';
+import { sessionStoreOptions } from './storeOptions';
 import type { ToolLog } from '../tools/toolSpec';
 import type { OpenReport, RecallStore } from '../types';
 import { journalDamageText } from './journal';

@@ -6,6 +6,7 @@ import { RecallError } from '../errors';
 import { isSessionIdShape, newSessionId } from '../ids';
 import { DEFAULT_LIMITS, JOURNAL_LIMIT_QUOTAS, MIN_STORE_BYTES } from '../limits';
 import type { MigrationHooks } from './migration';
+import type { RecallSettings } from '../settings';
 
 export interface OpenStoreOptions {
   /** Folder that holds the session files. Created if missing. */
@@ -61,4 +62,22 @@ export function checkStoreOptions(options: OpenStoreOptions): StoreLimits {
   }
   const sessionId = options.sessionId ?? newSessionId();
   return { sessionId, quotaBytes, copyBytes, journalLimitBytes };
+}
+
+/** How a session opens under these settings. */
+export function sessionStoreOptions(
+  dir: string,
+  sessionId: string,
+  settings: RecallSettings,
+  forkedFrom?: string,
+): OpenStoreOptions & { sessionId: string } {
+  return {
+    dir,
+    sessionId,
+    quotaBytes: settings.sessionQuotaBytes,
+    copyBytes: settings.copyBytes,
+    forkedFrom,
+    // 0 is "the store's default", which the store derives from the quota.
+    ...(settings.journalLimitBytes > 0 ? { journalLimitBytes: settings.journalLimitBytes } : {}),
+  };
 }

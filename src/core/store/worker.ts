@@ -17,10 +17,11 @@
 import * as path from 'node:path';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { RecallError } from '../errors';
+import { scanFile } from '../files/fileSearch';
 import { serveSearches } from '../search/service';
-import { collectGarbageInWorker } from './collectGarbage';
+import { collectGarbageInWorker } from '../worker/collectGarbage';
 import { handOver, openStore, type SessionStore } from './sessionStore';
-import { serializeError } from './workerErrors';
+import { serializeError } from '../worker/errors';
 import type { OpenedStore, RequestOf, StoreHandle, WorkerOp, WorkerReply, WorkerRequest } from './workerProtocol';
 
 type Port = Pick<MessagePort, 'on' | 'postMessage'>;
@@ -170,6 +171,6 @@ export function serveStores(port: Port): void {
 const IMMEDIATE = new Set<WorkerOp>(['read', 'info', 'list', 'stats', 'open', 'debugCrash']);
 
 if (parentPort) {
-  if ((workerData as { role?: string } | null)?.role === 'search') serveSearches(parentPort);
+  if ((workerData as { role?: string } | null)?.role === 'search') serveSearches(parentPort, scanFile);
   else serveStores(parentPort);
 }

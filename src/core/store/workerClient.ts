@@ -34,7 +34,7 @@ import type { OpenStoreOptions } from './storeOptions';
 import { checkAnnotation } from './outputRows';
 import { encodeContent } from './workerContent';
 import { WorkerHost, type CallOptions, type StoreLink } from './workerHost';
-import { defaultWorkerPath } from './workerScript';
+import { defaultWorkerPath } from '../worker/script';
 import type { OpenedStore, ResultOf, StoreStats, WorkerOp, WorkerOpenOptions, WorkerRequest } from './workerProtocol';
 
 export { DEFAULT_SEARCH_TIMEOUT_MS };

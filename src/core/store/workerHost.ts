@@ -8,10 +8,10 @@ import { Worker } from 'node:worker_threads';
 import { RecallError, describeError } from '../errors';
 import { SearchLane } from '../search/lane';
 import type { Encoded } from './workerContent';
-import { toError } from './workerErrors';
+import { toError } from '../worker/errors';
 import type { ResultOf, WorkerOp, WorkerReply } from './workerProtocol';
 import { isReply } from './workerProtocol';
-import { defaultExecArgv } from './workerScript';
+import { defaultExecArgv } from '../worker/script';
 
 /** The worker's end of a store: its handle, and its session (for the failure message). */
 export interface StoreLink {

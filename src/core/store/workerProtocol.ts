@@ -12,9 +12,12 @@
  * allows it), `readAll` and `slice` results. Everything else is plain structured-clone data.
  * Searches do not come here: they run on the search worker (search/protocol.ts).
  */
-import type { RecallErrorCode } from '../errors';
 import type { OpenReport, OutputInfo, ReadResult, RetainMeta, RetainResult, StoreStats } from '../types';
 import type { CopySlice } from './sessionStore';
+import type { WorkerReply } from '../worker/reply';
+
+export type { ErrorReply, OkReply, SerializedError, WorkerReply } from '../worker/reply';
+export { isReply } from '../worker/reply';
 
 export type { StoreStats };
 
@@ -89,39 +92,5 @@ export type WorkerRequest = { [K in WorkerOp]: { id: number; op: K } & WorkerOps
 export type RequestOf<K extends WorkerOp> = Extract<WorkerRequest, { op: K }>;
 export type ResultOf<K extends WorkerOp> = WorkerOps[K]['result'];
 
-/**
- * An error as it crosses the thread boundary. `code` is set for a `RecallError` (the client
- * rebuilds a real `RecallError` with the same code, message and details); without it the error
- * was unexpected and is rebuilt as a plain `Error` with the same name and message.
- */
-export interface SerializedError {
-  code?: RecallErrorCode;
-  name: string;
-  message: string;
-  details?: Record<string, unknown>;
-  /** The worker-side stack, for logs. */
-  stack?: string;
-}
-
-export interface OkReply {
-  id: number;
-  ok: true;
-  result: unknown;
-}
-
-export interface ErrorReply {
-  id: number;
-  ok: false;
-  error: SerializedError;
-}
-
-export type WorkerReply = OkReply | ErrorReply;
-
 /** Everything that crosses the boundary, either way. */
 export type WorkerMessage = WorkerRequest | WorkerReply;
-
-export const isReply = (message: unknown): message is WorkerReply =>
-  typeof message === 'object' &&
-  message !== null &&
-  typeof (message as WorkerReply).id === 'number' &&
-  typeof (message as WorkerReply).ok === 'boolean';

@@ -4,7 +4,7 @@
  * calling a tool; MCP clients do not, so the MCP server checks them here, against the same schemas.
  */
 import { RecallError } from '../errors';
-import type { JsonSchema } from './manifest';
+import type { JsonSchema } from '../manifest';
 
 /** The schema keywords understood here; a unit test fails when the manifest uses any other. */
 export const CHECKED_KEYWORDS: ReadonlySet<string> = new Set([

@@ -9,7 +9,7 @@
 import { RecallError } from '../errors';
 import { RUN_CODE_TOOL } from '../toolNames';
 import { checkToolInput } from './inputCheck';
-import { TOOL_DECLARATIONS, type ToolDeclaration } from './manifest';
+import { TOOL_DECLARATIONS, type ToolDeclaration } from '../manifest';
 import { toolErrorText, unknownToolText } from './parts';
 import type { NestedCall, ToolContext, ToolSpec } from './toolSpec';
 

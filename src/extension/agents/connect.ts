@@ -14,7 +14,7 @@ import * as vscode from 'vscode';
 import { AGENT_IDS, CONFIG_KEY, agentTarget, agentTargets, type AgentId } from '../../core/agents/agents';
 import { installServer, serverBuild } from '../../core/agents/install';
 import { planFiles, writePlanned, type PlannedFile, type WriteOutcome } from '../../core/agents/plan';
-import { PACKAGE_VERSION } from '../../core/tools/manifest';
+import { PACKAGE_VERSION } from '../../core/manifest';
 
 export interface ConnectOptions {
   confirm?: boolean;

@@ -1,5 +1,5 @@
 /**
- * The worker script both workers run (`worker.ts`: the store worker, or with `workerData.role`
+ * The worker script both workers run (`store/worker.ts`: the store worker, or with `workerData.role`
  * "search" the search worker), and the Node options to start it with.
  */
 import { existsSync } from 'node:fs';
@@ -8,11 +8,12 @@ import * as path from 'node:path';
 
 let defaultPath: string | undefined;
 
-/** `storeWorker.js` beside the bundle (dist/), else `worker.ts` beside this file (sources, tsx). */
+/** `storeWorker.js` beside the bundle (dist/), else `store/worker.ts` (sources, tsx). */
 export function defaultWorkerPath(): string {
   if (defaultPath) return defaultPath;
   const bundled = path.join(__dirname, 'storeWorker.js');
-  const source = path.join(__dirname, 'worker.ts');
+  // From sources, the entry sits in store/ beside the store it mostly serves.
+  const source = path.join(__dirname, '..', 'store', 'worker.ts');
   defaultPath = !existsSync(bundled) && existsSync(source) ? source : bundled;
   return defaultPath;
 }

@@ -1,6 +1,6 @@
 /** Errors as they cross a worker thread boundary, either way (see `SerializedError`). */
 import { RecallError, describeError } from '../errors';
-import type { SerializedError } from './workerProtocol';
+import type { SerializedError } from './reply';
 
 export function serializeError(error: unknown): SerializedError {
   if (error instanceof RecallError) {

@@ -39,11 +39,11 @@ interface Manifest {
 
 // A require, not an import: the tsconfig has no resolveJsonModule, and the bundler inlines it either way.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const manifest = require('../../../package.json') as Manifest;
+const manifest = require('../../package.json') as Manifest;
 // The manifest's person-facing strings are `%key%` references into package.nls.json (VS Code picks
 // the translation); outside VS Code they read as their English text.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const english = require('../../../package.nls.json') as Record<string, string>;
+const english = require('../../package.nls.json') as Record<string, string>;
 const resolved = (value: string): string => english[/^%(.+)%$/.exec(value)?.[1] ?? ''] ?? value;
 
 export const PACKAGE_NAME = manifest.name;
