@@ -61,8 +61,9 @@ const GLIBC = Boolean(process.report?.getReport?.().header?.glibcVersionRuntime)
 const PINNED_MMAP = { MALLOC_MMAP_THRESHOLD_: '32768' };
 /**
  * Today's figures, for the goals: the store before issue 19 (one sql.js database exported whole, at
- * e77dafe), measured by bench/storeDesigns.mjs in one run beside the designs (ARCHITECTURE.md, Store
- * design; the checkpoint totals and, for the flat line, today's cost at 64 ÷ at 8 MiB in raws).
+ * e77dafe), measured by bench/storeDesigns.mjs in one run beside the designs (docs/decisions.md,
+ * "issue 19: the store's layout"; the checkpoint totals and, for the flat line, today's cost at
+ * 64 ÷ at 8 MiB in raws).
  */
 const TODAY = {
   checkpoint: { 'text-1': '111 ms', 'text-8': '294 ms', 'random-1': '633 ms', 'random-8': '4302 ms' },
