@@ -175,7 +175,7 @@ describe('search_tool_output over a file (searchFile)', function () {
     assert.equal((await searchFile(file, 'HELLO')).matches[0].text, 'hello');
   });
 
-  it('masks a token whose end crosses the edge of a 4 MiB read whole (the part past the edge was shown in clear)', async () => {
+  it('masks a token whose end crosses the edge of a read (FILE_WINDOW_BYTES) whole (the part past the edge was shown in clear)', async () => {
     const values: [prefix: string, secret: string][] = [
       ['github_pat_', `11ABCDEFG0_${'Zq7Wm2Xk9Lp4Rt6Yv8Nb3Hc5Jd1Fg0Sa'.repeat(2)}`],
       ['sk-ant-', `api03-${'Xy9Kp2Lm4Nq6Rs8Tu0Vw1Zb3Cd5Ef7Gh'.repeat(2)}`],

@@ -1,5 +1,5 @@
 // Masking as a property (issue 28): for every secret shape, wherever it lies in a file (its start,
-// its end, across a 4 KiB page, a 64 KiB text slice, the hook's 1 MiB read, a 4 MiB search window,
+// its end, across a 4 KiB page, a 64 KiB text slice, the hook's 1 MiB read, a search window (FILE_WINDOW_BYTES),
 // back to back with another secret, in a notable line clipped at any column), no run of 8 or more
 // of its characters reaches the model in clear, by any way a file's text leaves the store:
 // read_file_page, search_tool_output {path} with any pattern, the Claude Code hook's context.
@@ -106,7 +106,7 @@ function layout(
 }
 
 describe('secret masking as a property: no 8 characters of a secret reach the model', function () {
-  // A 4 MiB file per shape is searched several times and paged around each placement; on a busy
+  // A file of several MiB per shape is searched several times and paged around each placement; on a busy
   // 2-core machine that is seconds per shape, not milliseconds.
   this.timeout(600_000);
   const seed = seedFromEnv(20261205);
@@ -170,8 +170,10 @@ describe('secret masking as a property: no 8 characters of a secret reach the mo
         across(FILE_WINDOW_BYTES - 16 * KiB),
         across(FILE_WINDOW_BYTES),
         across(FILE_WINDOW_BYTES + rng.int(1, 3) * 64 * KiB),
+        across(2 * FILE_WINDOW_BYTES),
+        across(3 * FILE_WINDOW_BYTES - 16 * KiB),
       ];
-      const size = FILE_WINDOW_BYTES + MiB;
+      const size = Math.max(4 * MiB, 3 * FILE_WINDOW_BYTES + MiB);
       const { text, placed } = layout(rng, size, edges, () => {
         // Every third value has a second one right after it.
         if (rng.chance(0.67)) return make(rng);
