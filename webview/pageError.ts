@@ -1,7 +1,7 @@
 /**
- * The pager's error box: the engine's message as it came, and for the errors a person can act on
- * the way out (a mid-character offset: the nearest boundaries either side; an offset past the end:
- * the last page). `data-code` carries the engine's code for tests and styles.
+ * The pager's error box: the host's message for people (chosen by the engine's code), and for the
+ * errors a person can act on the way out (a mid-character offset: the nearest boundaries either side;
+ * an offset past the end: the last page). `data-code` carries the engine's code for tests and styles.
  */
 import * as l10n from '@vscode/l10n';
 import { button, h, uid } from './dom';

@@ -49,6 +49,8 @@ export class Pager {
     className: 'input size',
     attrs: { type: 'number', min: 1, max: MAX_PAGE_BYTES, step: 1, 'aria-label': l10n.t('Page size in bytes (1 to {0})', MAX_PAGE_BYTES) },
   });
+  /** Says so when a typed page size was out of range (or not a whole number) and another is used. */
+  private readonly sizeNote = h('span', { className: 'field-note', attrs: { role: 'status', hidden: true } });
   private readonly status = h('div', { className: 'page-status', attrs: { 'aria-live': 'polite' } });
   private readonly seen = h('div', { className: 'page-seen' });
   private readonly error = new PageErrorBox({ go: (offset) => void this.go(offset), end: () => void this.end() });
@@ -103,6 +105,8 @@ export class Pager {
     this.offsetBox.id = uid('offset');
     this.sizeBox.id = uid('size');
     this.offsetBox.setAttribute('aria-describedby', this.error.element.id);
+    this.sizeNote.id = uid('size-note');
+    this.sizeBox.setAttribute('aria-describedby', this.sizeNote.id);
     const offsetGroup = h(
       'div',
       { className: 'field' },
@@ -116,6 +120,7 @@ export class Pager {
       h('label', { className: 'field-label', attrs: { for: this.sizeBox.id } }, l10n.t('Page size')),
       this.sizeBox,
       h('span', { className: 'field-unit' }, l10n.t('bytes')),
+      this.sizeNote,
     );
     this.element = h(
       'section',
@@ -170,7 +175,12 @@ export class Pager {
     });
     this.offsetBox.addEventListener('input', () => this.clearError());
     this.sizeBox.addEventListener('change', () => {
-      const size = Math.max(1, Math.min(MAX_PAGE_BYTES, Math.floor(Number(this.sizeBox.value)) || MAX_PAGE_BYTES));
+      // (A number box hands over '' for what is not a number.) Out of range: the nearest size that is.
+      const typed = this.sizeBox.value.trim() === '' ? NaN : Number(this.sizeBox.value);
+      const size = Number.isFinite(typed) ? Math.max(1, Math.min(MAX_PAGE_BYTES, Math.floor(typed))) : MAX_PAGE_BYTES;
+      this.sizeNote.hidden = typed === size;
+      this.sizeNote.textContent =
+        typed === size ? '' : l10n.t('A page holds 1 to {max} bytes: {size} is used.', { max: num(MAX_PAGE_BYTES), size: num(size) });
       this.sizeBox.value = String(size);
       this.pageBytes = size;
       if (this.page) void this.go(this.page.offset);

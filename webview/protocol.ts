@@ -69,7 +69,7 @@ export interface DescribeResult {
   preview: PreviewView;
   /** Lines in the copy, or undefined for an evicted copy. */
   totalLines?: number;
-  /** Set when the copy cannot be read: the engine's message (EVICTED, STORE_UNAVAILABLE…). */
+  /** Set when the copy cannot be read: the engine's code (EVICTED, STORE_UNAVAILABLE…) and a message for a person. */
   unreadable?: { code: string; message: string };
   /** The session the output belongs to; absent when the store could not say. */
   session?: SessionStats;
@@ -136,6 +136,7 @@ export interface ActionParams {
 /** A failed request: the engine's error code (e.g. MID_CHARACTER_OFFSET) and its details. */
 export interface ErrorView {
   code: string;
+  /** Written for a person (src/extension/personMessages.ts), not the engine's message, which is for a model. */
   message: string;
   details?: Record<string, unknown>;
 }

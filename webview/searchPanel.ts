@@ -116,8 +116,10 @@ export class SearchPanel {
     if (!outputId) return;
     const seq = ++this.seq;
     if (!query) {
+      // Searching for nothing clears the results, and says what a search needs.
       this.show([], false);
-      this.summary.textContent = '';
+      this.summary.textContent = l10n.t('Type something to search for.');
+      this.summary.classList.remove('error');
       this.events.onHighlight(undefined, undefined);
       return;
     }

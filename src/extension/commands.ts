@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { describeError } from '../core/errors';
+import { showError } from './showError';
 import type { SessionManager } from './sessions/sessionManager';
 import { formatBytes } from '../core/limits';
 
@@ -11,8 +11,7 @@ export function registerSessionCommands(sessions: SessionManager, log: vscode.Lo
       try {
         return await run(...(args as A));
       } catch (error) {
-        log.error(`${id}: ${describeError(error)}`);
-        void vscode.window.showErrorMessage(vscode.l10n.t('Tool Output Recall: {0}', describeError(error)));
+        showError(log, id, error, { outputId: id === 'openOutputById' && typeof args[0] === 'string' ? args[0].trim() : undefined });
         return undefined;
       }
     });

@@ -55,6 +55,7 @@ export function activate(context: vscode.ExtensionContext): ToolOutputRecallApi 
     // Other agents' MCP sessions for this workspace: shown (read-only) beside this window's outputs.
     const agents = registerAgents(context, {
       own: store,
+      existing: () => sessions.existingStore(),
       ownChanged: sessions.onDidChange,
       quotaBytes: () => readSettings().sessionQuotaBytes,
       log,

@@ -131,7 +131,7 @@ test('timed-out command: signal and timeout flags match the engine', async (ctx)
   await panel.close();
 });
 
-test("evicted copy: flags say so, with the engine's message; nothing to page", async (ctx) => {
+test('evicted copy: flags say so, in words for people (not the engine’s); nothing to page', async (ctx) => {
   const store = await tempStore({ copyBytes: 64 * 1024, quotaBytes: 100 * 1024 });
   const old = await commandOutput(store, 'seq 1 30000');
   await commandOutput(store, 'seq 1 30001');
@@ -145,8 +145,11 @@ test("evicted copy: flags say so, with the engine's message; nothing to page", a
 
   const panel = await PanelDouble.open(ctx, { store, outputId: old.outputId });
   await expectEngineFlags(panel, store, old.outputId);
-  assert.equal(await panel.page.textContent('.banner.error'), engine);
-  assert.ok((await flags(panel.page)).saved.tip.includes(engine));
+  const evicted =
+    'The copy of this output was removed to keep the session within its size limit: its content is gone. Run the command again if you need it.';
+  assert.equal(await panel.page.textContent('.banner.error'), evicted);
+  assert.ok((await flags(panel.page)).saved.tip.includes(evicted));
+  assert.ok(!(await panel.page.content()).includes(engine), "the engine's text for a model is not shown");
   assert.equal(await panel.page.isDisabled('.slider'), true);
   assert.equal(await panel.page.isDisabled('button:has-text("Next")'), true);
   assert.equal((await flags(panel.page)).preview.value, 'unavailable');
@@ -154,16 +157,21 @@ test("evicted copy: flags say so, with the engine's message; nothing to page", a
   await panel.close();
 });
 
-test("an unknown output ID shows the engine's NOT_FOUND message", async (ctx) => {
+test('an unknown output ID says no retained output has it in the current session (not the engine’s text for a model)', async (ctx) => {
   const store = await tempStore();
   const missing = 'out_0123456789abcdef01234567';
   const engine = await store.info(missing).then(
     () => '',
     (e: Error) => e.message,
   );
+  assert.match(engine, /Copy the outputId exactly from the tool result/);
   const panel = await PanelDouble.open(ctx, { store, outputId: missing });
-  assert.equal(await panel.page.textContent('.banner.error'), engine);
+  assert.equal(
+    await panel.page.textContent('.banner.error'),
+    `No retained output has the ID ${missing} in the current session. Check the ID, or switch to the session that retained it (command "Tool Output Recall: Switch Session…").`,
+  );
   assert.equal((await flags(panel.page)).saved.value, 'not-found');
+  assert.ok(!(await panel.page.content()).includes('Copy the outputId'), "the engine's text for a model is not shown");
   await panel.close();
 });
 

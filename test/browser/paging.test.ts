@@ -138,7 +138,7 @@ test('the slider snaps to the character boundary at or before its position; Prev
   await panel.close();
 });
 
-test("a mid-character offset typed by hand shows the engine's error and the nearest boundaries", async (ctx) => {
+test('a mid-character offset typed by hand says so, in words for people, with the nearest boundaries', async (ctx) => {
   const { store, copy, outputId } = await big();
   const panel = await PanelDouble.open(ctx, { store, outputId });
   const { page } = panel;
@@ -152,7 +152,7 @@ test("a mid-character offset typed by hand shows the engine's error and the near
   await typeOffset(page, bad);
   await page.waitForSelector('.page-error[data-code="MID_CHARACTER_OFFSET"]');
   const message = await page.textContent('.page-error .error-message');
-  assert.equal(message, engine.message);
+  assert.equal(message, `Byte ${bad.toLocaleString('en-US')} is in the middle of a character: go to a character boundary.`);
   assert.equal(await page.getAttribute('.input.offset', 'aria-invalid'), 'true');
   const before = await page.textContent('[data-boundary="before"]');
   const after = await page.textContent('[data-boundary="after"]');
@@ -209,11 +209,11 @@ test('search lists matches with their offsets and jumps to the right one', async
   const jumped = await navigate(page, () => page.keyboard.press('Enter'));
   assert.ok(jumped.offset <= copy.needles[pick + 1] && copy.needles[pick + 1] < jumped.nextOffset);
 
-  // A bad regex shows the engine's message.
+  // A bad regex is explained for people (the engine's text for a model says to pass "regex": false).
   await page.fill('.search-input', '(unclosed');
   await page.click('button:has-text("Search")');
   await page.waitForSelector('.search-summary.error');
-  assert.match((await page.textContent('.search-summary')) ?? '', /not a valid regular expression in RE2 syntax/);
+  assert.match((await page.textContent('.search-summary')) ?? '', /^This is not a regular expression the search can run/);
   assertNoErrors(panel.errors);
   await panel.close();
 });

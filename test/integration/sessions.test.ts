@@ -6,7 +6,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ToolOutputRecallApi } from '../../src/extension/api';
-import { invoke, recallApi, waitFor } from './helpers/host';
+import { RecallError, isRecallError } from '../../src/core/errors';
+import type { OpenedStore } from '../../src/core/store/lockedSession';
+import type { OutputInfo } from '../../src/core/types';
+import { AgentSessions } from '../../src/extension/agents/agentSessions';
+import { readSettings } from '../../src/extension/config';
+import { SessionManager } from '../../src/extension/sessions/sessionManager';
+import { invoke, recallApi, scratchDir, skipBecause, testChannel, waitFor } from './helpers/host';
+import { Webview, hasDriver } from './helpers/webview';
 
 const run = <T = unknown>(command: string, ...args: unknown[]) => vscode.commands.executeCommand<T>(`toolOutputRecall.${command}`, ...args);
 
@@ -29,6 +36,44 @@ function sessionsDir(sessionId: string): string {
   const found = (fs.readdirSync(root, { recursive: true }) as string[]).find((f) => path.basename(f) === lock);
   assert.ok(found, `no ${lock} under ${root}`);
   return path.dirname(path.join(root, found));
+}
+
+/**
+ * The workbench page itself (not a webview), read through the driver. The harness runs VS Code with
+ * its smoke-test driver, which shows no toasts; the notifications are read in the Notifications
+ * center, opened for the purpose.
+ */
+const workbench = new Webview({ selector: '.monaco-workbench' });
+
+/** Waits for a notification of that severity (its codicon) whose text holds `text` (no quotes in it: it goes in a selector). */
+async function notification(severity: 'info' | 'warning' | 'error', text: string): Promise<void> {
+  await vscode.commands.executeCommand('notifications.showList');
+  await workbench.waitFor(`.notifications-center .notification-list-item:has(.codicon-${severity}):has-text("${text}")`);
+}
+
+const errorNotifications = (): Promise<number> =>
+  workbench.probe<number>('count', '.notifications-center .notification-list-item .codicon-error');
+
+/** This extension's log file (the "Tool Output Recall" channel), under the run's scratch folder. */
+function extensionLog(): string {
+  const root = process.env.TOR_TEST_SCRATCH;
+  assert.ok(root, 'TOR_TEST_SCRATCH is not set (run through scripts/host/run.mjs)');
+  const found = (fs.readdirSync(root, { recursive: true }) as string[])
+    .filter((f) => path.basename(f) === 'Tool Output Recall.log')
+    .map((f) => path.join(root, f))
+    .sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs);
+  assert.ok(found[0], `no "Tool Output Recall.log" under ${root}`);
+  return found[0];
+}
+
+/** The log's lines from byte `from` on, once one of them matches `until` (writes reach the file in order). */
+async function logLinesUntil(file: string, from: number, until: RegExp): Promise<string[]> {
+  let lines: string[] = [];
+  await waitFor(`a log line matching ${until}`, () => {
+    lines = fs.readFileSync(file).subarray(from).toString('utf8').split('\n');
+    return lines.some((line) => until.test(line));
+  });
+  return lines;
 }
 
 describe('sessions', function () {
@@ -152,6 +197,61 @@ describe('sessions', function () {
       assert.equal(await vscode.env.clipboard.readText(), outputId);
     });
 
+    describe('said to a person, in their words (the workbench read through the driver)', () => {
+      let previous: string | undefined;
+      before(async function () {
+        if (!hasDriver())
+          skipBecause(
+            this,
+            "the workbench's notifications are read through scripts/host/run.mjs's driver, which this runner does not provide",
+          );
+        previous = await api.sessionId();
+      });
+      beforeEach(() => vscode.commands.executeCommand('notifications.clearAll'));
+      after(async () => {
+        await vscode.commands.executeCommand('notifications.hideList');
+        if (previous && (await api.sessionId()) !== previous) await run('switchSession', previous);
+      });
+
+      it('Copy Output ID with nothing chosen says how to choose one: an information, no error notification, no [error] log line', async () => {
+        // Nothing to copy: a new session (nothing in the tree), no selection, no inspector open.
+        await run('newSession');
+        await vscode.commands.executeCommand('toolOutputRecall.outputs.focus');
+        await vscode.commands.executeCommand('list.clear');
+        const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputWebview);
+        await vscode.window.tabGroups.close(tabs);
+        const log = extensionLog();
+        const from = fs.statSync(log).size;
+        await vscode.env.clipboard.writeText('left alone');
+
+        assert.equal(await run('copyOutputId'), undefined);
+        await notification('info', 'Select an output in the Retained Outputs view, or open one in the inspector');
+        assert.equal(await errorNotifications(), 0, 'no error notification');
+        assert.equal(await vscode.env.clipboard.readText(), 'left alone');
+        // A later command's line shows the log has been written up to here.
+        await run('openOutput', 'out_00000000000000000000cafe');
+        const lines = await logLinesUntil(log, from, /toolOutputRecall\.openOutput: NOT_FOUND/);
+        assert.deepEqual(
+          lines.filter((line) => /\[error\]/.test(line)),
+          [],
+          'no error in the log',
+        );
+      });
+
+      it('Open Output by ID with an unknown ID says no retained output has it in the current session; the log keeps the engine’s text', async () => {
+        const log = extensionLog();
+        const from = fs.statSync(log).size;
+        const unknown = 'out_0123456789abcdef0123beef';
+        assert.equal(await run('openOutputById', unknown), undefined);
+        await notification('warning', `No retained output has the ID ${unknown} in the current session`);
+        assert.equal(await errorNotifications(), 0, 'a warning, not an error');
+        const lines = await logLinesUntil(log, from, new RegExp(`toolOutputRecall\\.openOutput: NOT_FOUND: .*${unknown}`));
+        const line = lines.find((l) => l.includes(unknown))!;
+        assert.match(line, /\[info\]/);
+        assert.match(line, /Copy the outputId exactly from the tool result/, "the engine's text for a model stays in the log");
+      });
+    });
+
     it("showLog shows the extension's log", async () => {
       await run('showLog');
       await waitFor(
@@ -163,5 +263,93 @@ describe('sessions', function () {
         3000,
       );
     });
+  });
+});
+
+describe('looking an output ID up never starts a session', function () {
+  this.timeout(60_000);
+  const UNKNOWN = 'out_0123456789abcdef01234567';
+  /** The one output the stores of this suite hold. */
+  const KEPT = 'out_00000000000000000000abcd';
+  let dir: string;
+  let agents: AgentSessions;
+  const managers: SessionManager[] = [];
+  before(() => {
+    dir = scratchDir('lookup');
+    agents = new AgentSessions({ folders: () => [], quotaBytes: () => readSettings().sessionQuotaBytes, log: testChannel() });
+  });
+  after(async () => {
+    agents.dispose();
+    for (const manager of managers) await manager.dispose();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A window's session manager over `sessions`, with the workspace's last session `last`; records every session it opens. */
+  function windowWith(sessions: string, last?: string) {
+    const state = new Map<string, unknown>(last ? [['toolOutputRecall.lastSession', last]] : []);
+    const memento = {
+      keys: () => [...state.keys()],
+      get: (key: string, fallback?: unknown) => (state.has(key) ? state.get(key) : fallback),
+      update: async (key: string, value: unknown) => void state.set(key, value),
+    } as vscode.Memento;
+    const opened: string[] = [];
+    // A store that holds one output (a session's real store runs in a worker, which this test does not need).
+    const manager = new SessionManager(
+      sessions,
+      memento,
+      async (options) => {
+        const sessionId = options.sessionId ?? 'unnamed';
+        opened.push(sessionId);
+        const info = async (outputId: string): Promise<OutputInfo> => {
+          if (outputId !== KEPT) throw new RecallError('NOT_FOUND', `No retained output "${outputId}" in this session.`);
+          return { outputId, createdAt: 0, totalBytes: 1, complete: true, droppedBytes: 0, evicted: false };
+        };
+        return {
+          sessionId,
+          file: path.join(sessions, `${sessionId}.sqlite`),
+          openReport: {},
+          resumed: true,
+          info,
+          close: async () => undefined,
+        } as unknown as OpenedStore;
+      },
+      readSettings,
+      testChannel(),
+    );
+    managers.push(manager);
+    const lookup = (outputId: string) =>
+      agents.storeOf(
+        outputId,
+        () => manager.store(),
+        () => manager.existingStore(),
+      );
+    return { manager, opened, lookup };
+  }
+
+  it('with no session yet, an unknown ID is NOT_FOUND, and no session is opened or made', async () => {
+    const sessions = path.join(dir, 'fresh');
+    const { manager, opened, lookup } = windowWith(sessions);
+    await assert.rejects(lookup(UNKNOWN), (error: unknown) => isRecallError(error, 'NOT_FOUND'));
+    assert.deepEqual(opened, [], 'no session store was opened');
+    assert.equal(manager.sessionId, undefined, 'the window still has no session');
+    assert.deepEqual(fs.existsSync(sessions) ? fs.readdirSync(sessions) : [], [], 'no session file, no lock');
+  });
+
+  it("the workspace's last session is resumed to look in (as a tool would resume it), and finds what it holds", async () => {
+    const sessions = path.join(dir, 'resumed');
+    fs.mkdirSync(sessions, { recursive: true });
+    fs.writeFileSync(path.join(sessions, 's20260101-000000000001.sqlite'), '');
+    const { manager, opened, lookup } = windowWith(sessions, 's20260101-000000000001');
+    const store = await lookup(KEPT);
+    assert.equal((await store.info(KEPT)).outputId, KEPT);
+    assert.deepEqual(opened, ['s20260101-000000000001']);
+    assert.equal(manager.sessionId, 's20260101-000000000001');
+  });
+
+  it('a last session whose files are gone is not resumed: a lookup would only have started a new one', async () => {
+    const { manager, opened, lookup } = windowWith(path.join(dir, 'gone'), 's20260101-000000000002');
+    await assert.rejects(lookup(KEPT), (error: unknown) => isRecallError(error, 'NOT_FOUND'));
+    assert.deepEqual(opened, []);
+    assert.equal(manager.sessionId, undefined);
   });
 });

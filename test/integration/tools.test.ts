@@ -21,9 +21,31 @@ import {
   sh,
   testChannel,
   waitFor,
+  workspaceDir,
 } from './helpers/host';
 
 const MiB = 1024 * 1024;
+
+/**
+ * Markdown as VS Code's renderAsPlaintext (src/vs/base/browser/markdownRenderer.ts) reads it for a
+ * dialog, for the markdown a confirmation uses: each paragraph's text followed by a line break, each
+ * fenced code block's text followed by nothing, inline code without its backticks; trimmed.
+ */
+function plainText(markdown: string): string {
+  return markdown
+    .split(/(\n*```[^\n]*\n[\s\S]*?\n```\n*)/)
+    .map((part) => {
+      const code = /^\n*```[^\n]*\n([\s\S]*?)\n```\n*$/.exec(part);
+      if (code) return code[1];
+      return part
+        .split(/\n{2,}/)
+        .filter((paragraph) => paragraph.trim() !== '')
+        .map((paragraph) => `${paragraph.replace(/`([^`]*)`/g, '$1').trim()}\n`)
+        .join('');
+    })
+    .join('')
+    .trim();
+}
 
 describe('tools', function () {
   this.timeout(120_000);
@@ -214,6 +236,26 @@ describe('tools', function () {
       assert.equal(typeof prepared.invocationMessage, 'string', name);
       assert.equal(prepared.confirmationMessages !== undefined, toolSpec(name).effect === 'runs', name);
     }
+  });
+
+  it('run_command asks with the folder before the command, its code block last: in plain text (a dialog) they do not run together', () => {
+    const tool = new RecallTool('run_command', {
+      store: () => Promise.reject(new Error('no store needed')),
+      settings: readSettings,
+      isTrusted: () => true,
+      onRetained: () => undefined,
+      log: testChannel(),
+    });
+    const prepared = tool.prepareInvocation({ input: { command: 'sh build-log.sh', cwd: 'sub' } });
+    const message = prepared.confirmationMessages?.message;
+    assert.ok(message, 'run_command asks first');
+    const markdown = typeof message === 'string' ? message : message.value;
+    const folder = path.join(workspaceDir(), 'sub');
+    assert.match(markdown, /```sh\nsh build-log\.sh\n```\s*$/, `the code block ends the message:\n${markdown}`);
+    // Invoked outside a chat, VS Code asks in a dialog showing the message as plain text (its
+    // renderAsPlaintext: a paragraph's text and a line break, a code block's text and none), so
+    // whatever followed the code block ran into the command: "sh build-log.shin /…/sub".
+    assert.equal(plainText(markdown), `Run this command in a shell?\nin ${folder}\nsh build-log.sh`);
   });
 
   it("run_code's nested calls are checked against the tool's input schema, as a model's calls are", async () => {

@@ -11,7 +11,7 @@ import { promises as fs } from 'node:fs';
 import * as vscode from 'vscode';
 import { agentDisplayName } from '../../core/agents/agents';
 import { defaultStoreDir } from '../../core/agentStore';
-import { describeError, isRecallError } from '../../core/errors';
+import { RecallError, describeError, isRecallError } from '../../core/errors';
 import { isOutputIdShape } from '../../core/ids';
 import { openReadOnlySession, type ReadOnlySession } from '../../core/store/readOnlySession';
 import { readSessionAgent } from '../../core/store/sessionAgent';
@@ -106,14 +106,28 @@ export class AgentSessions implements vscode.Disposable {
   }
 
   /**
-   * The store that holds `outputId`: a loaded view's, else this window's (`own`), else (an ID from
-   * an agent's transcript, opened by ID) whichever session of the workspace has it.
+   * The store that holds `outputId`: a loaded view's, else this window's (`existing`), else (an ID
+   * from an agent's transcript, opened by ID) whichever session of the workspace has it. Without an
+   * ID, this window's (`own`, opened or started as needed). Looking an ID up never starts a session:
+   * when `existing` has none and no agent's session has the ID, it is NOT_FOUND.
    */
-  async storeOf(outputId: string | undefined, own: () => Promise<RecallStore>): Promise<RecallStore> {
+  async storeOf(
+    outputId: string | undefined,
+    own: () => Promise<RecallStore>,
+    existing: () => Promise<RecallStore | undefined> = own,
+  ): Promise<RecallStore> {
     if (!outputId) return own();
     const theirs = await this.storeFor(outputId);
     if (theirs) return theirs;
-    const store = await own();
+    const store = await existing();
+    if (!store) {
+      const found = isOutputIdShape(outputId) && (await this.list()).length > 0 ? await this.storeFor(outputId, true) : undefined;
+      if (found) return found;
+      throw new RecallError(
+        'NOT_FOUND',
+        `No retained output "${outputId}": this window has no session yet, and none is started only to look an ID up.`,
+      );
+    }
     if (!isOutputIdShape(outputId) || (await this.list()).length === 0) return store;
     const ours = await store.info(outputId).then(
       () => true,

@@ -10,8 +10,10 @@ import { AgentSessions } from './agentSessions';
 import { connectAgents, refreshInstalledServer, type ConnectOptions } from './connect';
 
 export interface AgentsDeps {
-  /** This window's current session store. */
+  /** This window's current session store (opened, or started, on first use). */
   own: () => Promise<RecallStore>;
+  /** This window's session to look an output up in, if it has one (never a new session). */
+  existing: () => Promise<RecallStore | undefined>;
   /** Fired when this window's outputs change. */
   ownChanged: vscode.Event<void>;
   quotaBytes: () => number;
@@ -64,7 +66,7 @@ export function registerAgents(context: vscode.ExtensionContext, deps: AgentsDep
   );
   return {
     sessions,
-    store: (outputId) => sessions.storeOf(outputId, deps.own),
+    store: (outputId) => sessions.storeOf(outputId, deps.own, deps.existing),
     onDidChangeOutputs: changed.event,
   };
 }

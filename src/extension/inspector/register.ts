@@ -4,7 +4,7 @@
  * handler, and the output commands. Everything registered goes to context.subscriptions.
  */
 import * as vscode from 'vscode';
-import { describeError } from '../../core/errors';
+import { showError } from '../showError';
 import type { OutputInfo, RecallStore } from '../../core/types';
 import { INSPECTOR_VIEW_TYPE } from '../../../webview/protocol';
 import { COPY_SCHEME, CopyDocuments, inspectorActions } from './actions';
@@ -17,7 +17,8 @@ import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../../core/toolN
 export interface InspectorServices {
   /**
    * The store that holds `outputId`: another agent's session (read-only) when the output is one of
-   * theirs, else (and without an ID) the current session's store, opened lazily.
+   * theirs, else the current session's store. Without an ID it is opened (or started) lazily; looking
+   * an ID up never starts a session (NOT_FOUND when this window has none).
    */
   store(outputId?: string): Promise<RecallStore>;
   /** The sessions MCP servers keep for this workspace (the tree's groups). */
@@ -40,6 +41,16 @@ function openOptions(options: unknown): OpenOutputOptions {
   return { ...opts, offset };
 }
 
+/** A command about an output ran with none given, none selected and no inspector active. */
+class NoOutputChosen extends Error {}
+
+const outputIdOf = (arg: unknown): string | undefined =>
+  typeof arg === 'string' && arg.trim()
+    ? arg.trim()
+    : typeof arg === 'object' && arg !== null && typeof (arg as OutputInfo).outputId === 'string'
+      ? (arg as OutputInfo).outputId
+      : undefined;
+
 export function registerInspector(context: vscode.ExtensionContext, services: InspectorServices): void {
   const tree = new OutputsTree(services);
   const view = vscode.window.createTreeView('toolOutputRecall.outputs', { treeDataProvider: tree });
@@ -47,18 +58,17 @@ export function registerInspector(context: vscode.ExtensionContext, services: In
   const panels: InspectorContext = { extensionUri: context.extensionUri, services, actions: inspectorActions(services) };
   const sideView = new InspectorView(panels);
 
-  /** The output a command is about: its argument (ID, tree node, {outputId}), else the selection or the active panel. */
+  /**
+   * The output a command is about: its argument (ID, tree node, {outputId}), else the selection or
+   * the active panel. With none of them (the Command Palette, nothing selected) nothing went wrong:
+   * NoOutputChosen tells the person how to choose one.
+   */
   const target = (arg: unknown): string => {
     if (typeof arg === 'string' && arg.trim()) return arg.trim();
     if (typeof arg === 'object' && arg !== null && typeof (arg as OutputInfo).outputId === 'string') return (arg as OutputInfo).outputId;
     const fallback = tree.selected()?.outputId ?? InspectorPanel.active();
     if (fallback) return fallback;
-    throw new Error(
-      vscode.l10n.t(
-        'No output given: pass an outputId such as "{0}", or choose one in the Retained Outputs view.',
-        'out_0123456789abcdef01234567',
-      ),
-    );
+    throw new NoOutputChosen();
   };
 
   const command = (id: string, run: (...args: unknown[]) => Promise<unknown>): void => {
@@ -67,8 +77,15 @@ export function registerInspector(context: vscode.ExtensionContext, services: In
         try {
           return await run(...args);
         } catch (error) {
-          services.log.error(`${id}: ${describeError(error)}`);
-          void vscode.window.showErrorMessage(describeError(error));
+          if (error instanceof NoOutputChosen) {
+            void vscode.window.showInformationMessage(
+              vscode.l10n.t(
+                'Select an output in the Retained Outputs view, or open one in the inspector (command "Tool Output Recall: Open Output by ID…"), then run this command again.',
+              ),
+            );
+            return undefined;
+          }
+          showError(services.log, id, error, { outputId: outputIdOf(args[0]) ?? tree.selected()?.outputId ?? InspectorPanel.active() });
           return undefined;
         }
       }),

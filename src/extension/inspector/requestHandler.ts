@@ -29,6 +29,7 @@ import {
 import { buildLineIndex, countChar, lineAt, PromiseCache, type LineIndex } from './copyLineIndex';
 import { commandFacts, previewView } from './outputFacts';
 import { sessionStats } from '../sessions/sessionStats';
+import { logText, personMessage, type ErrorContext } from '../personMessages';
 
 /** What only the editor can do; the panel implements these with VS Code APIs, tests with doubles. */
 export interface InspectorActions {
@@ -113,8 +114,10 @@ export class InspectorSession {
       const result = await this.dispatch(request);
       this.host.post({ type: 'response', id, method, ok: true, result });
     } catch (error) {
+      // The page shows a person's message; the engine's own text (written for a model) goes to the log.
       if (!isRecallError(error)) this.host.log?.('error', `inspector ${method} failed: ${describeError(error)}`);
-      this.host.post({ type: 'response', id, method, ok: false, error: toErrorView(error) });
+      else this.host.log?.('info', `inspector ${method} ${this.outputId}: ${logText(error)}`);
+      this.host.post({ type: 'response', id, method, ok: false, error: toErrorView(error, errorContext(this.outputId, request)) });
     }
   }
 
@@ -161,7 +164,7 @@ export class InspectorSession {
     if (info.evicted) {
       result.unreadable = await store.read(this.outputId, 0, 1).then(
         () => undefined,
-        (error: unknown) => toErrorView(error),
+        (error: unknown) => this.unreadable(error),
       );
       return result;
     }
@@ -171,9 +174,15 @@ export class InspectorSession {
       // A rebuilt preview cached before the exact one was recorded does not replace it.
       if (analysis.preview && result.preview.source !== 'recorded') result.preview = analysis.preview;
     } catch (error) {
-      result.unreadable = toErrorView(error);
+      result.unreadable = this.unreadable(error);
     }
     return result;
+  }
+
+  /** Why the copy cannot be read, for the page; the engine's words go to the log. */
+  private unreadable(error: unknown): ErrorView {
+    this.host.log?.(isRecallError(error) ? 'info' : 'error', `inspector describe ${this.outputId}: ${logText(error)}`);
+    return toErrorView(error, { outputId: this.outputId });
   }
 
   async page({ offset, maxBytes, snap }: PageParams): Promise<PageResult> {
@@ -295,9 +304,26 @@ function pageSize(maxBytes: unknown): number {
 
 const isOffset = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
 
-export function toErrorView(error: unknown): ErrorView {
-  if (isRecallError(error)) return { code: error.code, message: error.message, details: error.details };
-  return { code: 'ERROR', message: describeError(error) };
+/**
+ * A failed request as the page gets it: the engine's code and details (the page acts on them: the
+ * boundaries of a mid-character offset) and a message written for a person (personMessages.ts), not
+ * the engine's, which is written for a model.
+ */
+export function toErrorView(error: unknown, context: ErrorContext = {}): ErrorView {
+  const { code, text } = personMessage(error, context);
+  return isRecallError(error) ? { code, message: text, details: error.details } : { code, message: text };
+}
+
+/** What the request was about, for its error's message. */
+function errorContext(outputId: string, request: RequestMessage): ErrorContext {
+  switch (request.method) {
+    case 'page':
+      return { outputId, offset: request.params.offset };
+    case 'search':
+      return { outputId, search: { regex: request.params.regex === true } };
+    default:
+      return { outputId };
+  }
 }
 
 function describeJson(value: unknown): string {

@@ -1,10 +1,11 @@
+import { promises as fs } from 'node:fs';
 import * as vscode from 'vscode';
 import { RecallError, describeError } from '../../core/errors';
-import { listSessions, sessionFile, type SessionFileInfo } from '../../core/store/sessionFiles';
+import { journalFiles, listSessions, sessionFile, type SessionFileInfo } from '../../core/store/sessionFiles';
 import { pruneSessions } from '../../core/store/sessionPruning';
 import { isSessionLocked, type SessionLock } from '../../core/store/sessionLock';
 import { openLockedSession, type OpenedStore } from '../../core/store/lockedSession';
-import { newSessionId } from '../../core/ids';
+import { isSessionIdShape, newSessionId } from '../../core/ids';
 import type { RetainMeta, RetainResult } from '../../core/types';
 import type { OpenStoreOptions } from '../../core/store/storeOptions';
 import type { RecallSettings } from '../config';
@@ -47,6 +48,23 @@ export class SessionManager implements vscode.Disposable {
       this.opening = undefined;
     });
     return this.opening;
+  }
+
+  /**
+   * The current session's store for looking something up: the open one, or the workspace's last
+   * session resumed (as `store()` would), but never a new session: an empty one cannot hold what is
+   * looked up. Undefined when there is nothing to look in.
+   */
+  async existingStore(): Promise<ManagedStore | undefined> {
+    if (this.current) return this.current.store;
+    if (this.opening) return this.opening;
+    const last = this.state.get<string>(LAST_SESSION_KEY);
+    if (!last || !isSessionIdShape(last)) return undefined;
+    const file = sessionFile(this.dir, last);
+    if ((await journalFiles(file)).length === 0 && !(await isFile(file))) return undefined;
+    // Held by another window, it would make store() start a new session.
+    if (await isSessionLocked(file)) return undefined;
+    return this.store();
   }
 
   /** Retains through the current store and tells listeners (tree, status bar). */
@@ -94,7 +112,9 @@ export class SessionManager implements vscode.Disposable {
     return this.serialized(async () => {
       if (this.current?.store.sessionId === sessionId) return this.current.store;
       if (await isSessionLocked(sessionFile(this.dir, sessionId))) {
-        throw new RecallError('STORE_UNAVAILABLE', `Session ${sessionId} is open in another window; switch to it there.`);
+        throw new RecallError('STORE_UNAVAILABLE', `Session ${sessionId} is open in another window; switch to it there.`, {
+          openElsewhere: sessionId,
+        });
       }
       await this.closeCurrent();
       return this.activate(sessionId);
@@ -177,3 +197,9 @@ export class SessionManager implements vscode.Disposable {
     return run;
   }
 }
+
+const isFile = (file: string): Promise<boolean> =>
+  fs.stat(file).then(
+    (stat) => stat.isFile(),
+    () => false,
+  );
