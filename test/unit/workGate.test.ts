@@ -163,15 +163,24 @@ describe('work gate: real commands and programs', function () {
   it('a command cancelled while it waits never starts, and says it was cancelled', async () => {
     const work = dirs.make();
     const holder = captureCommand({ command: blocking(work), cwd: work }, undefined, { maxConcurrent: 1 });
-    const controller = new AbortController();
     const marker = path.join(work, 'should-not-exist');
-    const waiting = captureCommand({ command: `touch "${marker}"`, cwd: work, signal: controller.signal }, undefined, { maxConcurrent: 1 });
-    assert.ok(await eventually(() => COMMAND_GATE.state().queued === 1));
-    controller.abort();
-    const cancelled = await waiting;
-    assert.equal(cancelled.cancelled, true);
-    assert.match(cancelled.queued?.reason ?? '', /1 commands were running/);
-    writeFileSync(path.join(work, 'go'), '');
+    try {
+      // The holder first: each call checks its folder before it reaches the gate, and on a busy
+      // machine the second call's check can finish first.
+      assert.ok(await eventually(() => COMMAND_GATE.state().running === 1), JSON.stringify(COMMAND_GATE.state()));
+      const controller = new AbortController();
+      const waiting = captureCommand({ command: `touch "${marker}"`, cwd: work, signal: controller.signal }, undefined, {
+        maxConcurrent: 1,
+      });
+      assert.ok(await eventually(() => COMMAND_GATE.state().queued === 1));
+      controller.abort();
+      const cancelled = await waiting;
+      assert.equal(cancelled.cancelled, true);
+      assert.match(cancelled.queued?.reason ?? '', /1 commands were running/);
+    } finally {
+      // Released whatever happened above: a holder left running would hold the slot the next test needs.
+      writeFileSync(path.join(work, 'go'), '');
+    }
     assert.equal((await holder).exitCode, 0);
     assert.equal(existsSync(marker), false);
   });
