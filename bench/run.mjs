@@ -58,6 +58,20 @@ function row(name, { subject = '-', subject95 = '-', baseline = '-', ratio = '-'
   if (pass !== undefined) results.push({ name, pass });
 }
 
+/** ms each of `subjects` took over `reps` rounds, their order rotated each round (the machine's drift falls on all of them). */
+async function interleaved(reps, subjects) {
+  const times = subjects.map(() => []);
+  for (let i = 0; i < reps; i++) {
+    for (let k = 0; k < subjects.length; k++) {
+      const which = (k + i) % subjects.length;
+      const t = process.hrtime.bigint();
+      await subjects[which]();
+      times[which].push(msSince(t));
+    }
+  }
+  return times;
+}
+
 const texts = new Map();
 /** 8 MiB of log-like text for `seed`, generated once. */
 function text(seed, insert) {
@@ -346,11 +360,6 @@ async function benchSearch(store, outputId, bytes) {
     const found = await store.search(outputId, RARE_FIELD, { maxMatches });
     if (found.matches.length !== 1) throw new Error(`search found ${found.matches.length} matches`);
   };
-  const time = async (fn) => {
-    const t = process.hrtime.bigint();
-    await fn();
-    return msSince(t);
-  };
   // The baseline gets its bytes from a Buffer that is already in memory (no storage at all).
   const copy = Buffer.from(bytes);
   for (let i = 0; i < 3; i++) {
@@ -358,17 +367,7 @@ async function benchSearch(store, outputId, bytes) {
     baseline(copy, maxMatches);
     baseline(copy, Infinity);
   }
-  const s = [];
-  const b = [];
-  const full = [];
-  for (let i = 0; i < SEARCH_REPS; i++) {
-    const steps = [
-      async () => s.push(await time(subject)),
-      async () => b.push(await time(() => baseline(copy, maxMatches))),
-      async () => full.push(await time(() => baseline(copy, Infinity))),
-    ];
-    for (let k = 0; k < steps.length; k++) await steps[(k + i) % steps.length]();
-  }
+  const [s, b, full] = await interleaved(SEARCH_REPS, [subject, () => baseline(copy, maxMatches), () => baseline(copy, Infinity)]);
   const ratio = median(s) / median(b);
   row('search 8 MiB, rare field', {
     subject: fmtMs(median(s)),
@@ -512,11 +511,6 @@ async function benchFileSearch() {
   }
   parts.push(Buffer.from(`2024-05-18T23:59:58.120Z INFO  [billing] closing batch 9931 ${RARE_FIELD} total=48213.07\n`));
   await fs.writeFile(file, Buffer.concat(parts));
-  const time = async (fn) => {
-    const t = process.hrtime.bigint();
-    await fn();
-    return msSince(t);
-  };
   const grep = (pattern) =>
     new Promise((resolve, reject) => {
       const child = spawn('grep', ['-nE', pattern, file], { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -527,7 +521,7 @@ async function benchFileSearch() {
   // so the file searches run beside an open worker store, as they do in the product.
   const session = await core.openWorkerStore({ dir: path.join(benchRoot, 'file-search-session'), quotaBytes: 16 * MiB });
   try {
-    await fileSearchCases(file, time, grep);
+    await fileSearchCases(file, grep);
   } finally {
     await session.close();
   }
@@ -536,7 +530,7 @@ async function benchFileSearch() {
   );
 }
 
-async function fileSearchCases(file, time, grep) {
+async function fileSearchCases(file, grep) {
   const cases = [
     ['literal', RARE_FIELD, false],
     ['regex', 'settlement_ref=[A-Z0-9]+-[0-9A-F]+-END', true],
@@ -548,12 +542,7 @@ async function fileSearchCases(file, time, grep) {
     };
     await subject();
     await grep(pattern);
-    const s = [];
-    const b = [];
-    for (let i = 0; i < SEARCH_REPS; i++) {
-      const steps = [async () => s.push(await time(subject)), async () => b.push(await time(() => grep(pattern)))];
-      for (let k = 0; k < steps.length; k++) await steps[(k + i) % steps.length]();
-    }
+    const [s, b] = await interleaved(SEARCH_REPS, [subject, () => grep(pattern)]);
     const ratio = median(s) / median(b);
     row(`search a 59 MB file, ${name}`, {
       subject: fmtMs(median(s)),

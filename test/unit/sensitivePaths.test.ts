@@ -5,7 +5,6 @@ import * as path from 'node:path';
 import {
   DEFAULT_SENSITIVE_PATTERNS,
   findCredentialKey,
-  homeCredentialNames,
   isSensitiveFile,
   isSensitivePath,
   matchesPathPattern,
@@ -13,6 +12,7 @@ import {
 } from '../../src/core/files/sensitivePaths';
 import { useTempDirs } from './helpers/tempDirs';
 import { skipBecause } from './helpers/mochaRun';
+import { homeCredentialNames } from '../../src/core/files/homeCredentials';
 
 describe('sensitive paths: the glob matcher', () => {
   const cases: [pattern: string, path: string, matches: boolean][] = [

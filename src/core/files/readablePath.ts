@@ -39,7 +39,8 @@ import { promises as fs } from 'node:fs';
 import { RecallError } from '../errors';
 import { READ_FILE_PAGE_TOOL } from '../toolNames';
 import { openRegularFile, type OpenedFile } from './openedFile';
-import { homeCredentialNames, sensitiveVerdict, type SensitivityResult } from './sensitivePaths';
+import { homeCredentialNames } from './homeCredentials';
+import { sensitiveVerdict, type SensitivityResult } from './sensitivePaths';
 import { isSavedToolResult } from './spillFiles';
 
 export interface ReadPolicy {
