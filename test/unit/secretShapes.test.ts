@@ -173,6 +173,15 @@ describe('secret shapes: the second attack round (issue 28)', () => {
     }
   });
 
+  it("a run of '@' is walked once, not once per '@' (8 MiB of them answered in one pass); a URL after it still masks", () => {
+    // Each '@' is user info, so before, every one walked back USERINFO_BYTES: 8 MiB took ~10^10 steps.
+    const text = `${'@'.repeat(8 * 1024 * 1024)} https://u:hunter2@db`;
+    const { text: masked, count } = mask(text);
+    assert.equal(count, 1);
+    assert.ok(masked.endsWith('https://u:*******@db'));
+    assert.deepEqual(mask('x://a:b@c@d@e').text, 'x://a:*****@e');
+  });
+
   it("masks a URL password that holds ':', '$' or '@', whole; `${VAR}` is no password", () => {
     assert.deepEqual(mask('https://user:pa:SECRET@github.com/o/r'), { text: `https://user:${stars(9)}@github.com/o/r`, count: 1 });
     assert.deepEqual(mask('postgres://app:hunter$X@db:5432/main'), { text: `postgres://app:${stars(8)}@db:5432/main`, count: 1 });
