@@ -1,12 +1,16 @@
 #!/usr/bin/env node
 // Installs (once) the real agent CLIs the client suite drives (test/clients/run.mjs), pinned, from
-// the npm registry, into a cache folder rather than node_modules (together about 400 MB, mostly
-// Claude Code's native binary):
+// the npm registry, into a cache folder rather than node_modules (together about 1 GB, mostly
+// Claude Code's and Copilot CLI's native binaries):
 //   - `@anthropic-ai/claude-code` (its native binary comes in the optional package for the platform);
-//   - `@openai/codex` (a JS launcher that starts the platform's binary, also an optional package).
-// Like the host harness (scripts/host/setup.mjs): one folder per CLI, a version stamp written last, a
-// lock against two installs at once; with a valid stamp this is a few file checks. Usable as a CLI
-// (`node scripts/clients/setup.mjs`) or imported (`ensureClients()`).
+//   - `@openai/codex` (a JS launcher that starts the platform's binary, also an optional package);
+//   - `@google/gemini-cli` and `@qwen-code/qwen-code` (Node bundles);
+//   - `@github/copilot` (a JS launcher that starts the platform package's binary, which unpacks its
+//     runtime on first start into COPILOT_PKG_CACHE_HOME: done here once, shared by every run).
+// Like the host harness (scripts/host/setup.mjs): one folder per CLI, a version stamp written last (one
+// entry per CLI, so a new pin installs only that CLI), a lock against two installs at once; with a
+// valid stamp this is a few file checks. Usable as a CLI (`node scripts/clients/setup.mjs`) or imported
+// (`ensureClients()`).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -16,13 +20,24 @@ import { cleanNpmEnv, npmInstallInto, withLock } from '../host/setup.mjs';
 
 export const CLAUDE_CODE_VERSION = '2.1.332';
 export const CODEX_VERSION = '0.171.0';
+export const GEMINI_CLI_VERSION = '0.61.0';
+export const QWEN_CODE_VERSION = '0.24.4';
+export const COPILOT_CLI_VERSION = '1.0.102';
 // Bump LAYOUT when the cache's layout or install steps change, so existing caches get rebuilt.
 const LAYOUT = 1;
-const STAMP = { layout: LAYOUT, claudeCode: CLAUDE_CODE_VERSION, codex: CODEX_VERSION };
+// stamp.json's keys and the pins they must hold.
+const STAMP = {
+  layout: LAYOUT,
+  claudeCode: CLAUDE_CODE_VERSION,
+  codex: CODEX_VERSION,
+  geminiCli: GEMINI_CLI_VERSION,
+  qwenCode: QWEN_CODE_VERSION,
+  copilotCli: COPILOT_CLI_VERSION,
+};
 
 export const CACHE_DIR = process.env.TOR_CLIENTS_CACHE || path.join(homedir(), '.cache', 'tool-output-recall-clients');
 
-/** Absolute paths of the two CLIs' entry points (and their package folders), valid once ensureClients() returned. */
+/** Absolute paths of the CLIs' entry points (and their package folders), valid once ensureClients() returned. */
 export function clientPaths(cache = CACHE_DIR) {
   const claudeDir = path.join(cache, 'claude-code', 'node_modules', '@anthropic-ai', 'claude-code');
   const codexDir = path.join(cache, 'codex', 'node_modules', '@openai', 'codex');
@@ -32,6 +47,25 @@ export function clientPaths(cache = CACHE_DIR) {
     // The package's bin: the native binary, put in place by its install script from the platform package.
     claude: path.join(claudeDir, 'bin', 'claude.exe'),
     codexDir,
+    // Node bundles, run with `node <bin>`.
+    gemini: path.join(cache, 'gemini-cli', 'node_modules', '@google', 'gemini-cli', 'bundle', 'gemini.js'),
+    qwen: path.join(cache, 'qwen-code', 'node_modules', '@qwen-code', 'qwen-code', 'cli-entry.js'),
+    qwenDir: path.join(cache, 'qwen-code', 'node_modules', '@qwen-code', 'qwen-code'),
+    // The launcher's platform binary, run directly (the launcher only finds and spawns it).
+    copilot: path.join(cache, 'copilot-cli', 'node_modules', '@github', `copilot-linux-${process.arch}`, 'copilot'),
+    // Where it unpacks its runtime (COPILOT_PKG_CACHE_HOME); the Rust runtime holds its limits.
+    copilotPkgCache: path.join(cache, 'copilot-cli', 'pkg-cache'),
+    copilotRuntime: path.join(
+      cache,
+      'copilot-cli',
+      'pkg-cache',
+      'pkg',
+      `linux-${process.arch}`,
+      COPILOT_CLI_VERSION,
+      'prebuilds',
+      `linux-${process.arch}`,
+      'runtime.node',
+    ),
     // A Node launcher that finds the platform package's binary and runs it.
     codex: path.join(codexDir, 'bin', 'codex.js'),
     // The binary it runs on Linux x64 (the suite greps it for the limits it reports).
@@ -60,49 +94,106 @@ function readStamp(cache) {
 }
 
 /** The installed version each CLI reports, or the reason it cannot say. */
-export function reportedVersions(p = clientPaths()) {
-  const run = (file, args) => {
-    const r = spawnSync(file, args, { encoding: 'utf8', timeout: 60_000, env: { ...process.env, DISABLE_AUTOUPDATER: '1' } });
+export function reportedVersions(p = clientPaths(), only = Object.keys(CLIS)) {
+  const run = (file, args, env = {}) => {
+    const r = spawnSync(file, args, {
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { ...process.env, DISABLE_AUTOUPDATER: '1', ...env },
+    });
     return (r.stdout || r.stderr || String(r.error)).trim();
   };
-  return { claude: run(p.claude, ['--version']), codex: run(process.execPath, [p.codex, '--version']) };
+  const versions = {};
+  for (const key of only) versions[key] = run(...CLIS[key].version(p));
+  return versions;
 }
 
-function stampValid(p) {
+// One entry per CLI: its npm package, pin, folder, the scripts npm may run, the command that prints its
+// version, and what to do after the install.
+const CLIS = {
+  claudeCode: {
+    name: '@anthropic-ai/claude-code',
+    pin: CLAUDE_CODE_VERSION,
+    dir: 'claude-code',
+    // Claude Code's postinstall copies the platform binary over bin/claude.exe; allow it by name.
+    allowScripts: { '@anthropic-ai/claude-code': true },
+    bin: (p) => p.claude,
+    version: (p) => [p.claude, ['--version']],
+  },
+  codex: {
+    name: '@openai/codex',
+    pin: CODEX_VERSION,
+    dir: 'codex',
+    bin: (p) => p.codex,
+    version: (p) => [process.execPath, [p.codex, '--version']],
+  },
+  geminiCli: {
+    name: '@google/gemini-cli',
+    pin: GEMINI_CLI_VERSION,
+    dir: 'gemini-cli',
+    bin: (p) => p.gemini,
+    version: (p) => [process.execPath, [p.gemini, '--version'], { GEMINI_CLI_NO_RELAUNCH: 'true' }],
+  },
+  qwenCode: {
+    name: '@qwen-code/qwen-code',
+    pin: QWEN_CODE_VERSION,
+    dir: 'qwen-code',
+    bin: (p) => p.qwen,
+    version: (p) => [process.execPath, [p.qwen, '--version']],
+  },
+  copilotCli: {
+    name: '@github/copilot',
+    pin: COPILOT_CLI_VERSION,
+    dir: 'copilot-cli',
+    bin: (p) => p.copilot,
+    version: (p) => [p.copilot, ['--version'], { COPILOT_PKG_CACHE_HOME: p.copilotPkgCache, COPILOT_AUTO_UPDATE: 'false' }],
+    // The first start unpacks the runtime (~235 MB); do it now, into the shared folder, not in every run's HOME.
+    after: (p) => p.copilotRuntime,
+  },
+};
+
+/** The CLIs whose pin the stamp does not hold (or whose entry point is missing). */
+function staleClis(p) {
   const s = readStamp(p.cache);
-  return (
-    !!s &&
-    s.layout === STAMP.layout &&
-    s.claudeCode === STAMP.claudeCode &&
-    s.codex === STAMP.codex &&
-    [p.claude, p.codex].every(existsSync)
+  if (!s || s.layout !== LAYOUT) return Object.keys(CLIS);
+  return Object.keys(CLIS).filter(
+    (key) => s[key] !== STAMP[key] || !existsSync(CLIS[key].bin(p)) || (CLIS[key].after && !existsSync(CLIS[key].after(p))),
   );
 }
 
-/** Makes sure both CLIs are installed at the pinned versions; returns their paths. Throws with the reason otherwise. */
+/** Makes sure every CLI is installed at its pinned version; returns their paths. Throws with the reason otherwise. */
 export function ensureClients({ quiet = false } = {}) {
   const started = Date.now();
   const p = clientPaths();
-  if (!stampValid(p)) {
+  if (staleClis(p).length) {
     withLock(p.cache, () => {
-      if (stampValid(p)) return; // another process finished the install while we waited
+      const stale = staleClis(p); // another process may have finished some while we waited
+      if (!stale.length) return;
       rmSync(path.join(p.cache, 'stamp.json'), { force: true });
       mkdirSync(p.cache, { recursive: true });
-      // Claude Code's postinstall copies the platform binary over bin/claude.exe; allow it by name.
-      npmInstallInto(path.join(p.cache, 'claude-code'), '@anthropic-ai/claude-code', CLAUDE_CODE_VERSION, cleanNpmEnv(), {
-        '@anthropic-ai/claude-code': true,
-      });
-      npmInstallInto(path.join(p.cache, 'codex'), '@openai/codex', CODEX_VERSION, cleanNpmEnv());
-      const versions = reportedVersions(p);
-      if (!versions.claude.includes(CLAUDE_CODE_VERSION) || !versions.codex.includes(CODEX_VERSION)) {
-        throw new Error(`the installed CLIs report ${JSON.stringify(versions)}, not ${CLAUDE_CODE_VERSION} and ${CODEX_VERSION}`);
+      for (const key of stale) {
+        const cli = CLIS[key];
+        npmInstallInto(path.join(p.cache, cli.dir), cli.name, cli.pin, cleanNpmEnv(), cli.allowScripts ?? {});
       }
+      const versions = reportedVersions(p, stale);
+      const wrong = stale.filter((key) => !versions[key].includes(CLIS[key].pin));
+      if (wrong.length)
+        throw new Error(
+          `the installed CLIs report ${JSON.stringify(versions)}, not ${wrong.map((k) => `${CLIS[k].name}@${CLIS[k].pin}`).join(', ')}`,
+        );
+      const missing = stale.filter((key) => CLIS[key].after && !existsSync(CLIS[key].after(p)));
+      if (missing.length) throw new Error(`not in place after the first start: ${missing.map((k) => CLIS[k].after(p)).join(', ')}`);
       writeFileSync(path.join(p.cache, 'stamp.json'), JSON.stringify(STAMP) + '\n');
       log(
-        `installed @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}, @openai/codex@${CODEX_VERSION} into ${p.cache} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        `installed ${stale.map((k) => `${CLIS[k].name}@${CLIS[k].pin}`).join(', ')} into ${p.cache} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
       );
     });
-  } else if (!quiet) log(`already set up (${p.cache}: claude-code ${CLAUDE_CODE_VERSION}, codex ${CODEX_VERSION})`);
+  } else if (!quiet)
+    log(
+      `already set up (${p.cache}: ${Object.values(CLIS)
+        .map((c) => `${c.name} ${c.pin}`)
+        .join(', ')})`,
+    );
   return p;
 }
 

@@ -134,3 +134,135 @@ export const CODEX = {
     return text;
   },
 };
+
+/** Writes `file` as JSON (a fresh HOME and workspace: nothing to merge with). */
+function writeJson(file, value) {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
+  return file;
+}
+
+/** The stdio entry (`command`, `args`) and the HTTP headers with the token left to the CLI's `${VAR}` expansion, as each CLI's `mcp add` writes them. */
+const STDIO = { command: 'node', args: [DIST_MCP] };
+const BEARER = { Authorization: `Bearer \${${TOKEN_ENV}}` };
+
+/** The lines of a JSON-lines output that parse. */
+function events(stdout) {
+  const out = [];
+  for (const line of stdout.split('\n'))
+    try {
+      out.push(JSON.parse(line));
+    } catch {
+      // not a JSON line
+    }
+  return out;
+}
+
+/**
+ * Gemini CLI (Gemini API). Project settings `.gemini/settings.json` hold our server exactly as `gemini
+ * mcp add [-t http -H …] tool-output-recall …` writes it; the user settings pick API-key auth (without
+ * it: "Invalid auth method selected.") and turn usage statistics off (offline they only fail).
+ * Non-interactive runs need a trusted folder (GEMINI_CLI_TRUST_WORKSPACE=true, its documented switch
+ * for headless runs) and `--yolo` for MCP tools. GEMINI_CLI_NO_RELAUNCH: no second Node process.
+ */
+export const GEMINI = {
+  name: 'Gemini CLI',
+  configure({ how, workspace, home, url }) {
+    mkdirSync(workspace, { recursive: true });
+    writeJson(path.join(home, '.gemini', 'settings.json'), {
+      security: { auth: { selectedType: 'gemini-api-key' } },
+      privacy: { usageStatisticsEnabled: false },
+    });
+    const entry = how === 'http' ? { url, type: 'http', headers: BEARER } : STDIO;
+    return { file: writeJson(path.join(workspace, '.gemini', 'settings.json'), { mcpServers: { [KEY]: entry } }) };
+  },
+  run({ prompt, workspace, home, shim, modelPort, token, limitMs }) {
+    const env = {
+      ...baseEnv({ home, shim }),
+      GEMINI_API_KEY: 'scripted-model-key',
+      GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${modelPort}`,
+      GEMINI_CLI_NO_RELAUNCH: 'true',
+      GEMINI_CLI_TRUST_WORKSPACE: 'true',
+      ...(token ? { [TOKEN_ENV]: token } : {}),
+    };
+    const args = [this.bin, '-p', prompt, '--output-format', 'stream-json', '--yolo', '--model', 'gemini-2.5-flash'];
+    return runGroup(process.execPath, args, { cwd: workspace, env, limitMs });
+  },
+  /** The assistant's text: its `message` events (deltas) of the last turn, joined. */
+  answer(stdout) {
+    let text = '';
+    for (const event of events(stdout)) {
+      if (event.type === 'message' && event.role === 'assistant') text += event.content ?? '';
+      else if (event.type === 'tool_use') text = '';
+    }
+    return text;
+  },
+};
+
+/**
+ * Qwen Code (OpenAI chat completions). Project settings `.qwen/settings.json` hold our server as `qwen
+ * mcp add --scope project [-t http -H …] tool-output-recall …` writes it; OPENAI_BASE_URL, OPENAI_API_KEY
+ * and OPENAI_MODEL point it at the model. `--yolo` lets MCP tools run non-interactively. Our tools
+ * stay deferred behind its tool_search (as shipped), unless `alwaysLoad` adds its `alwaysLoadTools`.
+ */
+export const QWEN = {
+  name: 'Qwen Code',
+  configure({ how, workspace, url, alwaysLoad = false }) {
+    mkdirSync(workspace, { recursive: true });
+    const entry = { ...(how === 'http' ? { httpUrl: url, headers: BEARER } : STDIO), ...(alwaysLoad ? { alwaysLoadTools: true } : {}) };
+    return { file: writeJson(path.join(workspace, '.qwen', 'settings.json'), { mcpServers: { [KEY]: entry }, $version: 4 }) };
+  },
+  run({ prompt, workspace, home, shim, modelPort, token, limitMs }) {
+    const env = {
+      ...baseEnv({ home, shim }),
+      OPENAI_API_KEY: 'scripted-model-key',
+      OPENAI_BASE_URL: `http://127.0.0.1:${modelPort}/v1`,
+      OPENAI_MODEL: 'scripted',
+      ...(token ? { [TOKEN_ENV]: token } : {}),
+    };
+    const args = [this.bin, '-p', prompt, '--output-format', 'stream-json', '--yolo'];
+    return runGroup(process.execPath, args, { cwd: workspace, env, limitMs });
+  },
+  /** The `result` event, as Claude Code's stream-json. */
+  answer(stdout) {
+    const result = events(stdout).findLast((event) => event.type === 'result');
+    return String(result?.result ?? '');
+  },
+};
+
+/**
+ * GitHub Copilot CLI (the Copilot SDK runtime) with a custom provider: COPILOT_OFFLINE=true and the
+ * COPILOT_PROVIDER_* variables, no GitHub login. Our server in `~/.copilot/mcp-config.json` (user scope)
+ * exactly as `copilot mcp add tool-output-recall -- node …` (or `--transport http --header …`) writes
+ * it. `--allow-all-tools` lets tools run non-interactively.
+ */
+export const COPILOT = {
+  name: 'Copilot CLI',
+  configure({ how, workspace, home, url }) {
+    mkdirSync(workspace, { recursive: true });
+    const entry = how === 'http' ? { tools: ['*'], type: 'http', url, headers: BEARER } : { tools: ['*'], type: 'local', ...STDIO };
+    return { file: writeJson(path.join(home, '.copilot', 'mcp-config.json'), { mcpServers: { [KEY]: entry } }) };
+  },
+  run({ prompt, workspace, home, shim, modelPort, token, env: extraEnv = {}, limitMs }) {
+    const env = {
+      ...baseEnv({ home, shim }),
+      ...extraEnv,
+      COPILOT_OFFLINE: 'true',
+      COPILOT_PROVIDER_BASE_URL: `http://127.0.0.1:${modelPort}/v1`,
+      COPILOT_PROVIDER_TYPE: 'openai',
+      COPILOT_PROVIDER_API_KEY: 'scripted-model-key',
+      COPILOT_MODEL: 'scripted',
+      // Its runtime, unpacked once by the setup (else into every run's HOME), and no update check.
+      COPILOT_PKG_CACHE_HOME: this.pkgCache,
+      COPILOT_AUTO_UPDATE: 'false',
+      ...(token ? { [TOKEN_ENV]: token } : {}),
+    };
+    const args = ['-p', prompt, '--output-format', 'json', '--allow-all-tools'];
+    return runGroup(this.bin, args, { cwd: workspace, env, limitMs });
+  },
+  /** The last `assistant.message` event's content. */
+  answer(stdout) {
+    const message = events(stdout).findLast((event) => event.type === 'assistant.message');
+    return String(message?.data?.content ?? '');
+  },
+};

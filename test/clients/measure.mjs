@@ -111,6 +111,11 @@ export function compare(sentBlocks, receivedText) {
   if (receivedText === sent) return { verdict: 'unchanged' };
   if (receivedText.includes(sent)) return { verdict: `wrapped (+${bytes(receivedText) - bytes(sent)} B around it)` };
   const kept = sentBlocks.filter((block) => receivedText.includes(block)).length;
+  // Gemini CLI wraps each block in a tag of its own (<untrusted_context>): every block there, in order.
+  if (kept === sentBlocks.length && sentBlocks.length > 1) {
+    const tag = /^<([\w-]+)>/.exec(receivedText)?.[1];
+    return { verdict: `each block whole, ${tag ? `each in <${tag}>` : 'with text between'} (+${bytes(receivedText) - bytes(sent)} B)` };
+  }
   const notes = [];
   const truncated = /…?\d+ tokens truncated…?/.exec(receivedText)?.[0];
   if (truncated) notes.push(`"${truncated}"`);

@@ -71,6 +71,88 @@ export function responsesView(body) {
   return { api: 'responses', callable, deferred: [], toolSearch, calls, body };
 }
 
+/**
+ * The same view of a Gemini API request (Gemini CLI: POST /v1beta/models/<model>:streamGenerateContent?alt=sse):
+ * functionDeclarations, and each model functionCall paired with the next functionResponse of its id (or name).
+ */
+export function geminiView(body) {
+  const callable = (body.tools ?? []).flatMap((tool) => (tool.functionDeclarations ?? []).map((fn) => fn.name));
+  const calls = [];
+  for (const content of body.contents ?? []) {
+    for (const part of content.parts ?? []) {
+      if (part.functionCall)
+        calls.push({ id: part.functionCall.id, name: part.functionCall.name, input: part.functionCall.args ?? {}, result: undefined });
+      else if (part.functionResponse) {
+        const { id, name, response } = part.functionResponse;
+        const call =
+          calls.find((c) => !c.result && (id ? c.id === id : c.name === name)) ?? calls.find((c) => !c.result && c.name === name);
+        if (call) {
+          const parts = geminiResponseParts(response, part.functionResponse.parts);
+          call.result = { parts, text: textOf(parts), isError: response?.error !== undefined };
+        }
+      }
+    }
+  }
+  return { api: 'gemini', callable, deferred: [], toolSearch: undefined, calls, body };
+}
+
+/** The texts of a functionResponse, in order: `output` (a string), `content` (MCP blocks), `error`, else the response as JSON. */
+function geminiResponseParts(response, extra) {
+  const parts = [];
+  if (typeof response?.output === 'string') parts.push({ type: 'text', text: response.output });
+  else if (Array.isArray(response?.content)) for (const block of response.content) parts.push({ type: 'text', text: block.text ?? '' });
+  else if (response?.error !== undefined)
+    parts.push({ type: 'text', text: typeof response.error === 'string' ? response.error : JSON.stringify(response.error) });
+  else if (response !== undefined) parts.push({ type: 'text', text: JSON.stringify(response) });
+  for (const part of extra ?? []) if (typeof part.text === 'string') parts.push({ type: 'text', text: part.text });
+  return parts;
+}
+
+/**
+ * The same view of an OpenAI chat-completions request (Qwen Code, Copilot CLI's `openai` provider: POST
+ * /v1/chat/completions): function tools, assistant tool_calls and the tool messages answering them.
+ * A client that defers MCP tools behind a search and a bridge (Qwen Code: tool_search, then
+ * tool_call {name, arguments}) has its bridged calls shown as calls of the tool they name, and the
+ * tools a search returned as callable through the bridge (`via`).
+ */
+export function chatView(body) {
+  const declared = (body.tools ?? []).filter((tool) => tool.type === 'function').map((tool) => tool.function.name);
+  const bridge = declared.includes('tool_call') ? 'tool_call' : undefined;
+  const toolSearch = declared.includes('tool_search') ? 'tool_search' : undefined;
+  const calls = [];
+  const byId = new Map();
+  const via = new Map();
+  const texts = [];
+  for (const message of body.messages ?? []) {
+    if (message.role === 'assistant') {
+      for (const toolCall of message.tool_calls ?? []) {
+        let name = toolCall.function?.name;
+        let input = safeJson(toolCall.function?.arguments ?? '');
+        let bridged;
+        if (name === bridge && typeof input?.name === 'string') [bridged, name, input] = [bridge, input.name, input.arguments ?? {}];
+        const call = { id: toolCall.id, name, input, via: bridged, result: undefined };
+        byId.set(toolCall.id, call);
+        calls.push(call);
+      }
+    } else if (message.role === 'tool') {
+      const parts = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : (message.content ?? []);
+      const call = byId.get(message.tool_call_id);
+      if (call) call.result = { parts, text: textOf(parts), isError: false };
+    }
+    if (message.role !== 'tool' && message.role !== 'assistant')
+      texts.push(typeof message.content === 'string' ? message.content : textOf(message.content ?? []));
+  }
+  // Deferred tools: named in the client's reminder (a user or system message); callable through the bridge once a search returned their schema.
+  const deferred = [...new Set(texts.join('\n').match(/\bmcp__[\w-]+/g) ?? [])].filter((name) => !declared.includes(name));
+  const searched = calls
+    .filter((c) => c.name === toolSearch && c.result)
+    .map((c) => c.result.text)
+    .join('\n');
+  if (bridge) for (const name of deferred) if (searched.includes(name)) via.set(name, bridge);
+  const callable = [...declared, ...via.keys()];
+  return { api: 'chat', callable, deferred: deferred.filter((name) => !via.has(name)), toolSearch, via, calls, body };
+}
+
 const textOf = (parts) =>
   parts
     .map((part) => (typeof part === 'string' ? part : (part.text ?? '')))
@@ -83,6 +165,12 @@ function safeJson(text) {
   } catch {
     return text;
   }
+}
+
+/** A side request that asks for JSON (Gemini CLI's router asks for a complexity score) gets a small valid object. */
+function sideAnswer(body) {
+  if (body.generationConfig?.responseMimeType !== 'application/json') return 'ok';
+  return JSON.stringify({ complexity_reasoning: 'scripted', complexity_score: 10, reasoning: 'scripted', next_speaker: 'user' });
 }
 
 const sse = (res, event, data) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
@@ -146,6 +234,60 @@ function responsesReply(res, turn, n) {
   res.end();
 }
 
+/** One Gemini API response chunk (a whole candidate; the CLI reads the stream as a list of them). */
+function geminiChunk(turn, n) {
+  const part = turn.kind === 'call' ? { functionCall: { name: turn.name, args: turn.input } } : { text: turn.text };
+  return {
+    candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],
+    usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 1, totalTokenCount: 11 },
+    modelVersion: 'scripted',
+    responseId: `gemini_${n}`,
+  };
+}
+
+/** streamGenerateContent?alt=sse: `data: <chunk>` events; generateContent: the chunk as JSON. */
+function geminiReply(res, turn, n, stream) {
+  if (!stream) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    return res.end(JSON.stringify(geminiChunk(turn, n)));
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.write(`data: ${JSON.stringify(geminiChunk(turn, n))}\r\n\r\n`);
+  res.end();
+}
+
+/** Chat completions: SSE chunks ending in `data: [DONE]` when the request streams, else one chat.completion. A bridged tool is called through its bridge. */
+function chatReply(res, turn, n, { stream, via }) {
+  const bridge = turn.kind === 'call' ? via?.get(turn.name) : undefined;
+  const [name, input] = bridge ? [bridge, { name: turn.name, arguments: turn.input }] : [turn.name, turn.input];
+  const toolCalls =
+    turn.kind === 'call'
+      ? [{ index: 0, id: `call_${n}`, type: 'function', function: { name, arguments: JSON.stringify(input) } }]
+      : undefined;
+  const finish = turn.kind === 'call' ? 'tool_calls' : 'stop';
+  const usage = { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 };
+  const base = { id: `chatcmpl_${n}`, created: Math.floor(Date.now() / 1000), model: 'scripted' };
+  if (!stream) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const message = {
+      role: 'assistant',
+      content: turn.kind === 'call' ? null : turn.text,
+      ...(toolCalls ? { tool_calls: toolCalls } : {}),
+    };
+    return res.end(JSON.stringify({ ...base, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: finish }], usage }));
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const chunk = (choice, extra = {}) =>
+    res.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: choice ? [choice] : [], ...extra })}\n\n`);
+  const delta =
+    turn.kind === 'call' ? { role: 'assistant', content: null, tool_calls: toolCalls } : { role: 'assistant', content: turn.text };
+  chunk({ index: 0, delta, finish_reason: null });
+  chunk({ index: 0, delta: {}, finish_reason: finish });
+  chunk(undefined, { usage });
+  res.write('data: [DONE]\n\n');
+  res.end();
+}
+
 /**
  * Starts the model. `decide(view)` returns `{ kind: 'call', name, input }` or `{ kind: 'final', text }`
  * for a main-loop request; `requests` holds every request as { at, url, body, view?, turn? }.
@@ -179,6 +321,26 @@ export async function startModel(decide, { limitMs = 5 * 60_000 } = {}) {
           record.view = responsesView(body);
           record.turn = decide(record.view);
           return responsesReply(res, record.turn, n);
+        }
+        // Gemini API: the main loop streams; side requests (Gemini CLI's model router, next-speaker checks) do not and carry no tools.
+        const gemini = /^\/v1(?:beta)?\/models\/[^:/]+:(streamGenerateContent|generateContent)/.exec(url);
+        if (req.method === 'POST' && gemini && body) {
+          record.view = geminiView(body);
+          const loop = record.view.callable.length > 0;
+          record.turn = loop ? decide(record.view) : { kind: 'final', text: sideAnswer(body) };
+          if (!loop) delete record.view;
+          return geminiReply(res, record.turn, n, gemini[1] === 'streamGenerateContent');
+        }
+        if (req.method === 'POST' && /^\/v1(?:beta)?\/models\/[^:/]+:countTokens/.test(url)) {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          return res.end(JSON.stringify({ totalTokens: 10 }));
+        }
+        if (req.method === 'POST' && url.startsWith('/v1/chat/completions') && body) {
+          record.view = chatView(body);
+          const loop = record.view.callable.length > 0;
+          record.turn = loop ? decide(record.view) : { kind: 'final', text: 'ok' };
+          if (!loop) delete record.view;
+          return chatReply(res, record.turn, n, { stream: body.stream === true, via: record.view?.via });
         }
         if (url.startsWith('/v1/messages/count_tokens')) {
           res.writeHead(200, { 'content-type': 'application/json' });

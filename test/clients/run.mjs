@@ -12,7 +12,7 @@
 // PostToolUse hook receives for a 3 MB Bash output. Asserted too: with our hook as Connect Other
 // Agents writes it, that Bash output leads the model to its field in ≤ 2 calls of our tools.
 //
-//   node test/clients/run.mjs [--only claude|codex] [--race N] [--keep]
+//   node test/clients/run.mjs [--only claude,codex,gemini,qwen,copilot] [--race N] [--keep]
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -26,6 +26,8 @@ import { claudeBashHook, claudeBashRecall, codexStartupRace, evidenceRun, spawnT
 const argv = process.argv.slice(2);
 const option = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
 const only = option('--only', undefined);
+/** Whether `--only` (a comma-separated list of claude, codex, gemini, qwen, copilot) leaves `cli` in. */
+const wanted = (cli) => !only || only.split(',').includes(cli);
 const raceRuns = Number(option('--race', 16));
 const keep = argv.includes('--keep');
 
@@ -98,7 +100,13 @@ async function main() {
     ],
     // …and the preview size of our server that fits Codex's default limit.
     ['codex', 'stdio', [], 'stdio, server --preview-bytes 10240', ['--preview-bytes', '10240']],
-  ].filter(([cli]) => !only || cli === only);
+    ['gemini', 'stdio'],
+    ['gemini', 'http'],
+    ['qwen', 'stdio'],
+    ['qwen', 'http'],
+    ['copilot', 'stdio'],
+    ['copilot', 'http'],
+  ].filter(([cli]) => wanted(cli));
   const runs = [];
   try {
     for (const [cli, how, codexConfig, label, serverArgs] of plan) {
@@ -115,7 +123,7 @@ async function main() {
       measured.spawn.server.every((ms) => typeof ms === 'number'),
     );
 
-    if (only !== 'claude') {
+    if (wanted('codex')) {
       console.log(`\nCodex start-up race (${raceRuns} runs, default mcp_optional_startup_grace_ms)`);
       measured.race = await codexStartupRace({ scratch, bins, runs: raceRuns });
       check(
@@ -123,7 +131,7 @@ async function main() {
         measured.race.length === raceRuns && measured.race.every((r) => r.firstModelRequestMs !== undefined),
       );
     }
-    if (only !== 'codex') {
+    if (wanted('claude')) {
       console.log('\nClaude Code Bash (3 MB) with a PostToolUse hook');
       measured.hook = await claudeBashHook({ scratch, bins, megabytes: 3 });
       check(
@@ -133,7 +141,7 @@ async function main() {
       );
     }
 
-    if (only !== 'codex') {
+    if (wanted('claude')) {
       measured.recall = [];
       for (const configDir of [false, true]) {
         const label = `Claude Code Bash (3 MB) with our hook as Connect Other Agents writes it${configDir ? ', CLAUDE_CONFIG_DIR set' : ''}`;

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CLAUDE, CODEX } from './agents.mjs';
+import { CLAUDE, CODEX, COPILOT, GEMINI, QWEN } from './agents.mjs';
 import { DIST_MCP, makeShim, scaled, startHttpServer } from './clients.mjs';
 import { evidenceReceived, mcpExchange, pairCalls, readTaps } from './measure.mjs';
 import { startModel } from './model.mjs';
@@ -19,7 +19,7 @@ export function bigOutputCommand(lines = 20_000) {
 }
 
 /** Whether a model request names our tools (as tools, a deferred namespace or deferred names); paths may hold the words, so the prefix counts. */
-const offersOurTools = (body) => /mcp__tool[-_]output[-_]recall/.test(JSON.stringify(body));
+const offersOurTools = (body) => /mcp__?tool[-_]output[-_]recall/.test(JSON.stringify(body)); // Gemini CLI: mcp_<server>_<tool>
 
 function scratchFolders(base, label) {
   mkdirSync(base, { recursive: true });
@@ -62,9 +62,22 @@ function filesWithOurStderr(home) {
  * extra `-c` overrides for Codex (a tool-output limit); `serverArgs`: flags for our server in Codex's
  * stdio entry (a smaller preview).
  */
-export async function evidenceRun({ cli, how, scratch, bins, connectJs, codexConfig = [], serverArgs = [], label = how }) {
-  const agent = cli === 'claude' ? CLAUDE : CODEX;
-  agent.bin = cli === 'claude' ? bins.claude : bins.codex;
+/** The agents by the suite's short names, each with its installed entry point (scripts/clients/setup.mjs). */
+export function agentFor(cli, bins) {
+  const [agent, bin] = {
+    claude: [CLAUDE, bins.claude],
+    codex: [CODEX, bins.codex],
+    gemini: [GEMINI, bins.gemini],
+    qwen: [QWEN, bins.qwen],
+    copilot: [COPILOT, bins.copilot],
+  }[cli];
+  agent.bin = bin;
+  if (cli === 'copilot') agent.pkgCache = bins.copilotPkgCache;
+  return agent;
+}
+
+export async function evidenceRun({ cli, how, scratch, bins, connectJs, codexConfig = [], serverArgs = [], label = how, configure = {} }) {
+  const agent = agentFor(cli, bins);
   const f = scratchFolders(scratch, `${cli}-${label}`);
   const { command, checksum } = bigOutputCommand();
   const model = await startModel(evidenceScript({ command, field: 'checksum' }));
@@ -76,7 +89,7 @@ export async function evidenceRun({ cli, how, scratch, bins, connectJs, codexCon
   let run;
   let configured;
   try {
-    configured = agent.configure({ how, ...f, url: http?.url, connectJs, modelPort: model.port, serverArgs });
+    configured = agent.configure({ how, ...f, url: http?.url, connectJs, modelPort: model.port, serverArgs, ...configure });
     run = await agent.run({
       prompt: 'Run the command, then find the checksum on its last line.',
       ...f,

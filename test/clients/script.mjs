@@ -20,6 +20,8 @@ function loadOurTools(view) {
   if (view.api === 'responses')
     return call(view.toolSearch, { query: 'tool output recall run_command search_tool_output read_tool_output', limit: 8 });
   const ours = view.deferred.filter(isOurs);
+  // Qwen Code: `select:` returns the schemas (then the tools are called through its tool_call bridge).
+  if (view.api === 'chat') return call(view.toolSearch, { query: ours.length ? `select:${ours.join(',')}` : 'tool-output-recall' });
   // Before the server has listed its tools they are not in the list yet; the keyword query waits for it.
   return call(view.toolSearch, ours.length ? { query: `select:${ours.join(',')}` } : { query: '+tool-output-recall', max_results: 10 });
 }
