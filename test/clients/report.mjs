@@ -34,15 +34,39 @@ export const CODE_FACTS = {
     ['`mcp_optional_startup_grace_ms` (documented default 1,000 ms)', 'mcp_optional_startup_grace_ms'],
     ['`default_tools_approval_mode` / per-tool `approval_mode`', 'default_tools_approval_mode'],
   ],
+  gemini: [
+    ['Each MCP text block is wrapped in `<untrusted_context>` (closing tags inside escaped)', 'return `<untrusted_context>'],
+    ['Large tool output is saved under the project temp folder, `tool-outputs/`', 'TOOL_OUTPUTS_DIR = "tool-outputs"'],
+    ['Headless runs need a trusted folder: `GEMINI_CLI_TRUST_WORKSPACE=true` (or `--skip-trust`)', 'GEMINI_CLI_TRUST_WORKSPACE'],
+  ],
+  qwen: [
+    [
+      'MCP tools are deferred behind `tool_search` / `tool_call` unless the server entry has `alwaysLoadTools: true`',
+      'mcpServerConfig.alwaysLoadTools === true',
+    ],
+    ['An MCP text part over 500,000 characters is saved to a file and cut to a 2,000-character preview', 'undercut the 500k char budget'],
+  ],
+  copilot: [
+    [
+      'A tool result over its limit becomes "Output too large to read at once (…). Saved to: …" with "Preview (first N chars)" (Rust runtime, `runtime.node`)',
+      'Output too large to read at once (',
+    ],
+    ['…the limit can be set with `COPILOT_LARGE_OUTPUT_THRESHOLD_BYTES`', 'COPILOT_LARGE_OUTPUT_THRESHOLD_BYTES'],
+  ],
 };
 
+export const CLIENT_NAMES = { claude: 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', qwen: 'Qwen Code', copilot: 'Copilot CLI' };
+
+/** `files`: per client, the installed binary or the folder of its bundle (searched whole); clients left out are not searched. */
 export function codeFacts(files) {
   const out = {};
-  for (const [cli, facts] of Object.entries(CODE_FACTS))
+  for (const [cli, facts] of Object.entries(CODE_FACTS)) {
+    if (!files[cli]) continue;
     out[cli] = facts.map(([what, needle]) => {
-      const found = spawnSync('grep', ['-a', '-c', '-F', '--', needle, files[cli]], { encoding: 'utf8' });
-      return { what, found: Number(found.stdout.trim()) > 0 };
+      const found = spawnSync('grep', ['-a', '-r', '-l', '-F', '--', needle, files[cli]], { encoding: 'utf8' });
+      return { what, found: found.stdout.trim() !== '' };
     });
+  }
   return out;
 }
 
@@ -136,6 +160,32 @@ function recallSection(recall) {
   ].join('\n');
 }
 
+function copilotSection(limit, runs) {
+  if (!limit) return '';
+  const found = limit.found;
+  const cut = runs.filter((r) => r.cli === 'Copilot CLI').map((r) => ({ r, call: r.calls.find((c) => c.tool.endsWith('run_command')) }));
+  const info = runs.find((r) => r.cli === 'Copilot CLI' && r.clientInfo);
+  return [
+    `A stub MCP server (\`test/clients/stub-server.mjs\`, configured as \`copilot mcp add size-probe -- node …\` writes it) returned one text block of a chosen size, ${limit.probes.length} sizes in one session (binary search by the scripted model): **${found ? `${kb(found.wholeBytes)} bytes passed whole, ${kb(found.cutBytes)} were cut` : 'not found'}**; a block of 2-byte characters ${found ? `${kb(found.wholeBytes + 2 - (found.wholeBytes % 2))} bytes (${kb((found.wholeBytes + 2 - (found.wholeBytes % 2)) / 2)} characters) was ${found.counts === 'bytes' ? 'cut: it counts **bytes**' : 'whole: it counts **characters**'}` : ''}. A result of several blocks counts as their sum (our run_command's blocks are each under the limit; the result was cut).`,
+    '',
+    `Over the limit the model gets ${kb(limit.noteBytes)} bytes for a ${kb(limit.cutSentBytes)}-byte text: the note below, then the text's first ${limit.previewChars ?? '–'} characters. The saved file ${limit.savedExistsAfterExit === false ? 'is gone once the CLI exited' : limit.savedExistsAfterExit ? 'is still there after the CLI exited' : 'was not named'}.`,
+    '',
+    '```text',
+    limit.noteHead.replace(/\/tmp\/\d+-copilot-tool-output-[0-9a-f]+\.txt/, '/tmp/<ms>-copilot-tool-output-<hex>.txt'),
+    '```',
+    '',
+    ...cut.map(({ r, call }) =>
+      call
+        ? `- ${r.how}: our run_command result ${kb(call.sentBytes)} bytes → the model got ${kb(call.receivedBytes)} bytes (${cell(call.verdict)}).`
+        : `- ${r.how}: no run_command call.`,
+    ),
+    '',
+    info
+      ? `Copilot CLI names itself \`${info.clientInfo.name}\` \`${info.clientInfo.version}\` in ${info.clientFrom === 'initialize' ? '`initialize`' : `\`${info.clientFrom}\``} (it sends no \`initialize\`: handshake ${info.handshake.join(' → ')}).`
+      : '',
+  ].join('\n');
+}
+
 export function renderReport(m) {
   const spawn = m.spawn && {
     server: `median ${ms(median(m.spawn.server))} ms (min ${ms(Math.min(...m.spawn.server))}, max ${ms(Math.max(...m.spawn.server))})`,
@@ -143,15 +193,13 @@ export function renderReport(m) {
   };
   const facts = m.facts
     ? Object.entries(m.facts)
-        .flatMap(([cli, list]) =>
-          list.map((f) => `| ${cli === 'claude' ? 'Claude Code' : 'Codex'} | ${f.what} | ${f.found ? 'found' : '**not found**'} |`),
-        )
+        .flatMap(([cli, list]) => list.map((f) => `| ${CLIENT_NAMES[cli]} | ${f.what} | ${f.found ? 'found' : '**not found**'} |`))
         .join('\n')
     : '';
   return [
     '# Real agent CLIs against the MCP server (generated by `node test/clients/run.mjs`)',
     '',
-    `Claude Code ${m.versions.claude} and Codex ${m.versions.codex} from npm, offline, each against a scripted model on 127.0.0.1 that runs run_command on a 20,000-line output, then search_tool_output and read_tool_output for the field on its last line, deciding each turn from the tool results the CLI sent back. "Sent" is what our server wrote (recorded in its process); "received" is what the CLI put in its next model request. Times come from a shared, loaded 2-core machine: compare within a run, not across machines.`,
+    `Claude Code ${m.versions.claude}, Codex ${m.versions.codex}, Gemini CLI ${m.versions.gemini}, Qwen Code ${m.versions.qwen} and GitHub Copilot CLI ${m.versions.copilot} from npm, offline, each against a scripted model on 127.0.0.1 that runs run_command on a 20,000-line output, then search_tool_output and read_tool_output for the field on its last line, deciding each turn from the tool results the CLI sent back. "Sent" is what our server wrote (recorded in its process); "received" is what the CLI put in its next model request. Times come from a shared, loaded 2-core machine: compare within a run, not across machines.`,
     '',
     '## Per run',
     '',
@@ -160,6 +208,10 @@ export function renderReport(m) {
     '## Per call',
     '',
     callTable(m.runs),
+    '',
+    "## Copilot CLI's cut",
+    '',
+    copilotSection(m.copilotLimit, m.runs),
     '',
     '## Start-up',
     '',

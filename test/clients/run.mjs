@@ -18,10 +18,18 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import * as prettier from 'prettier';
-import { CACHE_DIR, CLAUDE_CODE_VERSION, CODEX_VERSION, ensureClients } from '../../scripts/clients/setup.mjs';
+import {
+  CACHE_DIR,
+  CLAUDE_CODE_VERSION,
+  CODEX_VERSION,
+  COPILOT_CLI_VERSION,
+  GEMINI_CLI_VERSION,
+  QWEN_CODE_VERSION,
+  ensureClients,
+} from '../../scripts/clients/setup.mjs';
 import { DIST_MCP, root } from './clients.mjs';
 import { codeFacts, renderReport } from './report.mjs';
-import { claudeBashHook, claudeBashRecall, codexStartupRace, evidenceRun, spawnToInitialize } from './scenarios.mjs';
+import { claudeBashHook, claudeBashRecall, codexStartupRace, copilotLimit, evidenceRun, spawnToInitialize } from './scenarios.mjs';
 
 const argv = process.argv.slice(2);
 const option = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
@@ -39,7 +47,12 @@ function check(name, ok, detail = '') {
   console.log(`  ${ok ? '✔' : '✗'} ${name}${!ok && detail ? `\n      ${detail}` : ''}`);
 }
 
-function assertEvidence(run) {
+/**
+ * `limit`: Copilot CLI's measured cut ({ wholeBytes, … }). A run_command result over it reaches the model as
+ * Copilot's note (its first 500 characters): the head must still hold the status line and the outputId;
+ * the marker and the tail are then reported, not asserted, until our server sizes results for it.
+ */
+function assertEvidence(run, limit) {
   const name = `${run.cli} (${run.how})`;
   console.log(
     `\n${name}: exit ${run.exit}${run.timedOut ? ' (timed out)' : ''}, ${run.ms} ms, answer ${JSON.stringify(run.answer.slice(0, 120))}`,
@@ -54,17 +67,30 @@ function assertEvidence(run) {
     `offered: ${run.toolsSeen.join(', ') || 'none'}`,
   );
   const evidence = run.evidence;
+  const runCall = run.calls.find((c) => c.tool.endsWith('run_command'));
+  // Only with its default limit (a run that sets COPILOT_LARGE_OUTPUT_THRESHOLD_BYTES must get everything).
+  const cutByLimit =
+    run.cli === 'Copilot CLI' && !run.env.COPILOT_LARGE_OUTPUT_THRESHOLD_BYTES && limit && runCall && runCall.sentBytes > limit.wholeBytes;
   for (const [key, what] of [
     ['statusLine', 'the status line'],
     ['marker', 'the omission marker with its read call'],
     ['outputId', 'the outputId'],
     ['lastLine', "the output's last line (the tail)"],
-  ])
-    check(
-      `${name}: the run_command result the model received has ${what}`,
-      !!evidence?.[key]?.present,
-      evidence ? `expected ${JSON.stringify(evidence[key]?.expected?.slice(0, 100))}` : 'no run_command call',
-    );
+  ]) {
+    const inHead = key === 'statusLine' || key === 'outputId';
+    if (cutByLimit && !inHead)
+      check(
+        `${name}: the run_command result the model received has ${what}, or Copilot CLI cut it (${runCall.sentBytes.toLocaleString('en-US')} B sent, over its ${limit.wholeBytes.toLocaleString('en-US')} B) to its "Output too large" note`,
+        !!evidence?.[key]?.present || /^Output too large/.test(runCall.received),
+        `received ${JSON.stringify(runCall.received.slice(0, 200))}`,
+      );
+    else
+      check(
+        `${name}: the run_command result the model received has ${what}`,
+        !!evidence?.[key]?.present,
+        evidence ? `expected ${JSON.stringify(evidence[key]?.expected?.slice(0, 100))}` : 'no run_command call',
+      );
+  }
   check(`${name}: the answer quotes the checksum`, run.answer.includes(run.checksum), `answer ${JSON.stringify(run.answer.slice(0, 200))}`);
 }
 
@@ -104,17 +130,53 @@ async function main() {
     ['gemini', 'http'],
     ['qwen', 'stdio'],
     ['qwen', 'http'],
+    // Qwen Code's own switch that offers a server's tools directly instead of behind its tool_search.
+    ['qwen', 'stdio', [], 'stdio, alwaysLoadTools', [], { configure: { alwaysLoad: true } }],
     ['copilot', 'stdio'],
     ['copilot', 'http'],
+    // The runtime's own setting for its cut (measured below): with it our result reaches the model whole.
+    [
+      'copilot',
+      'stdio',
+      [],
+      'stdio, COPILOT_LARGE_OUTPUT_THRESHOLD_BYTES=65536',
+      [],
+      { env: { COPILOT_LARGE_OUTPUT_THRESHOLD_BYTES: '65536' } },
+    ],
   ].filter(([cli]) => wanted(cli));
   const runs = [];
+  const measured = {
+    versions: {
+      claude: CLAUDE_CODE_VERSION,
+      codex: CODEX_VERSION,
+      gemini: GEMINI_CLI_VERSION,
+      qwen: QWEN_CODE_VERSION,
+      copilot: COPILOT_CLI_VERSION,
+    },
+    runs,
+  };
   try {
-    for (const [cli, how, codexConfig, label, serverArgs] of plan) {
-      const run = await evidenceRun({ cli, how, scratch, bins, connectJs, codexConfig, serverArgs, label });
-      runs.push(run);
-      assertEvidence(run);
+    if (wanted('copilot')) {
+      console.log("\nCopilot CLI's cut: the largest text block its model gets whole (a stub server's emit tool, binary search)");
+      measured.copilotLimit = await copilotLimit({ scratch, bins, lo: 1024, hi: 256 * 1024 });
+      const limit = measured.copilotLimit;
+      console.log(`  ${JSON.stringify({ ...limit, probes: limit.probes.length, stderr: undefined })}`);
+      check(
+        'Copilot CLI: the largest text its model gets whole measured (and whether it counts bytes or characters)',
+        !!limit.found && limit.found.cutBytes === limit.found.wholeBytes + 1,
+        `answer ${JSON.stringify(limit.answer.slice(0, 200))}; ${limit.stderr}`,
+      );
+      check(
+        'Copilot CLI: over it, the model gets the "Output too large… Saved to" note with a preview of the first characters',
+        /^Output too large/.test(limit.noteHead) && limit.previewChars === limit.previewSaid,
+        JSON.stringify(limit.noteHead),
+      );
     }
-    const measured = { versions: { claude: CLAUDE_CODE_VERSION, codex: CODEX_VERSION }, runs };
+    for (const [cli, how, codexConfig, label, serverArgs, extra = {}] of plan) {
+      const run = await evidenceRun({ cli, how, scratch, bins, connectJs, codexConfig, serverArgs, label, ...extra });
+      runs.push(run);
+      assertEvidence(run, measured.copilotLimit?.found);
+    }
 
     console.log('\nspawn → initialize reply (dist/mcp.js) beside spawn → exit (node -e 0)');
     measured.spawn = await spawnToInitialize({ scratch, runs: 10 });
@@ -162,7 +224,13 @@ async function main() {
       }
     }
 
-    measured.facts = codeFacts({ claude: bins.claude, codex: bins.codexNative });
+    measured.facts = codeFacts({
+      claude: wanted('claude') && bins.claude,
+      codex: wanted('codex') && bins.codexNative,
+      gemini: wanted('gemini') && path.dirname(bins.gemini),
+      qwen: wanted('qwen') && bins.qwenDir,
+      copilot: wanted('copilot') && bins.copilotRuntime,
+    });
     const report = renderReport(measured);
     console.log(`\n${report}`);
     // Written as the repository's formatter would (npm test checks the format of every tracked file).

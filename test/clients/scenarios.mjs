@@ -9,7 +9,17 @@ import { CLAUDE, CODEX, COPILOT, GEMINI, QWEN } from './agents.mjs';
 import { DIST_MCP, makeShim, scaled, startHttpServer } from './clients.mjs';
 import { evidenceReceived, mcpExchange, pairCalls, readTaps } from './measure.mjs';
 import { startModel } from './model.mjs';
-import { HOOK_CONTEXT, answerScript, bashRecallScript, evidenceScript, isOurs, requestTexts, shellScript } from './script.mjs';
+import {
+  HOOK_CONTEXT,
+  answerScript,
+  bashRecallScript,
+  evidenceScript,
+  isOurs,
+  limitProbeScript,
+  probeText,
+  requestTexts,
+  shellScript,
+} from './script.mjs';
 
 /** A 20,000-line output whose last line holds a random field. */
 export function bigOutputCommand(lines = 20_000) {
@@ -19,7 +29,15 @@ export function bigOutputCommand(lines = 20_000) {
 }
 
 /** Whether a model request names our tools (as tools, a deferred namespace or deferred names); paths may hold the words, so the prefix counts. */
-const offersOurTools = (body) => /mcp__?tool[-_]output[-_]recall/.test(JSON.stringify(body)); // Gemini CLI: mcp_<server>_<tool>
+/**
+ * Whether a model request offers our tools: callable or deferred in the script's view (Copilot CLI names
+ * them tool-output-recall-<tool>, Gemini CLI mcp_tool-output-recall_<tool>, Qwen Code names deferred ones
+ * in a reminder), or named with the MCP prefix anywhere in the body (Codex's deferred namespace).
+ */
+const offersOurTools = (request) =>
+  !!request.view?.callable.some(isOurs) ||
+  !!request.view?.deferred.some(isOurs) ||
+  /mcp__?tool[-_]output[-_]recall/.test(JSON.stringify(request.body));
 
 function scratchFolders(base, label) {
   mkdirSync(base, { recursive: true });
@@ -76,7 +94,18 @@ export function agentFor(cli, bins) {
   return agent;
 }
 
-export async function evidenceRun({ cli, how, scratch, bins, connectJs, codexConfig = [], serverArgs = [], label = how, configure = {} }) {
+export async function evidenceRun({
+  cli,
+  how,
+  scratch,
+  bins,
+  connectJs,
+  codexConfig = [],
+  serverArgs = [],
+  label = how,
+  configure = {},
+  env = {},
+}) {
   const agent = agentFor(cli, bins);
   const f = scratchFolders(scratch, `${cli}-${label}`);
   const { command, checksum } = bigOutputCommand();
@@ -96,6 +125,7 @@ export async function evidenceRun({ cli, how, scratch, bins, connectJs, codexCon
       modelPort: model.port,
       token: http ? token : undefined,
       extra: codexConfig,
+      env,
       limitMs: 240_000,
     });
   } finally {
@@ -113,6 +143,7 @@ export async function evidenceRun({ cli, how, scratch, bins, connectJs, codexCon
   return {
     cli: agent.name,
     how: label,
+    env,
     dir: f.dir,
     configured,
     exit: run.code,
@@ -133,7 +164,7 @@ export async function evidenceRun({ cli, how, scratch, bins, connectJs, codexCon
     toolsListed: exchange.toolsListed?.names ?? [],
     toolsSeen: (lastView?.callable ?? []).filter(isOurs),
     toolSearches: (lastView?.calls ?? []).filter((c) => c.name === lastView.toolSearch).length,
-    firstRequestHadOurTools: loop[0] ? offersOurTools(loop[0].body) : false,
+    firstRequestHadOurTools: loop[0] ? offersOurTools(loop[0]) : false,
     firstRequestSaysConnecting: loop[0] ? JSON.stringify(loop[0].body).includes('still connecting') : false,
     calls,
     evidence: runCall ? evidenceReceived(runCall.sent, runCall.received) : undefined,
@@ -164,7 +195,7 @@ export async function codexStartupRace({ scratch, bins, runs }) {
         initializeRepliedMs: at(exchange.initialize?.repliedAt),
         toolsListedMs: at(exchange.toolsListed?.at),
         firstModelRequestMs: at(first?.at),
-        ourToolsOffered: first ? offersOurTools(first.body) : false,
+        ourToolsOffered: first ? offersOurTools(first) : false,
       });
     } finally {
       await model.close();
@@ -335,4 +366,61 @@ export async function spawnToInitialize({ scratch, runs }) {
     server.push(await once([DIST_MCP, '--workspace', f.workspace, '--store', path.join(f.dir, 'store')], true));
   }
   return { server, bare };
+}
+
+/**
+ * Copilot CLI's cut, measured: the stub server (stub-server.mjs) configured as `copilot mcp add
+ * size-probe -- node stub-server.mjs` writes it, and the scripted model's binary search
+ * (limitProbeScript) for the largest text block the model gets whole. Also what it gets instead (the
+ * note, the preview's length) and whether the saved file outlives the CLI. `env`: extra variables
+ * (COPILOT_LARGE_OUTPUT_THRESHOLD_BYTES).
+ */
+export async function copilotLimit({ scratch, bins, env = {}, lo, hi, label = 'copilot-limit' }) {
+  const agent = agentFor('copilot', bins);
+  const f = scratchFolders(scratch, label);
+  mkdirSync(f.workspace, { recursive: true });
+  const stub = path.join(path.dirname(new URL(import.meta.url).pathname), 'stub-server.mjs');
+  const config = { mcpServers: { 'size-probe': { tools: ['*'], type: 'local', command: 'node', args: [stub] } } };
+  mkdirSync(path.join(f.home, '.copilot'), { recursive: true });
+  writeFileSync(path.join(f.home, '.copilot', 'mcp-config.json'), `${JSON.stringify(config, null, 2)}\n`);
+  const model = await startModel(limitProbeScript({ lo, hi }));
+  let run;
+  try {
+    run = await agent.run({ prompt: 'Find the largest output you receive whole.', ...f, modelPort: model.port, env, limitMs: 300_000 });
+  } finally {
+    await model.close();
+  }
+  writeFileSync(path.join(f.dir, 'requests.json'), JSON.stringify(model.requests));
+  const calls = (model.requests.filter((r) => r.view).at(-1)?.view.calls ?? []).filter((c) => c.name.endsWith('emit') && c.result);
+  const answer = agent.answer(run.stdout);
+  let found;
+  try {
+    found = JSON.parse(answer);
+  } catch {
+    found = undefined;
+  }
+  // The first cut: what the model got instead of the text.
+  const cut = calls.find((c) => !c.input.char && !c.result.text.includes(probeText(c.input.bytes)));
+  const note = cut?.result.text ?? '';
+  const preview = /Preview \(first (\d+) chars\):\n([\s\S]*)$/.exec(note);
+  const saved = /Saved to: (\S+)/.exec(note)?.[1];
+  return {
+    exit: run.code,
+    timedOut: run.timedOut,
+    answer,
+    found,
+    probes: calls.map((c) => ({
+      bytes: c.input.bytes,
+      char: c.input.char,
+      whole: c.result.text.includes(probeText(c.input.bytes, c.input.char)),
+    })),
+    cutSentBytes: cut?.input.bytes,
+    noteBytes: Buffer.byteLength(note),
+    noteHead: note.slice(0, preview ? note.indexOf(preview[0]) + `Preview (first ${preview[1]} chars):`.length : 400),
+    previewChars: preview ? [...preview[2]].length : undefined,
+    previewSaid: preview ? Number(preview[1]) : undefined,
+    savedPath: saved,
+    savedExistsAfterExit: saved ? existsSync(saved) : undefined,
+    stderr: run.stderr.slice(0, 1000),
+  };
 }

@@ -135,3 +135,36 @@ function safeJson(text) {
     return undefined;
   }
 }
+
+/**
+ * Finds the largest text a client passes whole, with the stub server's `emit` tool (stub-server.mjs):
+ * a binary search on ASCII sizes between `lo` (assumed whole) and `hi` (assumed cut), then one text of
+ * 2-byte characters more bytes than that but no more characters, which says whether the client counts
+ * bytes or characters. Each step is decided from what the client sent back; the answer is a JSON line
+ * `{ "wholeBytes": L, "cutBytes": L + 1, "counts": "bytes" | "characters" }`.
+ */
+export function limitProbeScript({ lo = 1024, hi = 1 << 20 } = {}) {
+  return (view) => {
+    const emit = view.callable.find((name) => /size[-_]probe/.test(name) && name.endsWith('emit'));
+    if (!emit) return final('FAILED: no emit tool');
+    let [whole, cut] = [lo, hi];
+    let wide;
+    for (const c of view.calls.filter((c) => c.name === emit && c.result)) {
+      const passed = c.result.text.includes(probeText(c.input.bytes, c.input.char));
+      if (c.input.char) wide = passed;
+      else if (passed) whole = Math.max(whole, c.input.bytes);
+      else cut = Math.min(cut, c.input.bytes);
+    }
+    if (cut - whole > 1) return call(emit, { bytes: Math.floor((whole + cut) / 2) });
+    // 2-byte characters: whole + 2 bytes (over the limit in bytes), (whole + 2) / 2 characters (under it in characters).
+    if (wide === undefined) return call(emit, { bytes: whole + 2 - (whole % 2), char: 'é' });
+    return final(JSON.stringify({ wholeBytes: whole, cutBytes: cut, counts: wide ? 'characters' : 'bytes' }));
+  };
+}
+
+/** The text stub-server.mjs's emit returns: `bytes` bytes of `char` repeated, the remainder in 'a'. */
+export function probeText(bytes, char = 'a') {
+  const width = Buffer.byteLength(char);
+  const whole = Math.floor(bytes / width);
+  return char.repeat(whole) + 'a'.repeat(bytes - whole * width);
+}
