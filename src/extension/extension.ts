@@ -11,6 +11,7 @@ import { registerSessionCommands } from './commands';
 import { createApi, type ToolOutputRecallApi } from './api';
 import { TOOL_NAMES } from '../core/tools/registry';
 import { RecallTool } from './tools/recallTool';
+import { describeSpillRoots, spillRootsOf } from './tools/spillRoots';
 import { RecallParticipant, registerRecallParticipant } from './chat/recallParticipant';
 import { registerInspector } from './inspector/register';
 import { registerAgents } from './agents/registerAgents';
@@ -38,12 +39,15 @@ export function activate(context: vscode.ExtensionContext): ToolOutputRecallApi 
       log,
     );
     const store = () => sessions.store();
+    const spillRoots = spillRootsOf(context);
+    log.info(describeSpillRoots(spillRoots));
     const toolDeps = {
       store,
       settings: readSettings,
       isTrusted: () => vscode.workspace.isTrusted,
       onRetained: () => sessions.notifyChanged(),
       log,
+      spillRoots,
     };
     context.subscriptions.push(
       sessions,

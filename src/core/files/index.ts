@@ -6,6 +6,14 @@ export { openRegularFile, READ_FLAGS, type OpenedFile } from './openedFile';
 export { maskSecrets, type SecretRange } from './secretShapes';
 export { searchFile, FILE_WINDOW_BYTES, OVERLAP_BYTES, type FileSearchOptions } from './fileSearch';
 export { isChatSpillFile, isClaudeToolResult, isSavedToolResult, claudeConfigDir, SPILL_FILE_NAME, CLAUDE_RESULT_NAME } from './spillFiles';
+export {
+  isVsCodeSpillFile,
+  vscodeSpillRoots,
+  TERMINAL_OUTPUT_NAME,
+  CHAT_RESOURCE_FILES,
+  type SpillRoots,
+  type VsCodeStorage,
+} from './vscodeSpillFiles';
 export type { SearchOutcome } from '../search/protocol';
 export { clearLineIndexCache, lineIndexStats, LINE_INDEX_STRIDE } from './lineIndex';
 export {

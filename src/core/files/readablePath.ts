@@ -42,6 +42,7 @@ import { openRegularFile, type OpenedFile } from './openedFile';
 import { homeCredentialNames } from './homeCredentials';
 import { sensitiveVerdict, type SensitivityResult } from './sensitivePaths';
 import { isSavedToolResult } from './spillFiles';
+import type { SpillRoots } from './vscodeSpillFiles';
 
 export interface ReadPolicy {
   /** The workspace folders (file system paths); relative paths start at the first, else at the home folder. */
@@ -50,6 +51,8 @@ export interface ReadPolicy {
   allowOutsideWorkspace: boolean;
   /** Patterns of files never read (toolOutputRecall.readFilePage.sensitivePatterns). */
   sensitivePatterns: readonly string[];
+  /** The folders where VS Code writes oversized results, as the front end computed them (none over MCP). */
+  spillRoots?: SpillRoots;
 }
 
 /**
@@ -84,8 +87,8 @@ async function checkPolicy(opened: OpenedFile, absolute: string, requested: stri
   const realFolders = await Promise.all(policy.folders.map((folder) => fs.realpath(folder).catch(() => folder)));
   const inside = realFolders.some((folder) => real === folder || real.startsWith(folder.endsWith(path.sep) ? folder : folder + path.sep));
   if (!inside) {
-    // Outside the workspace only the files VS Code's chat and Claude Code write for oversized tool results (spillFiles.ts).
-    if (!policy.allowOutsideWorkspace && !(await isSavedToolResult(real))) {
+    // Outside the workspace only the files VS Code and Claude Code write for oversized tool results (spillFiles.ts).
+    if (!policy.allowOutsideWorkspace && !(await isSavedToolResult(real, policy.spillRoots))) {
       throw new RecallError(
         'REFUSED',
         `${requested} resolves to ${real}, outside the workspace folders; ${tool} does not read there (only the files a chat saves oversized tool results to). Use a file inside the workspace, or ask the user to allow it with the setting toolOutputRecall.readFilePage.allowOutsideWorkspace.`,

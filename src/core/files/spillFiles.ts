@@ -14,6 +14,7 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { isVsCodeSpillFile, type SpillRoots } from './vscodeSpillFiles';
 
 /** A spill file's base name, exactly as VS Code 1.139.1 recognises one (see above). */
 export const SPILL_FILE_NAME =
@@ -72,7 +73,11 @@ export async function isClaudeToolResult(real: string, env: NodeJS.ProcessEnv = 
   return path.dirname(project) === realProjects;
 }
 
-/** Whether `real` is a file an agent saved an oversized tool result to: VS Code's chat or Claude Code. */
-export async function isSavedToolResult(real: string): Promise<boolean> {
-  return (await isChatSpillFile(real)) || (await isClaudeToolResult(real));
+/**
+ * Whether `real` is a file an agent saved an oversized tool result to: VS Code's agent host (the
+ * temp folder), Claude Code, or, in the folders the front end names (`roots`, vscodeSpillFiles.ts),
+ * VS Code's terminal tool and Copilot Chat.
+ */
+export async function isSavedToolResult(real: string, roots?: SpillRoots): Promise<boolean> {
+  return (await isChatSpillFile(real)) || (await isClaudeToolResult(real)) || (await isVsCodeSpillFile(real, roots));
 }

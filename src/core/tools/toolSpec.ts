@@ -7,6 +7,7 @@
  */
 import * as os from 'node:os';
 import type { ReadPolicy } from '../files/readablePath';
+import type { SpillRoots } from '../files/vscodeSpillFiles';
 import type { RecallSettings } from '../settings';
 import type { RecallStore } from '../types';
 
@@ -29,6 +30,8 @@ export interface ToolContext {
   settings: RecallSettings;
   /** The workspace folders on disk; relative paths and a command's `cwd` start from the first (the home folder without one). */
   folders: readonly string[];
+  /** Where VS Code writes oversized results, which the file tools read outside the workspace (the extension computes them; none over MCP). */
+  spillRoots?: SpillRoots;
   /** Aborts when the call is cancelled (the model's request, the client, the server's shutdown). */
   signal: AbortSignal;
   log: ToolLog;
@@ -105,6 +108,7 @@ export function readPolicyOf(context: ToolContext): ReadPolicy {
     folders: [...context.folders],
     allowOutsideWorkspace: context.settings.allowOutsideWorkspace,
     sensitivePatterns: context.settings.sensitivePatterns,
+    spillRoots: context.spillRoots,
   };
 }
 

@@ -13,6 +13,7 @@ import { invokeTool, nestedToolNames, toolSpec, type ToolInput, type ToolName } 
 import { toolErrorText, unknownToolText } from '../../core/tools/parts';
 import type { Confirmation, NestedCall, ToolContext } from '../../core/tools/toolSpec';
 import type { RecallStore } from '../../core/types';
+import type { SpillRoots } from '../../core/files/vscodeSpillFiles';
 import { bytesForTokenBudget, textResult } from './toolResult';
 
 type InvocationToken = vscode.LanguageModelToolInvocationOptions<object>['toolInvocationToken'];
@@ -32,6 +33,8 @@ export interface RecallToolDeps {
   isTrusted: () => boolean;
   onRetained: () => void;
   log: vscode.LogOutputChannel;
+  /** Where VS Code writes oversized results in this window (spillRoots.ts): read outside the workspace. */
+  spillRoots?: SpillRoots;
   /** run_code's nested calls; defaults to `invokeToolText` (vscode.lm.invokeTool), injectable for tests. */
   invokeTool?: ToolInvoker;
 }
@@ -76,6 +79,7 @@ export class RecallTool<N extends ToolName> implements vscode.LanguageModelTool<
         store: this.deps.store,
         settings,
         folders: workspaceFolders(),
+        spillRoots: this.deps.spillRoots,
         signal: abort.signal,
         log: this.deps.log,
         previewBytes:
