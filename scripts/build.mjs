@@ -9,6 +9,7 @@
 import { context } from 'esbuild';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
@@ -24,18 +25,44 @@ const common = {
   absWorkingDir: root,
 };
 
+/**
+ * dist/handshake.json, what dist/mcp.js answers the handshake with before the server loads: written
+ * by the server bundle itself (`handshakeData`), in a fresh process, after each build of it.
+ */
+function handshakeFile() {
+  return {
+    name: 'handshake-file',
+    setup(build) {
+      build.onEnd((result) => {
+        if (result.errors.length > 0) return;
+        const script = `require('node:fs').writeFileSync('dist/handshake.json', JSON.stringify(require('./dist/mcpServer.js').handshakeData()) + '\\n')`;
+        execFileSync(process.execPath, ['-e', script], { cwd: root, stdio: 'inherit' });
+      });
+    },
+  };
+}
+
 const nodeBundles = [
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
   { entryPoints: ['src/core/index.ts'], outfile: 'dist/core.js' },
   { entryPoints: ['src/core/store/worker.ts'], outfile: 'dist/storeWorker.js', optional: true },
   // The MCP server (the package's bin): runs with plain `node`, beside storeWorker.js and sql-wasm.wasm.
+  // mcp.js is the small entry that answers the handshake; mcpServer.js the server it loads (in a worker over stdio).
   { entryPoints: ['src/mcp/main.ts'], outfile: 'dist/mcp.js', banner: { js: '#!/usr/bin/env node' } },
+  { entryPoints: ['src/mcp/serverEntry.ts'], outfile: 'dist/mcpServer.js', plugins: [handshakeFile()] },
 ];
 
 const configs = [
   ...nodeBundles
     .filter((b) => !b.optional || existsSync(path.join(root, b.entryPoints[0])))
-    .map(({ optional, ...options }) => ({ ...common, ...options, platform: 'node', format: 'cjs', target: 'node20' })),
+    .map(({ optional, plugins = [], ...options }) => ({
+      ...common,
+      ...options,
+      plugins,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+    })),
   ...(existsSync(path.join(root, 'webview/main.ts'))
     ? [
         {
@@ -65,7 +92,9 @@ const watchReport = {
     build.onEnd((result) => console.log(`[watch] build finished with ${result.errors.length} error(s)`));
   },
 };
-const contexts = await Promise.all(configs.map((config) => context(watch ? { ...config, plugins: [watchReport] } : config)));
+const contexts = await Promise.all(
+  configs.map((config) => context(watch ? { ...config, plugins: [...(config.plugins ?? []), watchReport] } : config)),
+);
 if (watch) {
   await Promise.all(contexts.map((c) => c.watch()));
 } else {

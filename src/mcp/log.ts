@@ -10,7 +10,7 @@ export interface Log {
 
 export const PROGRAM = 'tool-output-recall-mcp';
 
-export function stderrLog(stream: NodeJS.WritableStream = process.stderr): Log {
+export function stderrLog(stream: { write(text: string): unknown } = process.stderr): Log {
   const line = (level: string) => (message: string) => {
     stream.write(`[${PROGRAM}] ${level}${message}\n`);
   };

@@ -5,14 +5,26 @@
  * is an `isError` result with the engine's message. Results are text blocks of at most 8,000 bytes
  * and never `structuredContent` (Claude Code and Codex show only that when it is present).
  */
-import { ProtocolError, ProtocolErrorCode, Server, type Implementation, type McpServerFactory } from '@modelcontextprotocol/server';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  Server,
+  type Implementation,
+  type McpServerFactory,
+} from '@modelcontextprotocol/server';
 import { PACKAGE_VERSION } from '../core/manifest';
 import { READ_TOOL_OUTPUT_TOOL, RUN_COMMAND_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../core/toolNames';
 import { splitIntoParts, unknownToolText } from '../core/tools/parts';
 import { clientOfRequest, previewBytesFor } from './clients';
-import type { AgentTools } from './tools';
+import type { HandshakeData } from './handshake';
+import { listTools, type AgentTools } from './tools';
 
 export const SERVER_NAME = 'tool-output-recall';
+const SERVER_INFO = { name: SERVER_NAME, title: 'Tool Output Recall', version: PACKAGE_VERSION };
+const CAPABILITIES = { tools: { listChanged: false } };
+/** The 2026-era revision the SDK serves over stdio (its `server/discover` lists it; test/unit/mcpHandshake.test.ts checks). */
+const MODERN_VERSIONS = ['2026-07-28'];
 
 /** What clients put in the model's instructions about this server. */
 const INSTRUCTIONS =
@@ -30,10 +42,7 @@ export function serverFactory(
   onClient?: (client: Implementation) => void,
 ): McpServerFactory {
   return () => {
-    const server = new Server(
-      { name: SERVER_NAME, title: 'Tool Output Recall', version: PACKAGE_VERSION },
-      { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
-    );
+    const server = new Server(SERVER_INFO, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS });
     // Who connected (Claude Code, Codex, Cursor…), for the session's agent record (sessionAgent.ts):
     // from `initialize`, or from the request itself where the client never initialized this Server.
     server.oninitialized = () => {
@@ -47,7 +56,7 @@ export function serverFactory(
     };
     server.setRequestHandler('tools/list', (request, ctx) => {
       clientOf(request.params, ctx.mcpReq.envelope);
-      return { tools: tools.list() };
+      return { tools: listTools() };
     });
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name, arguments: input } = request.params;
@@ -61,5 +70,17 @@ export function serverFactory(
       };
     });
     return server;
+  };
+}
+
+/** What the entry answers the handshake with while this server loads (handshake.ts; scripts/build.mjs writes it to dist/handshake.json). */
+export function handshakeData(): HandshakeData {
+  return {
+    serverInfo: SERVER_INFO,
+    instructions: INSTRUCTIONS,
+    capabilities: CAPABILITIES,
+    tools: listTools(),
+    legacyVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+    modernVersions: MODERN_VERSIONS,
   };
 }

@@ -39,6 +39,25 @@ export interface CallOptions {
   previewBytes?: number;
 }
 
+/** The tools as tools/list gives them: the manifest's, with annotations from each spec's effect. */
+export function listTools(): Tool[] {
+  return TOOL_NAMES.map((name) => {
+    const declaration = toolDeclaration(name);
+    return {
+      name,
+      title: declaration.displayName,
+      description: declaration.modelDescription,
+      // The manifest's schema as it is (plain JSON; the SDK's type wants a JSON value type).
+      inputSchema: declaration.inputSchema as Tool['inputSchema'],
+      annotations: EFFECT_ANNOTATIONS[toolSpec(name).effect],
+      // Claude Code defers MCP tools behind its ToolSearch (the model sees names only and needs
+      // an extra call to load one); the few small tools the model needs right after a cut result
+      // are worth their schemas in its context. Clients that do not know the key ignore it.
+      _meta: { [ALWAYS_LOAD]: true },
+    };
+  });
+}
+
 export class AgentTools {
   constructor(private readonly deps: AgentToolsDeps) {}
 
@@ -48,24 +67,6 @@ export class AgentTools {
 
   names(): readonly ToolName[] {
     return TOOL_NAMES;
-  }
-
-  list(): Tool[] {
-    return TOOL_NAMES.map((name) => {
-      const declaration = toolDeclaration(name);
-      return {
-        name,
-        title: declaration.displayName,
-        description: declaration.modelDescription,
-        // The manifest's schema as it is (plain JSON; the SDK's type wants a JSON value type).
-        inputSchema: declaration.inputSchema as Tool['inputSchema'],
-        annotations: EFFECT_ANNOTATIONS[toolSpec(name).effect],
-        // Claude Code defers MCP tools behind its ToolSearch (the model sees names only and needs
-        // an extra call to load one); the few small tools the model needs right after a cut result
-        // are worth their schemas in its context. Clients that do not know the key ignore it.
-        _meta: { [ALWAYS_LOAD]: true },
-      };
-    });
   }
 
   /** Runs a tool; a failure is a result too (isError, with the engine's message), never a throw. */

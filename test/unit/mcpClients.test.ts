@@ -67,7 +67,8 @@ describe('mcp: the clients people run', function () {
     // long as the test likes, with no timing involved. (A FIFO in the session folder would not do:
     // the store refuses those at once, storeNotRegular.test.ts.)
     const bundles = dirs.make();
-    for (const file of ['mcp.js', 'storeWorker.js']) copyFileSync(path.join(path.dirname(MCP_BUNDLE), file), path.join(bundles, file));
+    for (const file of ['mcp.js', 'mcpServer.js', 'handshake.json', 'storeWorker.js'])
+      copyFileSync(path.join(path.dirname(MCP_BUNDLE), file), path.join(bundles, file));
     const wasm = path.join(bundles, 'sql-wasm.wasm');
     execFileSync('mkfifo', [wasm]);
     const { client, transport, stderr } = stdioClient(

@@ -4,7 +4,9 @@
  * updates, which runs the build installed beside it:
  *
  *   <root>/tool-output-recall-mcp.js           the launcher agents' configurations name
- *   <root>/<version>-<hash>/mcp.js              one build: the server and what it loads at run time
+ *   <root>/<version>-<hash>/mcp.js              one build: the entry, the server it loads
+ *   <root>/<version>-<hash>/mcpServer.js        (and the handshake it answers first),
+ *   <root>/<version>-<hash>/handshake.json      and what the server loads at run time
  *   <root>/<version>-<hash>/storeWorker.js      (the store and search workers)
  *   <root>/<version>-<hash>/sql-wasm.wasm       (sql.js)
  *
@@ -19,7 +21,7 @@ import { RecallError, describeError } from '../errors';
 import { atomicWriteFile } from '../store/atomicWrite';
 
 /** What the server needs at run time, beside it (see scripts/build.mjs and the VSIX allowlist). */
-export const SERVER_FILES = ['mcp.js', 'storeWorker.js', 'sql-wasm.wasm'] as const;
+export const SERVER_FILES = ['mcp.js', 'mcpServer.js', 'handshake.json', 'storeWorker.js', 'sql-wasm.wasm'] as const;
 export const LAUNCHER = 'tool-output-recall-mcp.js';
 /** Builds kept besides the current one, newest first, for servers started from them that still run. */
 const KEEP_OLDER = 2;

@@ -31,7 +31,9 @@ function newestSource(dir: string): number {
 /** Builds dist/ when dist/mcp.js is missing or older than a source or package.json (which it inlines). */
 export async function ensureBuilt(): Promise<void> {
   const newest = Math.max(newestSource(path.join(REPO, 'src')), statSync(path.join(REPO, 'package.json')).mtimeMs);
-  const fresh = ['dist/mcp.js', 'dist/storeWorker.js', 'dist/sql-wasm.wasm'].every((file) => existsSync(path.join(REPO, file)));
+  const fresh = ['dist/mcp.js', 'dist/mcpServer.js', 'dist/handshake.json', 'dist/storeWorker.js', 'dist/sql-wasm.wasm'].every((file) =>
+    existsSync(path.join(REPO, file)),
+  );
   if (fresh && statSync(MCP_BUNDLE).mtimeMs >= newest) return;
   await exec(process.execPath, [path.join(REPO, 'scripts/build.mjs')], { cwd: REPO });
 }

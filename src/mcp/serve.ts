@@ -1,0 +1,138 @@
+/**
+ * The server proper (dist/mcpServer.js): the session, the tools and one front end, stdio or HTTP.
+ * `main.ts` (dist/mcp.js) is the small entry agents start: over stdio it answers the handshake itself
+ * and runs this module in a worker thread (stdioWorker.ts); with --http, --help, --version and for
+ * `hook` it runs this module in its own thread. Exit codes: 0 after a clean shutdown, 1 when the
+ * session cannot open, 2 for a bad command line.
+ */
+import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
+import { describeError } from '../core/errors';
+import { SessionAgentNote } from '../core/store/sessionAgent';
+import { openAgentSession } from './agentSession';
+import { serveHttp, type HttpServer } from './http';
+import { PROGRAM, type Log } from './log';
+import { UsageError, parseOptions } from './options';
+import { serverFactory } from './server';
+import { TOKEN_ENV, bearerToken } from './token';
+import { AgentTools } from './tools';
+
+/** Where a stdio server reads and writes, and how it is told to stop (process streams and signals, or a worker's port). */
+export interface StdioWire {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  /** Calls `stop` once when the server must end (stdin closed, SIGINT, SIGTERM). */
+  onStop(stop: (why: string) => void): void;
+  /** Ends the program with `code` once everything is closed. */
+  exit(code: number): void;
+  /** The server reads `input` from now on: answers come from it, not from the entry (main.ts). */
+  ready?(): void;
+}
+
+/** Runs the command line `argv` (after the program name); `wire` for stdio, or undefined to serve HTTP or print help. */
+export async function serve(argv: readonly string[], log: Log, stdioWire?: StdioWire): Promise<void> {
+  const parsed = await parseOptions(argv, process.env);
+  if ('help' in parsed || 'version' in parsed) {
+    process.stdout.write(`${'help' in parsed ? parsed.help : parsed.version}\n`);
+    return;
+  }
+  // Before the session opens: a token file that cannot be trusted stops the start with nothing created.
+  const bearer = parsed.http ? await bearerToken(parsed.http.auth) : undefined;
+  // The session opens (sql.js, the worker, the lock) while the server already answers: a call that
+  // needs the store waits for it; a session that cannot open ends the process with code 1.
+  const opening = openAgentSession(parsed.storeDir, parsed.settings, log, parsed.sessionId);
+  const shutdown = new AbortController();
+  const tools = new AgentTools({
+    store: async () => (await opening).store,
+    workspace: parsed.workspace,
+    settings: parsed.settings,
+    log,
+    shutdown: shutdown.signal,
+  });
+  // Names the session's agent for the VS Code inspector (sessionAgent.ts); never stops the server.
+  const agent = opening.then((session) => {
+    const note = new SessionAgentNote(session.store.file, (error) => log.warn(`recording the session's agent: ${describeError(error)}`));
+    void note.started();
+    return note;
+  });
+  agent.catch(noop); // a session that cannot open is reported once, below
+  const previewBytes = { bytes: parsed.settings.previewBytes, set: parsed.previewBytesSet };
+  const factory = serverFactory(tools, previewBytes, (client) => void agent.then((note) => note.client(client), noop));
+  const wire: StdioWire = stdioWire ?? processWire(!parsed.http);
+
+  let http: HttpServer | undefined;
+  let stdio: { close(): Promise<void> } | undefined;
+  let closing: Promise<void> | undefined;
+  // Running commands are stopped (their whole process trees), the store takes its last checkpoint
+  // and the lock goes, whichever way the server is asked to end.
+  const stop = (why: string) => {
+    closing ??= (async () => {
+      log.info(`stopping (${why})`);
+      shutdown.abort();
+      await http?.close().catch((error) => log.warn(`closing http: ${describeError(error)}`));
+      await stdio?.close().catch(() => undefined);
+      const session = await opening.catch(() => undefined);
+      await (await agent.catch(() => undefined))?.idle();
+      await session?.close();
+      wire.exit(0);
+    })();
+  };
+  wire.onStop(stop);
+
+  if (parsed.http && bearer) {
+    try {
+      http = await serveHttp(factory, { port: parsed.http.port, bearer }, log);
+    } catch (error) {
+      await (await opening.catch(() => undefined))?.close();
+      throw error;
+    }
+    // Where the token is, never the token: clients keep this log.
+    if (bearer.created) log.info(`made a new bearer token ${bearer.where} (mode 0600: only you can read it)`);
+    if ('from' in parsed.http.auth && parsed.http.auth.from === '--token') {
+      log.warn(`--token shows the token to every local user (ps, /proc); set ${TOKEN_ENV} or use --token-file instead`);
+    }
+    log.info(`serving MCP at ${http.url}; bearer token required, ${bearer.where}; workspace ${parsed.workspace}`);
+  } else {
+    stdio = serveStdio(factory, {
+      transport: new StdioServerTransport(wire.input as never, wire.output as never),
+      onerror: (error) => log.warn(`stdio: ${describeError(error)}`),
+    });
+    wire.ready?.();
+    log.info(`serving MCP on stdio; workspace ${parsed.workspace}`);
+  }
+  try {
+    await opening;
+  } catch (error) {
+    await http?.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** This process's own stdin, stdout and signals: HTTP, or stdio in the main thread (`stdio`). */
+function processWire(stdio: boolean): StdioWire {
+  return {
+    input: process.stdin,
+    output: process.stdout,
+    onStop(stop) {
+      if (stdio) {
+        // The client ends a stdio server by closing its stdin (the MCP stdio binding).
+        process.stdin.once('end', () => stop('stdin closed'));
+        process.stdin.once('close', () => stop('stdin closed'));
+      }
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGTERM', () => stop('SIGTERM'));
+    },
+    exit: (code) => process.exit(code),
+  };
+}
+
+/** Prints why the program cannot go on and ends it: 2 for a bad command line, 1 otherwise. */
+export function fail(error: unknown, exit: (code: number) => void, write: (text: string) => void): void {
+  write(
+    error instanceof UsageError
+      ? `${PROGRAM}: ${error.message}\nRun ${PROGRAM} --help for the options.\n`
+      : `${PROGRAM}: ${describeError(error)}\n`,
+  );
+  exit(error instanceof UsageError ? 2 : 1);
+}
+
+const noop = (): void => undefined;

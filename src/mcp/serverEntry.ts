@@ -1,0 +1,29 @@
+/**
+ * dist/mcpServer.js: the server bundle the entry (main.ts, dist/mcp.js) loads. In the worker the
+ * stdio entry starts, it serves stdio; loaded in the main thread, it runs the command line itself
+ * (--http, --help, --version, `hook`). scripts/build.mjs calls `handshakeData` to write dist/handshake.json.
+ */
+import { isMainThread, workerData } from 'node:worker_threads';
+import { stderrLog } from './log';
+import { fail, serve } from './serve';
+import { runStdioWorker } from './stdioWorker';
+
+export { handshakeData } from './server';
+
+/** The command line in this thread: `hook <name>`, or the server over HTTP, or its help or version. */
+export async function runCli(argv: readonly string[]): Promise<void> {
+  try {
+    // `hook <name>`: a hook for an agent's own tools (hook.ts), not a server.
+    if (argv[0] === 'hook') return await (await import('./hook')).runHook(argv.slice(1));
+    await serve(argv, stderrLog());
+  } catch (error) {
+    fail(
+      error,
+      (code) => process.exit(code),
+      (text) => process.stderr.write(text),
+    );
+  }
+}
+
+const role = (workerData as { role?: string; argv?: string[] } | null) ?? {};
+if (!isMainThread && role.role === 'stdio') runStdioWorker(role.argv ?? []);

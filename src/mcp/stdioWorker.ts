@@ -1,0 +1,55 @@
+/**
+ * The stdio server in the worker thread main.ts starts: the entry owns the process's stdin, stdout
+ * and signals and passes them over the worker's port (frontProtocol.ts); the SDK's own stdio
+ * transport reads and writes the streams below, so it parses and frames exactly as over a pipe.
+ */
+import { writeSync } from 'node:fs';
+import { PassThrough, Writable } from 'node:stream';
+import { parentPort } from 'node:worker_threads';
+import type { FromFront, ToFront } from './frontProtocol';
+import { stderrLog } from './log';
+import { fail, serve } from './serve';
+
+export function runStdioWorker(argv: readonly string[]): void {
+  const port = parentPort;
+  if (!port) throw new Error('runStdioWorker runs in the worker main.ts starts');
+  const post = (message: ToFront) => port.postMessage(message);
+  const input = new PassThrough();
+  // One message per write (the transport writes each message whole), so the entry can drop the
+  // server's answers to the requests it answered itself.
+  const output = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      post({ kind: 'out', data: chunk.toString('utf8') });
+      done();
+    },
+  });
+  let stop: ((why: string) => void) | undefined;
+  let stopWhy: string | undefined;
+  port.on('message', (message: FromFront) => {
+    if (message.kind === 'in') input.write(message.data);
+    else if (message.kind === 'end') stopSoon('stdin closed');
+    else stopSoon(message.why);
+  });
+  function stopSoon(why: string): void {
+    if (stop) stop(why);
+    else stopWhy ??= why;
+  }
+  // Synchronous writes to fd 2: lines written just before the process ends are not lost on the way through the entry.
+  const log = stderrLog({ write: (text: string) => writeSync(2, text) });
+  serve(argv, log, {
+    input,
+    output,
+    onStop(callback) {
+      stop = callback;
+      if (stopWhy !== undefined) callback(stopWhy);
+    },
+    exit: (code) => post({ kind: 'exit', code }),
+    ready: () => post({ kind: 'ready' }),
+  }).catch((error: unknown) =>
+    fail(
+      error,
+      (code) => process.exit(code),
+      (text) => writeSync(2, text),
+    ),
+  );
+}
