@@ -167,16 +167,16 @@ function events(stdout) {
  */
 export const GEMINI = {
   name: 'Gemini CLI',
-  configure({ how, workspace, home, url }) {
+  configure({ how, workspace, home, url, trust = false }) {
     mkdirSync(workspace, { recursive: true });
     writeJson(path.join(home, '.gemini', 'settings.json'), {
       security: { auth: { selectedType: 'gemini-api-key' } },
       privacy: { usageStatisticsEnabled: false },
     });
-    const entry = how === 'http' ? { url, type: 'http', headers: BEARER } : STDIO;
+    const entry = { ...(how === 'http' ? { url, type: 'http', headers: BEARER } : STDIO), ...(trust ? { trust: true } : {}) };
     return { file: writeJson(path.join(workspace, '.gemini', 'settings.json'), { mcpServers: { [KEY]: entry } }) };
   },
-  run({ prompt, workspace, home, shim, modelPort, token, limitMs }) {
+  run({ prompt, workspace, home, shim, modelPort, token, permission = ['--yolo'], limitMs }) {
     const env = {
       ...baseEnv({ home, shim }),
       GEMINI_API_KEY: 'scripted-model-key',
@@ -185,7 +185,7 @@ export const GEMINI = {
       GEMINI_CLI_TRUST_WORKSPACE: 'true',
       ...(token ? { [TOKEN_ENV]: token } : {}),
     };
-    const args = [this.bin, '-p', prompt, '--output-format', 'stream-json', '--yolo', '--model', 'gemini-2.5-flash'];
+    const args = [this.bin, '-p', prompt, '--output-format', 'stream-json', ...permission, '--model', 'gemini-2.5-flash'];
     return runGroup(process.execPath, args, { cwd: workspace, env, limitMs });
   },
   /** The assistant's text: its `message` events (deltas) of the last turn, joined. */
@@ -207,12 +207,16 @@ export const GEMINI = {
  */
 export const QWEN = {
   name: 'Qwen Code',
-  configure({ how, workspace, url, alwaysLoad = false }) {
+  configure({ how, workspace, url, alwaysLoad = false, trust = false }) {
     mkdirSync(workspace, { recursive: true });
-    const entry = { ...(how === 'http' ? { httpUrl: url, headers: BEARER } : STDIO), ...(alwaysLoad ? { alwaysLoadTools: true } : {}) };
+    const entry = {
+      ...(how === 'http' ? { httpUrl: url, headers: BEARER } : STDIO),
+      ...(alwaysLoad ? { alwaysLoadTools: true } : {}),
+      ...(trust ? { trust: true } : {}),
+    };
     return { file: writeJson(path.join(workspace, '.qwen', 'settings.json'), { mcpServers: { [KEY]: entry }, $version: 4 }) };
   },
-  run({ prompt, workspace, home, shim, modelPort, token, limitMs }) {
+  run({ prompt, workspace, home, shim, modelPort, token, permission = ['--yolo'], limitMs }) {
     const env = {
       ...baseEnv({ home, shim }),
       OPENAI_API_KEY: 'scripted-model-key',
@@ -220,7 +224,7 @@ export const QWEN = {
       OPENAI_MODEL: 'scripted',
       ...(token ? { [TOKEN_ENV]: token } : {}),
     };
-    const args = [this.bin, '-p', prompt, '--output-format', 'stream-json', '--yolo'];
+    const args = [this.bin, '-p', prompt, '--output-format', 'stream-json', ...permission];
     return runGroup(process.execPath, args, { cwd: workspace, env, limitMs });
   },
   /** The `result` event, as Claude Code's stream-json. */
@@ -243,7 +247,7 @@ export const COPILOT = {
     const entry = how === 'http' ? { tools: ['*'], type: 'http', url, headers: BEARER } : { tools: ['*'], type: 'local', ...STDIO };
     return { file: writeJson(path.join(home, '.copilot', 'mcp-config.json'), { mcpServers: { [KEY]: entry } }) };
   },
-  run({ prompt, workspace, home, shim, modelPort, token, env: extraEnv = {}, limitMs }) {
+  run({ prompt, workspace, home, shim, modelPort, token, env: extraEnv = {}, permission = ['--allow-all-tools'], limitMs }) {
     const env = {
       ...baseEnv({ home, shim }),
       ...extraEnv,
@@ -257,7 +261,7 @@ export const COPILOT = {
       COPILOT_AUTO_UPDATE: 'false',
       ...(token ? { [TOKEN_ENV]: token } : {}),
     };
-    const args = ['-p', prompt, '--output-format', 'json', '--allow-all-tools'];
+    const args = ['-p', prompt, '--output-format', 'json', ...permission];
     return runGroup(this.bin, args, { cwd: workspace, env, limitMs });
   },
   /** The last `assistant.message` event's content. */

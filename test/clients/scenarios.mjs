@@ -105,6 +105,7 @@ export async function evidenceRun({
   label = how,
   configure = {},
   env = {},
+  permission,
 }) {
   const agent = agentFor(cli, bins);
   const f = scratchFolders(scratch, `${cli}-${label}`);
@@ -126,6 +127,7 @@ export async function evidenceRun({
       token: http ? token : undefined,
       extra: codexConfig,
       env,
+      ...(permission ? { permission } : {}),
       limitMs: 240_000,
     });
   } finally {
