@@ -1,32 +1,77 @@
-// Spawn → initialize reply of the MCP server beside spawn → exit of `node -e 0` (the floor any Node
-// server pays on this machine), interleaved so that load drifting during the run falls on both.
+// Spawn → initialize reply and spawn → first tools/list reply of the MCP server, beside spawn → exit
+// of `node -e 0` (the floor any Node server pays on this machine), interleaved so that load drifting
+// during the run falls on all of them; and SIGINT → exit of an idle server with its session open.
 // Codex drops a server that has not answered within its start-up grace (1,000 ms by default), and
-// Claude Code starts its first turn without waiting: the reply must come before the session opens.
+// Claude Code starts its first turn without waiting: the answers must not wait for the server to load.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-const INITIALIZE = `${JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'recall-bench', version: '1' } },
-})}\n`;
+const line = (message) => `${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`;
+const HANDSHAKE =
+  line({
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'recall-bench', version: '1' } },
+  }) +
+  line({ method: 'notifications/initialized' }) +
+  line({ id: 2, method: 'tools/list' });
 
-function timeInitialize(server) {
+function start(server) {
   const scratch = mkdtempSync(path.join(tmpdir(), 'tor-bench-start-'));
   const t0 = performance.now();
-  const child = spawn(process.execPath, [server, '--workspace', scratch, '--store', scratch], { stdio: ['pipe', 'pipe', 'ignore'] });
-  child.stdin.write(INITIALIZE);
+  const child = spawn(process.execPath, [server, '--workspace', scratch, '--store', scratch], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const done = () => rmSync(scratch, { recursive: true, force: true });
+  return { child, t0, done };
+}
+
+/** Resolves with the time each answer (by id) arrived after spawn. */
+function answers(child, t0, ids) {
+  const at = {};
+  let buffered = '';
   return new Promise((resolve, reject) => {
-    child.stdout.once('data', () => {
-      const ms = performance.now() - t0;
-      child.once('exit', () => (rmSync(scratch, { recursive: true, force: true }), resolve(ms)));
-      child.stdin.end(); // a stdio server ends when its client closes stdin
+    child.stdout.on('data', (chunk) => {
+      buffered += chunk;
+      for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+        const id = JSON.parse(buffered.slice(0, end)).id;
+        buffered = buffered.slice(end + 1);
+        at[id] ??= performance.now() - t0;
+      }
+      if (ids.every((id) => at[id] !== undefined)) resolve(at);
     });
     child.once('error', reject);
   });
+}
+
+async function timeHandshake(server) {
+  const { child, t0, done } = start(server);
+  child.stdin.write(HANDSHAKE);
+  const at = await answers(child, t0, [1, 2]);
+  await new Promise((resolve) => {
+    child.once('exit', resolve);
+    child.stdin.end(); // a stdio server ends when its client closes stdin
+  });
+  done();
+  return { initialize: at[1], toolsList: at[2] };
+}
+
+/** SIGINT → exit of a server whose session is open and that runs nothing. */
+async function timeSigint(server) {
+  const { child, done } = start(server);
+  let stderr = '';
+  await new Promise((resolve) =>
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      if (/started session/.test(stderr)) resolve();
+    }),
+  );
+  const t0 = performance.now();
+  child.kill('SIGINT');
+  await new Promise((resolve) => child.once('exit', resolve));
+  const ms = performance.now() - t0;
+  done();
+  return ms;
 }
 
 function timeNodeFloor() {
@@ -35,12 +80,15 @@ function timeNodeFloor() {
   return new Promise((resolve) => child.once('exit', () => resolve(performance.now() - t0)));
 }
 
-/** `rounds` of each, alternating; returns both sample lists (ms). */
+/** `rounds` of each, alternating; returns the sample lists (ms). */
 export async function measureStartup(server, rounds) {
-  const samples = { initialize: [], floor: [] };
+  const samples = { initialize: [], toolsList: [], floor: [], sigint: [] };
   for (let i = 0; i < rounds; i++) {
-    samples.initialize.push(await timeInitialize(server));
+    const { initialize, toolsList } = await timeHandshake(server);
+    samples.initialize.push(initialize);
+    samples.toolsList.push(toolsList);
     samples.floor.push(await timeNodeFloor());
+    samples.sigint.push(await timeSigint(server));
   }
   return samples;
 }
