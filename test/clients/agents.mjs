@@ -207,14 +207,16 @@ export const GEMINI = {
  */
 export const QWEN = {
   name: 'Qwen Code',
-  configure({ how, workspace, url, alwaysLoad = false, trust = false }) {
+  configure({ how, workspace, home, url, alwaysLoad = false, trust = false, scope = 'project' }) {
     mkdirSync(workspace, { recursive: true });
     const entry = {
       ...(how === 'http' ? { httpUrl: url, headers: BEARER } : STDIO),
       ...(alwaysLoad ? { alwaysLoadTools: true } : {}),
       ...(trust ? { trust: true } : {}),
     };
-    return { file: writeJson(path.join(workspace, '.qwen', 'settings.json'), { mcpServers: { [KEY]: entry }, $version: 4 }) };
+    // `qwen mcp add` writes the user's settings by default, `--scope project` the workspace's.
+    const file = path.join(scope === 'user' ? home : workspace, '.qwen', 'settings.json');
+    return { file: writeJson(file, { mcpServers: { [KEY]: entry }, $version: 4 }) };
   },
   run({ prompt, workspace, home, shim, modelPort, token, permission = ['--yolo'], limitMs }) {
     const env = {

@@ -126,20 +126,29 @@ async function main() {
     ],
     // …and the preview size of our server that fits Codex's default limit.
     ['codex', 'stdio', [], 'stdio, server --preview-bytes 10240', ['--preview-bytes', '10240']],
-    ['gemini', 'stdio'],
-    ['gemini', 'http'],
-    ['qwen', 'stdio'],
-    ['qwen', 'http'],
+    // The three below each once with the narrowest permission their docs give (the server's entry trusted,
+    // or the server's tools allowed by name) and once with the flag that allows everything.
+    ['gemini', 'stdio', [], 'stdio, "trust": true', [], { configure: { trust: true }, permission: [] }],
+    ['gemini', 'http', [], 'http, --yolo'],
+    [
+      'qwen',
+      'stdio',
+      [],
+      'stdio, user scope, --allowed-tools mcp__tool-output-recall',
+      [],
+      { configure: { scope: 'user' }, permission: ['--allowed-tools', 'mcp__tool-output-recall'] },
+    ],
+    ['qwen', 'http', [], 'http, project scope, --yolo'],
     // Qwen Code's own switch that offers a server's tools directly instead of behind its tool_search.
-    ['qwen', 'stdio', [], 'stdio, alwaysLoadTools', [], { configure: { alwaysLoad: true } }],
-    ['copilot', 'stdio'],
-    ['copilot', 'http'],
+    ['qwen', 'stdio', [], 'stdio, project scope, --yolo, alwaysLoadTools', [], { configure: { alwaysLoad: true } }],
+    ['copilot', 'stdio', [], 'stdio, --allow-tool tool-output-recall', [], { permission: ['--allow-tool', 'tool-output-recall'] }],
+    ['copilot', 'http', [], 'http, --allow-all-tools'],
     // The runtime's own setting for its cut (measured below): with it our result reaches the model whole.
     [
       'copilot',
       'stdio',
       [],
-      'stdio, COPILOT_LARGE_OUTPUT_THRESHOLD_BYTES=65536',
+      'stdio, --allow-all-tools, COPILOT_LARGE_OUTPUT_THRESHOLD_BYTES=65536',
       [],
       { env: { COPILOT_LARGE_OUTPUT_THRESHOLD_BYTES: '65536' } },
     ],
