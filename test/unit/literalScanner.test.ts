@@ -119,7 +119,13 @@ describe('literal scanners skipping to their anchors', () => {
       };
       while (length < size) {
         const literal = rng.pick(literals);
-        const spelt = rng.chance(0.2) ? variantOf(rng, literal).repeat(rng.int(2, 3)) : variantOf(rng, literal);
+        // Whole, repeated, or cut short (an anchor's bytes with no match around them).
+        const variant = variantOf(rng, literal);
+        const spelt = rng.chance(0.2)
+          ? variant.repeat(rng.int(2, 3))
+          : rng.chance(0.3)
+            ? [...variant].slice(0, rng.int(1, [...variant].length - 1)).join('')
+            : variant;
         // Across a slice edge, right after the last one, or anywhere ahead.
         const edge = (Math.floor(length / (64 * KiB)) + 1) * 64 * KiB - rng.int(0, Buffer.byteLength(spelt));
         const gap = rng.pick([Math.min(Math.max(0, edge - length), 100 * KiB), 0, rng.int(0, 200), rng.int(0, 100 * KiB)]);

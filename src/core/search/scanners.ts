@@ -124,14 +124,16 @@ function anchorsOf(chars: readonly (readonly Buffer[])[]): Anchor[] {
 /**
  * Cost model for choosing anchors, per byte searched, in units of one memchr pass (Buffer.indexOf
  * runs memchr for a needle's first byte, then compares the rest where that byte is). Measured on the
- * bench's 59 MB log: a pass for a needle whose first byte is rare takes ~3 ms, one whose first byte
- * is every 15th byte ~24 ms, so each occurrence of the first byte costs ~120 bytes of memchr; the
- * sliced regular expression (latin1 decoding included) takes ~36 ms, 14 passes. Anchors are used
- * only when they cost at most half that: when they do not skip (they occur in every slice), they
- * cost that much on top.
+ * bench's 59 MB log: a pass for a needle whose first byte is rare takes ~2.5 ms, one whose first byte
+ * is every 70th byte ~17 ms and every 28th ~24 ms, so each occurrence of the first byte costs about
+ * as much as 300 bytes of memchr; the sliced regular expression (latin1 decoding included) takes
+ * ~36 ms, 14 passes. Anchors are used when they cost at most ANCHOR_BUDGET: worth it when they skip
+ * most slices. Where they skip nothing (they occur in every slice), the scanner drops them after
+ * ANCHOR_MISSES slices in a row.
  */
 const FIRST_BYTE_COST = 300;
-const ANCHOR_BUDGET = 7;
+const ANCHOR_BUDGET = 9;
+const ANCHOR_MISSES = 4;
 /** Bytes of the window whose byte counts estimate how often a first byte occurs: SAMPLE_PIECES spread pieces. */
 const SAMPLE_PIECES = 8;
 const SAMPLE_PIECE_BYTES = 512;
@@ -216,7 +218,8 @@ function anchorSkipper(bytes: Buffer, anchors: readonly Anchor[]): (from: number
  * With anchors, a slice starts where the next match can start at the earliest: none starts before.
  */
 function regexScanner(bytes: Buffer, regex: RegExp, longest: number, anchors: Anchor[] | undefined): LiteralScanner {
-  const earliest = anchors ? anchorSkipper(bytes, anchors) : (from: number) => from;
+  let earliest = anchors ? anchorSkipper(bytes, anchors) : undefined;
+  let misses = 0;
   let sliceStart = 0;
   let text: string | undefined;
   let done = false;
@@ -224,11 +227,14 @@ function regexScanner(bytes: Buffer, regex: RegExp, longest: number, anchors: An
   /** Decodes the slice after `start` where a match can start, the scan standing at `resume`. */
   const load = (start: number, resume: number): void => {
     const from = Math.max(start, resume);
-    const at = earliest(from);
+    const at = earliest ? earliest(from) : from;
     if (at === Infinity) {
       done = true;
       return;
     }
+    // Anchors that keep landing within the next slice skip nothing and cost their passes.
+    misses = at < from + SLICE_BYTES ? misses + 1 : 0;
+    if (misses >= ANCHOR_MISSES) earliest = undefined;
     sliceStart = at === from ? start : at;
     text = bytes.toString('latin1', sliceStart, Math.min(bytes.length, sliceStart + SLICE_BYTES + longest));
     regex.lastIndex = Math.max(0, resume - sliceStart);
