@@ -43,7 +43,7 @@ class Inspector {
   });
   private readonly notice = h('div', { className: 'notice', attrs: { role: 'status', 'aria-live': 'polite' } });
   private readonly wrapToggle: HTMLButtonElement;
-  private readonly actions: Record<HostAction, HTMLButtonElement>;
+  private readonly actions: Record<Exclude<HostAction, 'switchSession'>, HTMLButtonElement>;
 
   constructor(
     private readonly api: VsCodeApi,
@@ -51,7 +51,7 @@ class Inspector {
   ) {
     this.state = restoreState(api.getState());
     this.conn = new HostConnection(api, (message) => {
-      if (message.method === 'show') void this.show(message.params.outputId, message.params.offset);
+      if (message.method === 'show') void this.show(message.params.outputId, message.params.offset, message.params.sessionId);
       else if (message.method === 'changed') void this.refresh();
     });
     this.pager = new Pager(this.conn, { onPage: (page) => this.onPage(page) });
@@ -144,10 +144,11 @@ class Inspector {
     this.conn.start();
   }
 
-  private async show(outputId: string, offset?: number): Promise<void> {
+  private async show(outputId: string, offset?: number, sessionId?: string): Promise<void> {
     const saved = this.state?.outputId === outputId ? this.state : undefined;
     this.state = {
       outputId,
+      sessionId: sessionId ?? saved?.sessionId,
       offset: offset ?? saved?.offset ?? 0,
       pageBytes: saved?.pageBytes ?? MAX_PAGE_BYTES,
       wrap: saved?.wrap,
@@ -272,6 +273,22 @@ class Inspector {
     const d = this.describe;
     if (!d) return; // showMissing owns the banner then
     const banners: HTMLElement[] = [];
+    if (d.origin && !d.origin.current) {
+      // Not an error: the output is still there, in a session that is not the current one.
+      banners.push(
+        h(
+          'div',
+          { className: 'banner info earlier-session', attrs: { role: 'status' } },
+          h('span', {}, l10n.t('From an earlier session ({0}) — read-only', d.origin.name)),
+          button(l10n.t('Switch back to that session'), () => void this.act('switchSession'), {
+            secondary: true,
+            title: l10n.t(
+              'Make that session current again: its outputs resolve again for tools and new outputs go there, as before New Session',
+            ),
+          }),
+        ),
+      );
+    }
     if (d.info.evicted || d.unreadable) {
       banners.push(
         h(
@@ -355,7 +372,8 @@ class Inspector {
     this.root.setAttribute('aria-busy', 'false');
     const code = error instanceof HostError ? error.code : 'ERROR';
     const message = error instanceof Error ? error.message : String(error);
-    this.title.textContent = outputId;
+    this.title.replaceChildren(h('code', { className: 'output-id' }, outputId));
+    this.title.title = outputId;
     this.meta.replaceChildren();
     renderSession(this.session, undefined);
     this.pager.setOutput(
@@ -398,6 +416,7 @@ function restoreState(value: unknown): PersistedState | undefined {
   if (typeof s.outputId !== 'string' || typeof s.offset !== 'number') return undefined;
   return {
     outputId: s.outputId,
+    ...(typeof s.sessionId === 'string' ? { sessionId: s.sessionId } : {}),
     offset: Math.max(0, Math.floor(s.offset)),
     pageBytes: typeof s.pageBytes === 'number' ? s.pageBytes : MAX_PAGE_BYTES,
     wrap: s.wrap,

@@ -9,9 +9,9 @@
  */
 import type { DEFAULT_LIMITS } from '../src/core/limits';
 import type { OutputInfo, SearchMatch } from '../src/core/types';
-import type { SessionStats } from '../src/extension/sessions/sessionStats';
+import type { SessionOrigin, SessionStats } from '../src/extension/sessions/sessionStats';
 
-export type { OutputInfo, SearchMatch, SessionStats };
+export type { OutputInfo, SearchMatch, SessionOrigin, SessionStats };
 
 /** Bumped on any incompatible change; a webview restored from an older build then reloads. */
 export const PROTOCOL_VERSION = 1;
@@ -73,6 +73,12 @@ export interface DescribeResult {
   unreadable?: { code: string; message: string };
   /** The session the output belongs to; absent when the store could not say. */
   session?: SessionStats;
+  /**
+   * This window's session the output belongs to, by name; when it is not the current one the page
+   * says the output is from an earlier session, read-only, with a button to make it current again
+   * (the `switchSession` action). Absent for another agent's session, and in hosts without sessions.
+   */
+  origin?: SessionOrigin;
 }
 
 export type SnapMode =
@@ -122,7 +128,8 @@ export interface SearchResultView {
   truncated: boolean;
 }
 
-export type HostAction = 'copyPage' | 'copyOutputId' | 'openInEditor' | 'saveAs';
+/** `switchSession` makes the output's session (an earlier one: `DescribeResult.origin`) current again. */
+export type HostAction = 'copyPage' | 'copyOutputId' | 'openInEditor' | 'saveAs' | 'switchSession';
 
 export interface ActionParams {
   outputId: string;
@@ -160,8 +167,12 @@ export interface WebviewNotifications {
 
 /** Host → webview notifications. */
 export interface HostNotifications {
-  /** Which output this panel shows; `offset` overrides the offset the webview restored. */
-  show: { outputId: string; offset?: number };
+  /**
+   * Which output this panel shows; `offset` overrides the offset the webview restored. `sessionId`
+   * is this window's session that holds it, which the page keeps in its state so that a restored
+   * panel reads the same session whatever session is current then.
+   */
+  show: { outputId: string; offset?: number; sessionId?: string };
   /** Outputs were retained, removed or evicted, or the session changed: describe again. */
   changed: Record<string, never>;
 }
@@ -205,6 +216,8 @@ export function isL10nBundle(value: unknown): value is L10nBundle {
 /** What the webview persists with setState (and what the panel serializer is handed back). */
 export interface PersistedState {
   outputId: string;
+  /** This window's session that holds the output (the host named it in `show`). */
+  sessionId?: string;
   offset: number;
   pageBytes: number;
   wrap?: boolean;

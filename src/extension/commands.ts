@@ -2,6 +2,8 @@ import * as vscode from 'vscode';
 import { showError } from './showError';
 import type { SessionManager } from './sessions/sessionManager';
 import { formatBytes } from '../core/limits';
+import { describeError } from '../core/errors';
+import { sessionParts } from './sessions/sessionNames';
 
 /** The session commands (category "Tool Output Recall"); output commands live with the inspector. */
 export function registerSessionCommands(sessions: SessionManager, log: vscode.LogOutputChannel): vscode.Disposable[] {
@@ -33,9 +35,16 @@ export function registerSessionCommands(sessions: SessionManager, log: vscode.Lo
       const current = sessions.sessionId ?? (await sessions.store()).sessionId;
       if (options?.confirm !== false) {
         const remove = vscode.l10n.t('Delete');
+        const name = await sessions.views.name(current).catch(() => current);
         const answer = await vscode.window.showWarningMessage(
-          vscode.l10n.t('Delete session {0}? Its retained outputs are removed and their IDs stop resolving.', current),
-          { modal: true },
+          vscode.l10n.t('Delete the session {0}?', name),
+          {
+            modal: true,
+            detail: vscode.l10n.t(
+              'Its retained outputs are removed and their IDs stop resolving; inspector tabs showing them will say so. A new, empty session starts and becomes the current one. (Session ID: {0})',
+              current,
+            ),
+          },
           remove,
         );
         if (answer !== remove) return undefined;
@@ -46,15 +55,11 @@ export function registerSessionCommands(sessions: SessionManager, log: vscode.Lo
     command('switchSession', async (sessionId?: string) => {
       let target = typeof sessionId === 'string' ? sessionId : undefined;
       if (!target) {
-        const items = (await sessions.sessions()).map((s) => ({
-          label: s.sessionId,
-          description: `${formatBytes(s.bytes)} · ${new Date(s.modifiedAt).toLocaleString(vscode.env.language)}`,
-          detail: s.current ? vscode.l10n.t('current session') : s.locked ? vscode.l10n.t('open in another window') : undefined,
-          sessionId: s.sessionId,
-        }));
-        const picked = await vscode.window.showQuickPick(items, {
+        const picked = await vscode.window.showQuickPick(sessionItems(sessions, log), {
           title: vscode.l10n.t('Switch Tool Output Recall Session'),
-          placeHolder: vscode.l10n.t('Pick a session of this workspace'),
+          placeHolder: vscode.l10n.t('Pick a session of this workspace (by when it started, its first command, or its ID)'),
+          matchOnDescription: true,
+          matchOnDetail: true,
         });
         target = picked?.sessionId;
       }
@@ -78,4 +83,30 @@ export function registerSessionCommands(sessions: SessionManager, log: vscode.Lo
     }),
     command('showLog', async () => log.show()),
   ];
+}
+
+/**
+ * The sessions of this workspace as a person knows them: when each started and its first command
+ * (the label), its outputs and size (the description), and its ID (the detail), newest first.
+ */
+async function sessionItems(
+  sessions: SessionManager,
+  log: vscode.LogOutputChannel,
+): Promise<(vscode.QuickPickItem & { sessionId: string })[]> {
+  return Promise.all(
+    (await sessions.sessions()).map(async (s) => {
+      const summary = await sessions.views.summary(s.sessionId).catch((error: unknown) => {
+        log.info(`switchSession: session ${s.sessionId} cannot be named: ${describeError(error)}`);
+        return undefined;
+      });
+      const parts = summary && sessionParts(summary, vscode.env.language);
+      const state = s.current ? vscode.l10n.t('current session') : s.locked ? vscode.l10n.t('open in another window') : undefined;
+      return {
+        label: parts ? `${parts.when} · ${parts.first}` : s.sessionId,
+        description: [parts?.contents ?? formatBytes(s.bytes), state].filter(Boolean).join(' · '),
+        detail: s.sessionId,
+        sessionId: s.sessionId,
+      };
+    }),
+  );
 }

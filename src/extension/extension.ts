@@ -66,6 +66,7 @@ export function activate(context: vscode.ExtensionContext): ToolOutputRecallApi 
     });
     registerInspector(context, {
       store: agents.store,
+      sessions: sessions.views,
       agents: agents.sessions,
       onDidChangeOutputs: agents.onDidChangeOutputs,
       log,

@@ -8,6 +8,7 @@ import { decodeUtf8 } from '../../core/utf8';
 import type { OutputInfo } from '../../core/types';
 import type { InspectorActions } from './requestHandler';
 import type { InspectorServices } from './register';
+import { locateOutput } from './locate';
 
 /** Read-only documents holding a whole copy: `tool-output-recall:/<outputId>/<name>.log`. */
 export const COPY_SCHEME = 'tool-output-recall';
@@ -17,7 +18,7 @@ export class CopyDocuments implements vscode.TextDocumentContentProvider {
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     const outputId = uri.path.split('/')[1] ?? '';
-    const store = await this.services.store(outputId);
+    const { store } = await locateOutput(this.services, outputId);
     // Errors propagate: VS Code shows the engine's message (not found, evicted) instead of a document.
     return decodeUtf8(await store.readAll(outputId));
   }
@@ -46,7 +47,7 @@ export function inspectorActions(services: InspectorServices): InspectorActions 
     },
 
     async openInEditor(outputId, line) {
-      const store = await services.store(outputId);
+      const { store } = await locateOutput(services, outputId);
       const info = await store.info(outputId);
       const document = await vscode.workspace.openTextDocument(copyUri(info));
       const position = new vscode.Position(Math.max(0, (line ?? 1) - 1), 0);
@@ -69,7 +70,7 @@ export function inspectorActions(services: InspectorServices): InspectorActions 
     },
 
     async saveAs(outputId) {
-      const store = await services.store(outputId);
+      const { store } = await locateOutput(services, outputId);
       const info = await store.info(outputId);
       const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
       const target = await vscode.window.showSaveDialog({

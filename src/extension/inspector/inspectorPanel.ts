@@ -9,6 +9,7 @@ import { readSettings } from '../config';
 import { inspectorHtml, type InspectorHtmlOptions } from './html';
 import { InspectorSession, type InspectorActions, type InspectorHost } from './requestHandler';
 import type { InspectorServices } from './register';
+import { locateOutput } from './locate';
 
 export interface InspectorContext {
   extensionUri: vscode.Uri;
@@ -19,8 +20,18 @@ export interface InspectorContext {
 export class InspectorPanel {
   private static readonly open = new Map<string, InspectorPanel>();
 
-  /** Reveals the panel of `outputId`, creating it if needed; `offset` moves it to that byte. */
-  static show(context: InspectorContext, outputId: string, offset?: number, column = vscode.ViewColumn.Active): InspectorPanel {
+  /**
+   * Reveals the panel of `outputId`, creating it if needed; `offset` moves it to that byte.
+   * `sessionId` is this window's session that holds it: the panel reads that session, whatever
+   * session is current later (an earlier one read-only).
+   */
+  static show(
+    context: InspectorContext,
+    outputId: string,
+    offset?: number,
+    column = vscode.ViewColumn.Active,
+    sessionId?: string,
+  ): InspectorPanel {
     const existing = InspectorPanel.open.get(outputId);
     if (existing) {
       existing.panel.reveal(column);
@@ -33,12 +44,13 @@ export class InspectorPanel {
       { viewColumn: column, preserveFocus: false },
       options(context.extensionUri),
     );
-    return new InspectorPanel(context, panel, outputId, offset);
+    return new InspectorPanel(context, panel, outputId, offset, sessionId);
   }
 
   /** Called by the serializer with the state the webview last saved (`setState`). */
   static revive(context: InspectorContext, panel: vscode.WebviewPanel, state: unknown): void {
-    const outputId = typeof state === 'object' && state !== null ? (state as Partial<PersistedState>).outputId : undefined;
+    const saved = typeof state === 'object' && state !== null ? (state as Partial<PersistedState>) : {};
+    const { outputId } = saved;
     if (typeof outputId !== 'string' || InspectorPanel.open.has(outputId)) {
       // Nothing to restore (or a duplicate): a blank panel helps no one.
       panel.dispose();
@@ -46,7 +58,7 @@ export class InspectorPanel {
     }
     panel.webview.options = options(context.extensionUri);
     // The webview restores its own offset from getState(); the host passes none.
-    new InspectorPanel(context, panel, outputId, undefined);
+    new InspectorPanel(context, panel, outputId, undefined, typeof saved.sessionId === 'string' ? saved.sessionId : undefined);
   }
 
   static changed(): void {
@@ -70,14 +82,11 @@ export class InspectorPanel {
     readonly panel: vscode.WebviewPanel,
     readonly outputId: string,
     offset: number | undefined,
+    sessionId: string | undefined,
   ) {
-    const { services } = context;
     InspectorPanel.open.set(outputId, this);
-    this.session = new InspectorSession(
-      inspectorHost(context, outputId, (message) => void panel.webview.postMessage(message)),
-      outputId,
-      offset,
-    );
+    const host = inspectorHost(context, outputId, (message) => void panel.webview.postMessage(message), sessionId);
+    this.session = new InspectorSession(host, outputId, offset);
 
     panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icon.png');
     panel.webview.html = inspectorDocument(panel.webview, context.extensionUri, { title: titleFor(outputId) });
@@ -85,13 +94,13 @@ export class InspectorPanel {
       panel.webview.onDidReceiveMessage((message) => void this.session.handle(message)),
       panel.onDidDispose(() => this.dispose()),
     );
-    void this.retitle(services);
+    void this.retitle(host);
   }
 
   /** Names the tab after the command or title, once the store says what it is. */
-  private async retitle(services: InspectorServices): Promise<void> {
+  private async retitle(host: InspectorHost): Promise<void> {
     try {
-      this.panel.title = shortName(await (await services.store(this.outputId)).info(this.outputId));
+      this.panel.title = shortName(await (await host.store()).info(this.outputId));
     } catch {
       // The webview shows why (not found, store unavailable); the tab keeps the ID.
     }
@@ -109,11 +118,30 @@ export function shortName(info: Pick<OutputInfo, 'outputId' | 'title' | 'tool'>)
   return name.length > 40 ? `${name.slice(0, 39)}…` : name;
 }
 
-/** What an inspector session (a panel's or the side view's) of `outputId` reads and does through VS Code. */
-export function inspectorHost(context: InspectorContext, outputId: string, post: InspectorHost['post']): InspectorHost {
+/**
+ * What an inspector session (a panel's or the side view's) of `outputId` reads and does through VS
+ * Code. It reads the session that holds the output (`sessionId`, once known), whatever is current.
+ */
+export function inspectorHost(context: InspectorContext, outputId: string, post: InspectorHost['post'], sessionId?: string): InspectorHost {
   const { services } = context;
+  let known = sessionId;
   return {
-    store: () => services.store(outputId),
+    get sessionId() {
+      return known;
+    },
+    async store() {
+      const located = await locateOutput(services, outputId, known);
+      known = located.sessionId;
+      return located.store;
+    },
+    async origin() {
+      return known && services.sessions ? services.sessions.origin(known) : undefined;
+    },
+    async switchSession() {
+      if (!known || !services.sessions) return false;
+      await services.sessions.switchTo(known);
+      return true;
+    },
     post,
     previewBytes: () => readSettings().previewBytes,
     actions: context.actions,

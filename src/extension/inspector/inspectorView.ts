@@ -20,7 +20,7 @@ import {
   type WebviewToHost,
 } from '../../../webview/protocol';
 import { inspectorDocument, inspectorHost, inspectorWebviewOptions, shortName, type InspectorContext } from './inspectorPanel';
-import { InspectorSession } from './requestHandler';
+import { InspectorSession, type InspectorHost } from './requestHandler';
 
 export const INSPECTOR_SIDE_VIEW_ID = 'toolOutputRecall.inspectorView';
 
@@ -31,6 +31,11 @@ const TEXT = {
       'Select an output in Retained Outputs to inspect it here: the preview the model received, its flags, and the whole copy page by page.',
     ),
   gone: () => vscode.l10n.t('The output shown here is no longer in this session. Select another one in Retained Outputs.'),
+  sessionDeleted: (name: string) =>
+    vscode.l10n.t(
+      'The output shown here belonged to the session {0}, which was deleted: its outputs are gone with it. Select another one in Retained Outputs, or run the command again if you need it.',
+      name,
+    ),
 };
 
 /** What the view shows, as the extension side knows it (the `_toolOutputRecall.inspectorViewState` command). */
@@ -39,6 +44,8 @@ export interface InspectorViewState {
   resolved: boolean;
   visible: boolean;
   outputId?: string;
+  /** This window's session that holds the output shown (current or earlier); undefined for another agent's. */
+  sessionId?: string;
   /** The page holds only this text: nothing is selected, or the output shown is gone. */
   placeholder?: string;
   /** How many times a page said `ready`: once per load (first show, after a move, after being hidden). */
@@ -58,9 +65,12 @@ export class InspectorView implements vscode.WebviewViewProvider, vscode.Disposa
   private view: vscode.WebviewView | undefined;
   private viewDisposables: vscode.Disposable[] = [];
   private outputId: string | undefined;
+  private sessionId: string | undefined;
   private placeholder: string | undefined = TEXT.nothingSelected();
   /** By output, the current output last. */
   private readonly sessions = new Map<string, InspectorSession>();
+  /** What the shown output's inspector session reads through (its session's store). */
+  private host: InspectorHost | undefined;
   private readyCount = 0;
   private described: InspectorViewState['described'];
   private page: InspectorViewState['page'];
@@ -78,18 +88,22 @@ export class InspectorView implements vscode.WebviewViewProvider, vscode.Disposa
       }),
     );
     // After a reload nothing is selected yet: show what the page showed before, if it still exists.
-    const restored = (resolved.state as Partial<PersistedState> | undefined)?.outputId;
+    const saved = resolved.state as Partial<PersistedState> | undefined;
+    const restored = saved?.outputId;
     if (this.outputId === undefined && typeof restored === 'string') {
-      this.select(restored, undefined);
+      this.select(restored, undefined, typeof saved?.sessionId === 'string' ? saved.sessionId : undefined);
       void this.checkStillThere();
     }
     this.render();
   }
 
-  /** Shows `outputId` (the tree's selection, or Show in Side View); `offset` moves it to that byte. */
-  show(outputId: string, offset?: number): void {
+  /**
+   * Shows `outputId` (the tree's selection, or Show in Side View); `offset` moves it to that byte.
+   * `sessionId`, this window's session that holds it, is read whatever session is current later.
+   */
+  show(outputId: string, offset?: number, sessionId?: string): void {
     const running = this.view !== undefined && this.placeholder === undefined;
-    const session = this.select(outputId, offset);
+    const session = this.select(outputId, offset, sessionId);
     if (!this.view) return; // shown once VS Code resolves the view
     if (!running) {
       this.render();
@@ -118,6 +132,7 @@ export class InspectorView implements vscode.WebviewViewProvider, vscode.Disposa
       resolved: this.view !== undefined,
       visible: this.view?.visible ?? false,
       outputId: this.outputId,
+      sessionId: this.sessionId,
       placeholder: this.placeholder,
       readyCount: this.readyCount,
       described: this.described,
@@ -130,34 +145,43 @@ export class InspectorView implements vscode.WebviewViewProvider, vscode.Disposa
     this.sessions.clear();
   }
 
-  private select(outputId: string, offset: number | undefined): InspectorSession {
+  private select(outputId: string, offset: number | undefined, sessionId: string | undefined): InspectorSession {
     this.outputId = outputId;
+    this.sessionId = sessionId;
     this.placeholder = undefined;
     this.described = undefined;
     this.page = undefined;
-    const session = new InspectorSession(
-      inspectorHost(this.context, outputId, (message) => this.post(outputId, message)),
-      outputId,
-      offset,
-    );
+    this.host = inspectorHost(this.context, outputId, (message) => this.post(outputId, message), sessionId);
+    const session = new InspectorSession(this.host, outputId, offset);
     this.sessions.delete(outputId);
     this.sessions.set(outputId, session);
     for (const old of this.sessions.keys()) if (this.sessions.size > KEPT_SESSIONS) this.sessions.delete(old);
     return session;
   }
 
-  /** Resolves false (and shows the placeholder) when the output shown is no longer in the session. */
+  /**
+   * Resolves false (and shows the placeholder) when the output shown is no longer in its session, or
+   * its session was deleted. An output of an earlier session is still there: it is shown read-only.
+   */
   private async checkStillThere(): Promise<boolean> {
     const outputId = this.outputId;
-    if (!outputId) return true;
+    const host = this.host;
+    if (!outputId || !host) return true;
     try {
-      await (await this.context.services.store(outputId)).info(outputId);
+      await (await host.store()).info(outputId);
+      this.sessionId = host.sessionId;
       return true;
     } catch (error) {
       // Any other failure (the store unavailable…) is the page's to explain.
       if (!isRecallError(error, 'NOT_FOUND') || this.outputId !== outputId) return true;
+      const deleted = error.details.sessionDeleted;
       this.outputId = undefined;
-      this.placeholder = TEXT.gone();
+      this.sessionId = undefined;
+      this.host = undefined;
+      this.placeholder =
+        typeof deleted === 'string'
+          ? TEXT.sessionDeleted(typeof error.details.sessionName === 'string' ? error.details.sessionName : deleted)
+          : TEXT.gone();
       this.render();
       return false;
     }
@@ -209,8 +233,10 @@ export class InspectorView implements vscode.WebviewViewProvider, vscode.Disposa
 
   /** Names the output in the view's title bar, once the store says what it is. */
   private async retitle(outputId: string): Promise<void> {
+    const host = this.host;
+    if (!host) return;
     try {
-      const name = shortName(await (await this.context.services.store(outputId)).info(outputId));
+      const name = shortName(await (await host.store()).info(outputId));
       if (this.view && this.outputId === outputId) this.view.description = name;
     } catch {
       // The page shows why (not found, store unavailable).

@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import { describeError } from '../../core/errors';
 import { formatBytes } from '../../core/limits';
-import type { OutputInfo } from '../../core/types';
+import type { OutputInfo, RecallStore } from '../../core/types';
 import type { InspectorServices } from './register';
 import { RUN_COMMAND_TOOL } from '../../core/toolNames';
 import type { AgentSessionNode, AgentSessionSummary, TreeNode } from '../agents/agentSessions';
@@ -19,6 +19,9 @@ export interface TreeItemSnapshot {
   contextValue?: string;
   children?: TreeItemSnapshot[];
 }
+
+/** An output of this window's session, with that session's ID (the inspector reads it whatever is current later). */
+type OwnOutput = OutputInfo & { sessionId?: string; agentSession?: string };
 
 /** Tree items get a resourceUri in this scheme only so the decoration provider can badge them. */
 const DECORATION_SCHEME = 'tool-output-recall-item';
@@ -49,8 +52,8 @@ export class OutputsTree implements vscode.TreeDataProvider<TreeNode>, vscode.Fi
     }, 100);
   }
 
-  /** The selected output (a session group is not one). */
-  selected(): OutputInfo | undefined {
+  /** The selected output (a session group is not one), with this window's session that holds it. */
+  selected(): OwnOutput | undefined {
     const node = this.view?.selection[0];
     return node && !isGroup(node) ? node : undefined;
   }
@@ -60,15 +63,12 @@ export class OutputsTree implements vscode.TreeDataProvider<TreeNode>, vscode.Fi
     const groups = await this.agentGroups();
     try {
       const store = await this.services.store();
-      const outputs = await store.list();
+      const outputs: OwnOutput[] = (await store.list()).map((info) => ({ ...info, sessionId: store.sessionId }));
       this.known = new Map(outputs.map((info) => [info.outputId, info]));
       this.changeDecorations.fire(undefined);
       if (this.view) {
         this.view.message = undefined;
-        const live = outputs.filter((o) => !o.evicted);
-        const size = live.reduce((sum, o) => sum + o.totalBytes, 0);
-        this.view.description =
-          outputs.length === 0 ? undefined : vscode.l10n.t('{count} retained · {size}', { count: live.length, size: formatBytes(size) });
+        this.view.description = await this.describeSession(store, outputs);
       }
       return [...outputs, ...groups];
     } catch (error) {
@@ -76,6 +76,21 @@ export class OutputsTree implements vscode.TreeDataProvider<TreeNode>, vscode.Fi
       if (this.view) this.view.message = vscode.l10n.t('Retained outputs cannot be listed: {0}', describeError(error));
       return groups;
     }
+  }
+
+  /**
+   * The header's description: the current session as a person knows it (when it started, its first
+   * command, its outputs and size), so that a switch shows which session the list is.
+   */
+  private async describeSession(store: RecallStore, outputs: OwnOutput[]): Promise<string | undefined> {
+    const named = await this.services.sessions?.currentName(store, outputs).catch((error: unknown) => {
+      this.services.log.info(`outputs view: the session cannot be named: ${describeError(error)}`);
+      return undefined;
+    });
+    if (named !== undefined) return named;
+    const live = outputs.filter((o) => !o.evicted);
+    const size = live.reduce((sum, o) => sum + o.totalBytes, 0);
+    return outputs.length === 0 ? undefined : vscode.l10n.t('{count} retained · {size}', { count: live.length, size: formatBytes(size) });
   }
 
   /** A group per session another agent's MCP server keeps for this workspace, after this window's outputs. */
@@ -132,7 +147,12 @@ export class OutputsTree implements vscode.TreeDataProvider<TreeNode>, vscode.Fi
     item.resourceUri = vscode.Uri.from({ scheme: DECORATION_SCHEME, path: `/${info.outputId}` });
     item.iconPath = iconOf(info, facts.failed);
     item.tooltip = tooltipOf(info, facts.status);
-    item.command = { command: 'toolOutputRecall.openOutput', title: vscode.l10n.t('Open Output in Inspector'), arguments: [info.outputId] };
+    const sessionId = (info as OwnOutput).sessionId;
+    item.command = {
+      command: 'toolOutputRecall.openOutput',
+      title: vscode.l10n.t('Open Output in Inspector'),
+      arguments: sessionId ? [info.outputId, { sessionId }] : [info.outputId],
+    };
     const state = info.evicted ? vscode.l10n.t('evicted') : !info.complete ? vscode.l10n.t('incomplete copy') : undefined;
     item.accessibilityInformation = { label: [labelOf(info), item.description, state].filter(Boolean).join(', ') };
     return item;

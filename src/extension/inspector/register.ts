@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { showError } from '../showError';
+import { isSessionIdShape } from '../../core/ids';
 import type { OutputInfo, RecallStore } from '../../core/types';
 import { INSPECTOR_VIEW_TYPE } from '../../../webview/protocol';
 import { COPY_SCHEME, CopyDocuments, inspectorActions } from './actions';
@@ -13,6 +14,8 @@ import { INSPECTOR_SIDE_VIEW_ID, InspectorView } from './inspectorView';
 import { OutputsTree } from './outputsTree';
 import type { AgentSessions } from '../agents/agentSessions';
 import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../../core/toolNames';
+import type { SessionViews } from '../sessions/sessionViews';
+import { locateOutput } from './locate';
 
 export interface InspectorServices {
   /**
@@ -21,6 +24,11 @@ export interface InspectorServices {
    * an ID up never starts a session (NOT_FOUND when this window has none).
    */
   store(outputId?: string): Promise<RecallStore>;
+  /**
+   * This window's sessions, the current one and earlier ones (read-only): an open inspector reads its
+   * output's session whatever session is current, and names it. Absent in hosts without sessions.
+   */
+  sessions?: SessionViews;
   /** The sessions MCP servers keep for this workspace (the tree's groups). */
   agents?: Pick<AgentSessions, 'list' | 'outputs'>;
   /** Fired after a retain, a remove or a session switch. */
@@ -32,17 +40,26 @@ export interface InspectorServices {
 export interface OpenOutputOptions {
   offset?: number;
   viewColumn?: vscode.ViewColumn;
+  /** This window's session that holds the output, if the caller knows it (the tree does). */
+  sessionId?: string;
 }
 
 function openOptions(options: unknown): OpenOutputOptions {
   const opts: OpenOutputOptions =
     typeof options === 'number' ? { offset: options } : typeof options === 'object' && options !== null ? options : {};
   const offset = typeof opts.offset === 'number' && Number.isInteger(opts.offset) && opts.offset >= 0 ? opts.offset : undefined;
-  return { ...opts, offset };
+  const sessionId = typeof opts.sessionId === 'string' && isSessionIdShape(opts.sessionId) ? opts.sessionId : undefined;
+  return { ...opts, offset, sessionId };
 }
 
 /** A command about an output ran with none given, none selected and no inspector active. */
 class NoOutputChosen extends Error {}
+
+/** The session a tree node names for its output (this window's outputs carry it). */
+const sessionOf = (arg: unknown): string | undefined =>
+  typeof arg === 'object' && arg !== null && typeof (arg as { sessionId?: unknown }).sessionId === 'string'
+    ? (arg as { sessionId: string }).sessionId
+    : undefined;
 
 const outputIdOf = (arg: unknown): string | undefined =>
   typeof arg === 'string' && arg.trim()
@@ -96,16 +113,19 @@ export function registerInspector(context: vscode.ExtensionContext, services: In
     const outputId = target(arg);
     const opts = openOptions(options);
     // Check first, so a mistyped ID gets the engine's explanation rather than an empty panel.
-    await (await services.store(outputId)).info(outputId);
-    InspectorPanel.show(panels, outputId, opts.offset, opts.viewColumn);
+    const located = await locateOutput(services, outputId, opts.sessionId ?? sessionOf(arg));
+    await located.store.info(outputId);
+    InspectorPanel.show(panels, outputId, opts.offset, opts.viewColumn, located.sessionId);
     return true;
   };
 
   command('toolOutputRecall.openOutput', openOutput);
   command('toolOutputRecall.showOutputInView', async (arg, options) => {
     const outputId = target(arg);
-    await (await services.store(outputId)).info(outputId);
-    sideView.show(outputId, openOptions(options).offset);
+    const opts = openOptions(options);
+    const located = await locateOutput(services, outputId, opts.sessionId ?? sessionOf(arg));
+    await located.store.info(outputId);
+    sideView.show(outputId, opts.offset, located.sessionId);
     await sideView.reveal();
     return true;
   });
@@ -124,7 +144,7 @@ export function registerInspector(context: vscode.ExtensionContext, services: In
   // `{ confirm: false }` as a second argument skips the dialog (scripts and tests, like deleteSession).
   command('toolOutputRecall.deleteOutput', async (arg, options) => {
     const outputId = target(arg);
-    const store = await services.store(outputId);
+    const { store } = await locateOutput(services, outputId, sessionOf(arg));
     const info = await store.info(outputId);
     const name = (info.title ?? info.tool ?? outputId).split('\n')[0].slice(0, 80);
     const remove = vscode.l10n.t('Delete');
@@ -156,7 +176,7 @@ export function registerInspector(context: vscode.ExtensionContext, services: In
     vscode.window.registerWebviewViewProvider(INSPECTOR_SIDE_VIEW_ID, sideView, { webviewOptions: { retainContextWhenHidden: false } }),
     view.onDidChangeSelection((event) => {
       const selected = tree.selected();
-      if (selected && event.selection[0] === selected) sideView.show(selected.outputId);
+      if (selected && event.selection[0] === selected) sideView.show(selected.outputId, undefined, selected.sessionId);
     }),
     // For diagnostics and the real-host test: what the side view shows, as the extension knows it.
     vscode.commands.registerCommand('_toolOutputRecall.inspectorViewState', () => sideView.state()),

@@ -25,6 +25,7 @@ import {
   type Requests,
   type SearchParams,
   type SearchResultView,
+  type SessionOrigin,
 } from '../../../webview/protocol';
 import { buildLineIndex, countChar, lineAt, PromiseCache, type LineIndex } from './copyLineIndex';
 import { commandFacts, previewView } from './outputFacts';
@@ -41,6 +42,15 @@ export interface InspectorActions {
 
 export interface InspectorHost {
   store(): Promise<RecallStore>;
+  /**
+   * This window's session that holds the output, when known: the page keeps it (see `show`), and
+   * `origin` names it. Absent for another agent's session and in hosts without sessions.
+   */
+  sessionId?: string;
+  /** The output's session by name, and whether it is current (an earlier one is read-only). */
+  origin?(): Promise<SessionOrigin | undefined>;
+  /** Makes the output's session current again; resolves false when there is nothing to switch to. */
+  switchSession?(): Promise<boolean>;
   post(message: HostToWebview): void;
   /** The preview budget in force, used only to rebuild a preview that was not recorded. */
   previewBytes(): number;
@@ -71,8 +81,13 @@ export class InspectorSession {
 
   /** Shows a new offset (e.g. `openOutput` called again for this output with an offset). */
   reveal(offset?: number): void {
-    if (this.ready) this.host.post({ type: 'notification', method: 'show', params: { outputId: this.outputId, offset } });
+    if (this.ready) this.host.post({ type: 'notification', method: 'show', params: this.showParams(offset) });
     else this.pendingOffset = offset ?? this.pendingOffset;
+  }
+
+  private showParams(offset: number | undefined): { outputId: string; offset?: number; sessionId?: string } {
+    const { sessionId } = this.host;
+    return { outputId: this.outputId, offset, ...(sessionId ? { sessionId } : {}) };
   }
 
   /** Tells the webview to describe the output again (retained/removed/evicted, session switched). */
@@ -94,7 +109,7 @@ export class InspectorSession {
         this.ready = true;
         const offset = this.pendingOffset;
         this.pendingOffset = undefined;
-        this.host.post({ type: 'notification', method: 'show', params: { outputId: this.outputId, offset } });
+        this.host.post({ type: 'notification', method: 'show', params: this.showParams(offset) });
       }
       return;
     }
@@ -161,6 +176,11 @@ export class InspectorSession {
       // Without it the output is still worth showing.
       session: await sessionStats(store).catch(() => undefined),
     };
+    const origin = await this.host.origin?.().catch((error: unknown) => {
+      this.host.log?.('info', `inspector describe ${this.outputId}: its session cannot be named: ${logText(error)}`);
+      return undefined;
+    });
+    if (origin) result.origin = origin;
     if (info.evicted) {
       result.unreadable = await store.read(this.outputId, 0, 1).then(
         () => undefined,
@@ -269,6 +289,10 @@ export class InspectorSession {
         return { done: true };
       case 'saveAs':
         return { done: await actions.saveAs(this.outputId) };
+      case 'switchSession': {
+        const switched = (await this.host.switchSession?.()) ?? false;
+        return { done: switched, message: switched ? l10n.t('Its session is the current one again.') : undefined };
+      }
       default:
         throw new RecallError('INVALID_ARGUMENT', `Unknown action "${String(action)}".`);
     }
@@ -310,8 +334,20 @@ const isOffset = (value: unknown): value is number => typeof value === 'number' 
  * the engine's, which is written for a model.
  */
 export function toErrorView(error: unknown, context: ErrorContext = {}): ErrorView {
+  if (isRecallError(error, 'NOT_FOUND') && typeof error.details.sessionDeleted === 'string') {
+    const name = typeof error.details.sessionName === 'string' ? error.details.sessionName : error.details.sessionDeleted;
+    return { code: error.code, message: sessionDeletedText(name), details: error.details };
+  }
   const { code, text } = personMessage(error, context);
   return isRecallError(error) ? { code, message: text, details: error.details } : { code, message: text };
+}
+
+/** What the page (or the side view) says of an output whose session was deleted: what happened and what to do. */
+export function sessionDeletedText(name: string): string {
+  return l10n.t(
+    'This output belonged to the session {0}, which was deleted: its outputs are gone with it. If you need this output, run the command again; the current session is in Retained Outputs.',
+    name,
+  );
 }
 
 /** What the request was about, for its error's message. */

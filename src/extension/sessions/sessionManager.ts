@@ -9,6 +9,7 @@ import { isSessionIdShape, newSessionId } from '../../core/ids';
 import type { RetainMeta, RetainResult } from '../../core/types';
 import type { OpenStoreOptions } from '../../core/store/storeOptions';
 import type { RecallSettings } from '../config';
+import { SessionViews } from './sessionViews';
 
 /** A store as the manager needs it: the engine's interface plus where it lives. */
 export type ManagedStore = OpenedStore;
@@ -39,6 +40,14 @@ export class SessionManager implements vscode.Disposable {
 
   get sessionId(): string | undefined {
     return this.current?.store.sessionId;
+  }
+
+  private earlier: SessionViews | undefined;
+
+  /** This window's sessions for reading and naming, the current one and earlier ones (read-only). */
+  get views(): SessionViews {
+    this.earlier ??= new SessionViews(this, () => this.settings().sessionQuotaBytes, this.log);
+    return this.earlier;
   }
 
   /** The current session's store, opening (or resuming) it on first use. */
@@ -98,6 +107,8 @@ export class SessionManager implements vscode.Disposable {
   deleteSession(): Promise<ManagedStore> {
     return this.serialized(async () => {
       if (this.current) {
+        // Named while it can still be read: an open tab of its outputs then says which session went.
+        await this.earlier?.name(this.current.store.sessionId).catch(() => undefined);
         const { store, lock } = this.current;
         this.current = undefined;
         await store.delete();
@@ -140,6 +151,7 @@ export class SessionManager implements vscode.Disposable {
   }
 
   async dispose(): Promise<void> {
+    this.earlier?.dispose();
     await this.serialized(() => this.closeCurrent());
     this.changed.dispose();
   }

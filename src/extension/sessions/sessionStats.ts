@@ -16,6 +16,18 @@ export interface SessionStats {
   lastCheckpointError?: { message: string; code?: string; at: number };
 }
 
+/**
+ * The session an inspector's output belongs to, as the page shows it: named as a person knows it
+ * (sessionNames.ts) and, for an earlier session of this window, read-only with the way back.
+ */
+export interface SessionOrigin {
+  sessionId: string;
+  /** When it started, its first command, its outputs and size. */
+  name: string;
+  /** This window's current session; otherwise an earlier one, shown read-only. */
+  current: boolean;
+}
+
 export async function sessionStats(store: RecallStore): Promise<SessionStats> {
   const { outputs, retainedBytes, evicted, journalBytes, lastCheckpointError } = await store.stats();
   return {

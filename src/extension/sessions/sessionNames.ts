@@ -1,0 +1,87 @@
+/**
+ * A session as a person knows it: when it started (local date and time), its first command, how many
+ * outputs it holds and their size. The ID (s20261205-ad2f7f183669) says none of that, so it is only
+ * ever the detail. Free of VS Code (translated with @vscode/l10n, which activation configures from
+ * VS Code's bundle): the picker, the tree, the inspector's banner and its host side all name sessions
+ * with these functions.
+ */
+import * as l10n from '@vscode/l10n';
+import { formatBytes } from '../../core/limits';
+import type { OutputInfo } from '../../core/types';
+import type { SessionOrigin } from './sessionStats';
+
+export type { SessionOrigin };
+
+/** What a session's name is made of, computed from its data. */
+export interface SessionSummary {
+  sessionId: string;
+  /** When the session was created (epoch ms), as its file records it; undefined when it cannot be read. */
+  startedAt?: number;
+  /** The first line of its oldest output's command or title. */
+  firstCommand?: string;
+  /** Outputs whose copies it still holds (not evicted). */
+  outputs: number;
+  /** Their bytes. */
+  retainedBytes: number;
+}
+
+/** Longest first command a name carries, in UTF-16 units. */
+const FIRST_COMMAND_CHARS = 40;
+
+/** A session's summary from its outputs (any order). */
+export function summarize(sessionId: string, startedAt: number | undefined, outputs: readonly OutputInfo[]): SessionSummary {
+  let oldest: OutputInfo | undefined;
+  let outputsHeld = 0;
+  let retainedBytes = 0;
+  for (const info of outputs) {
+    if (!oldest || info.createdAt < oldest.createdAt) oldest = info;
+    if (info.evicted) continue;
+    outputsHeld++;
+    retainedBytes += info.totalBytes;
+  }
+  const first = oldest && (oldest.title ?? oldest.tool ?? '').split('\n')[0].trim();
+  return {
+    sessionId,
+    ...(startedAt !== undefined ? { startedAt } : {}),
+    ...(first ? { firstCommand: clip(first) } : {}),
+    outputs: outputsHeld,
+    retainedBytes,
+  };
+}
+
+/** The parts of a session's name: when, what first, how much. */
+export function sessionParts(summary: SessionSummary, locale?: string): { when: string; first: string; contents: string } {
+  return {
+    when: startedText(summary, locale),
+    first: summary.firstCommand ?? l10n.t('no command yet'),
+    contents:
+      summary.outputs === 0
+        ? l10n.t('no outputs')
+        : l10n.t('{outputs} · {size}', {
+            outputs: summary.outputs === 1 ? l10n.t('1 output') : l10n.t('{0} outputs', summary.outputs.toLocaleString(locale)),
+            size: formatBytes(summary.retainedBytes),
+          }),
+  };
+}
+
+/** The session's name in one line: "Dec 5, 2026, 9:30 PM · sh build-log.sh · 3 outputs · 1.2 MiB". */
+export function sessionName(summary: SessionSummary, locale?: string): string {
+  const { when, first, contents } = sessionParts(summary, locale);
+  return l10n.t('{when} · {first} · {contents}', { when, first, contents });
+}
+
+function startedText(summary: SessionSummary, locale: string | undefined): string {
+  if (summary.startedAt !== undefined)
+    return new Date(summary.startedAt).toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'short' });
+  // The ID carries the day it was made (UTC): better than nothing when the file cannot say.
+  const day = /^s(\d{4})(\d{2})(\d{2})-/.exec(summary.sessionId);
+  if (!day) return l10n.t('start unknown');
+  return new Date(Date.UTC(Number(day[1]), Number(day[2]) - 1, Number(day[3]))).toLocaleDateString(locale, {
+    dateStyle: 'medium',
+    timeZone: 'UTC',
+  });
+}
+
+function clip(text: string): string {
+  return text.length > FIRST_COMMAND_CHARS ? `${text.slice(0, FIRST_COMMAND_CHARS - 1)}…` : text;
+}

@@ -1,0 +1,120 @@
+// Sessions as a person knows them (src/extension/sessions/sessionNames.ts, vscode-free): when each
+// started, its first command, its outputs and size, computed from its outputs; the ID is never the name.
+// And the inspector's request handler, which names an output's session for the page and says in a
+// person's words when that session was deleted.
+import assert from 'node:assert/strict';
+import { RecallError } from '../../src/core/errors';
+import type { OutputInfo } from '../../src/core/types';
+import { sessionName, sessionParts, summarize } from '../../src/extension/sessions/sessionNames';
+import { InspectorSession, toErrorView, type InspectorHost } from '../../src/extension/inspector/requestHandler';
+import type { HostToWebview } from '../../webview/protocol';
+
+const output = (over: Partial<OutputInfo>): OutputInfo => ({
+  outputId: 'out_000000000000000000000001',
+  createdAt: 0,
+  totalBytes: 0,
+  complete: true,
+  droppedBytes: 0,
+  evicted: false,
+  ...over,
+});
+
+describe('session names', () => {
+  const started = Date.UTC(2026, 11, 5, 21, 30);
+
+  it('are made of when the session started, its oldest command (first line, clipped), its outputs and their size', () => {
+    const outputs = [
+      output({ createdAt: started + 3000, title: 'npm test', totalBytes: 2048 }),
+      output({ createdAt: started + 1000, title: `sh build-log.sh --with-a-very-long-argument-list\nsecond line`, totalBytes: 1024 }),
+      output({ createdAt: started + 2000, title: 'evicted one', totalBytes: 4096, evicted: true }),
+    ];
+    const summary = summarize('s20261205-ad2f7f183669', started, outputs);
+    assert.deepEqual(summary, {
+      sessionId: 's20261205-ad2f7f183669',
+      startedAt: started,
+      firstCommand: 'sh build-log.sh --with-a-very-long-argu…',
+      outputs: 2,
+      retainedBytes: 3072,
+    });
+    const name = sessionName(summary, 'en-US');
+    const when = new Date(started).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' });
+    assert.equal(name, `${when} · sh build-log.sh --with-a-very-long-argu… · 2 outputs · 3.0 KiB`);
+    assert.ok(!name.includes('s20261205'), 'the ID is not the name');
+  });
+
+  it('say so when a session holds nothing yet, and fall back to the day in the ID when the start is unknown', () => {
+    const parts = sessionParts(summarize('s20261205-ad2f7f183669', undefined, []), 'en-US');
+    assert.deepEqual(parts, { when: 'Dec 5, 2026', first: 'no command yet', contents: 'no outputs' });
+    assert.equal(sessionParts(summarize('s1', undefined, [output({ title: 'x', totalBytes: 1 })]), 'en-US').contents, '1 output · 1 B');
+  });
+});
+
+describe('the inspector names the session of its output', () => {
+  const posted: HostToWebview[] = [];
+  const info = output({ outputId: 'out_00000000000000000000abcd', title: 'sh earlier.sh', totalBytes: 5 });
+  const store = {
+    sessionId: 's20261205-000000000001',
+    quotaBytes: 1 << 20,
+    journalLimitBytes: 2 << 20,
+    info: async () => info,
+    readAll: async () => Buffer.from('hello'),
+    read: async () => ({ text: 'hello', nextOffset: 5, totalBytes: 5, hasMore: false, complete: true }),
+    stats: async () => ({ outputs: 1, retainedBytes: 5, evicted: 0, journalBytes: 0, journalLimitBytes: 2 << 20 }),
+  };
+  const host = (over: Partial<InspectorHost>): InspectorHost => ({
+    store: async () => store as never,
+    post: (message) => posted.push(message),
+    previewBytes: () => 24576,
+    actions: { copyText: async () => undefined, openInEditor: async () => undefined, saveAs: async () => true },
+    ...over,
+  });
+
+  it('describe carries the origin, show carries the session ID, and switchSession runs the host’s switch', async () => {
+    let switched = 0;
+    const origin = { sessionId: store.sessionId, name: 'Dec 5, 2026, 9:30 PM · sh earlier.sh · 1 output · 5 B', current: false };
+    const session = new InspectorSession(
+      host({
+        sessionId: store.sessionId,
+        origin: async () => origin,
+        switchSession: async () => {
+          switched++;
+          return true;
+        },
+      }),
+      info.outputId,
+    );
+    posted.length = 0;
+    await session.handle({ type: 'notification', method: 'ready', params: { protocolVersion: 1 } });
+    assert.deepEqual(posted[0], {
+      type: 'notification',
+      method: 'show',
+      params: { outputId: info.outputId, offset: undefined, sessionId: store.sessionId },
+    });
+    assert.deepEqual((await session.describe()).origin, origin);
+    assert.deepEqual(await session.action({ outputId: info.outputId, action: 'switchSession' }), {
+      done: true,
+      message: 'Its session is the current one again.',
+    });
+    assert.equal(switched, 1);
+  });
+
+  it('a host without sessions offers no switch', async () => {
+    const session = new InspectorSession(host({}), info.outputId);
+    assert.equal((await session.describe()).origin, undefined);
+    assert.deepEqual(await session.action({ outputId: info.outputId, action: 'switchSession' }), { done: false, message: undefined });
+  });
+
+  it('an output whose session was deleted: what happened, by the session’s name, and what to do', () => {
+    const error = new RecallError('NOT_FOUND', 'Session s20261205-000000000001 was deleted: its outputs are gone.', {
+      sessionDeleted: 's20261205-000000000001',
+      sessionName: 'Dec 5, 2026, 9:30 PM · sh earlier.sh · 1 output · 5 B',
+    });
+    const view = toErrorView(error, { outputId: info.outputId });
+    assert.equal(view.code, 'NOT_FOUND');
+    assert.match(
+      view.message,
+      /^This output belonged to the session Dec 5, 2026, 9:30 PM · sh earlier\.sh · 1 output · 5 B, which was deleted/,
+    );
+    assert.match(view.message, /run the command again/);
+  });
+});
