@@ -3,18 +3,25 @@
  * showing exactly what it will write and asking, adds it to Claude Code (`.mcp.json`), Codex
  * (`~/.codex/config.toml`) and Cursor (`.cursor/mcp.json`), merged with what is there.
  *
+ * The person picks the agents (those that write into the folder are checked; Codex, whose file is
+ * global, is not), then a modal lists every file and entry. Its "Show Changes" opens the diffs
+ * (changesPreview.ts) and asks again in a notification, not in a modal: a modal over the diff would
+ * keep the person from reading it.
+ *
  * For scripts and tests the command takes one argument that skips every question:
  * `{ confirm: false, agents?: AgentId[], folder?: string }` (folder: a workspace folder's path;
  * agents: default all three). It resolves with what it did (ConnectResult), or undefined when the
  * person cancelled.
  */
 import { constants, promises as fs } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { AGENT_IDS, CONFIG_KEY, agentTarget, agentTargets, type AgentId } from '../../core/agents/agents';
+import { AGENT_IDS, AGENTS, CONFIG_KEY, agentTargets, type AgentId, type AgentTarget } from '../../core/agents/agents';
 import { installServer, serverBuild } from '../../core/agents/install';
 import { planFiles, writePlanned, type PlannedFile, type WriteOutcome } from '../../core/agents/plan';
 import { PACKAGE_VERSION } from '../../core/manifest';
+import type { ChangesPreview } from './changesPreview';
 
 export interface ConnectOptions {
   confirm?: boolean;
@@ -34,6 +41,7 @@ export const serverRoot = (context: vscode.ExtensionContext): string => path.joi
 export async function connectAgents(
   context: vscode.ExtensionContext,
   log: vscode.LogOutputChannel,
+  preview: ChangesPreview,
   options: ConnectOptions = {},
 ): Promise<ConnectResult | undefined> {
   const quiet = options.confirm === false;
@@ -52,7 +60,7 @@ export async function connectAgents(
   const planned = await planFiles(agents.flatMap((id) => agentTargets(id, { node, launcher: build.launcher, workspace })));
   const nodeFound = await onPath(node);
 
-  if (!quiet && !(await confirm(planned, build.launcher, build.build, nodeFound))) return undefined;
+  if (!quiet && !(await confirm(planned, build.launcher, build.build, nodeFound, preview))) return undefined;
 
   const installed = await installServer(source, root, PACKAGE_VERSION);
   log.info(
@@ -90,10 +98,15 @@ async function pickFolder(quiet: boolean): Promise<string | undefined> {
   return picked?.uri.fsPath;
 }
 
+/**
+ * The agents, each with the files it gets. Those whose files are in the folder are checked; an
+ * agent whose file is global (Codex's config.toml, read in every project) is not, and says so.
+ */
 async function pickAgents(folder: string): Promise<AgentId[] | undefined> {
   const items = AGENT_IDS.map((id) => {
-    const target = agentTarget(id, { node: 'node', launcher: '', workspace: folder });
-    return { id, label: target.name, description: target.file, picked: true };
+    const targets = agentTargets(id, { node: 'node', launcher: '', workspace: folder });
+    const global = targets.some((t) => t.scope === 'user');
+    return { id, label: AGENTS[id].name, description: whereWritten(targets, folder), picked: !global };
   });
   const picked = await vscode.window.showQuickPick(items, {
     title: vscode.l10n.t('Connect Other Agents'),
@@ -103,22 +116,65 @@ async function pickAgents(folder: string): Promise<AgentId[] | undefined> {
   return picked?.map((item) => item.id);
 }
 
-/** The modal listing every file and entry; "Show Changes" opens the exact diffs, then asks again. */
-async function confirm(planned: readonly PlannedFile[], launcher: string, build: string, nodeFound: boolean): Promise<boolean> {
+/** Where an agent's entries go, for the picker: "in this folder: .mcp.json, …" or "global: ~/.codex/config.toml …". */
+function whereWritten(targets: readonly AgentTarget[], folder: string): string {
+  const user = targets.filter((t) => t.scope === 'user').map((t) => t.file);
+  if (!user.length) {
+    return vscode.l10n.t('in this folder: {0}', targets.map((t) => path.relative(folder, t.file).split(path.sep).join('/')).join(', '));
+  }
+  const shown = user.map((file) => inHome(file));
+  if (shown.every((s) => s !== undefined)) return vscode.l10n.t('global: {0} in your home folder, for every project', shown.join(', '));
+  return vscode.l10n.t('global: {0}, for every project', user.join(', '));
+}
+
+/** `~/…` for a file in the home folder, else undefined. */
+function inHome(file: string): string | undefined {
+  const home = process.env.HOME || os.homedir();
+  return file.startsWith(home + path.sep) ? `~/${path.relative(home, file).split(path.sep).join('/')}` : undefined;
+}
+
+/**
+ * The modal listing every file and entry. "Show Changes" opens the exact diffs and asks in a
+ * notification instead: the person reads the diff, then answers there (or in the Notifications
+ * center, where the question stays until answered).
+ */
+async function confirm(
+  planned: readonly PlannedFile[],
+  launcher: string,
+  build: string,
+  nodeFound: boolean,
+  preview: ChangesPreview,
+): Promise<boolean> {
   const write = vscode.l10n.t('Write');
   const show = vscode.l10n.t('Show Changes');
-  const detail = describePlan(planned, launcher, build, nodeFound);
-  for (;;) {
-    const choice = await vscode.window.showInformationMessage(
-      vscode.l10n.t('Connect other agents to Tool Output Recall?'),
-      { modal: true, detail },
-      write,
-      show,
-    );
-    if (choice === write) return true;
-    if (choice !== show) return false;
-    const document = await vscode.workspace.openTextDocument({ language: 'diff', content: changesText(planned, launcher, build) });
-    await vscode.window.showTextDocument(document, { preview: true });
+  const choice = await vscode.window.showInformationMessage(
+    vscode.l10n.t('Connect other agents to Tool Output Recall?'),
+    { modal: true, detail: describePlan(planned, launcher, build, nodeFound) },
+    write,
+    show,
+  );
+  if (choice === write) return true;
+  if (choice !== show) return false;
+  if (!(await preview.show(planned))) return true; // nothing changes: "writing" reports that
+  const cancel = vscode.l10n.t('Cancel');
+  const files = planned.filter((p) => p.merge.ok && p.merge.change !== 'unchanged').map((p) => displayPath(p.target.file));
+  const answer = await vscode.window.showInformationMessage(vscode.l10n.t('Write the changes shown to {0}?', listed(files)), write, cancel);
+  await preview.close();
+  return answer === write;
+}
+
+/** A path as a person reads it: relative in the workspace, `~/…` in the home folder. */
+function displayPath(file: string): string {
+  if (vscode.workspace.getWorkspaceFolder(vscode.Uri.file(file))) return vscode.workspace.asRelativePath(file, false);
+  return inHome(file) ?? file;
+}
+
+/** "a, b and c" in the display language. */
+function listed(items: readonly string[]): string {
+  try {
+    return new Intl.ListFormat(vscode.env.language, { style: 'long', type: 'conjunction' }).format(items);
+  } catch {
+    return items.join(', ');
   }
 }
 
@@ -159,6 +215,14 @@ function describePlan(planned: readonly PlannedFile[], launcher: string, build: 
     if (target.scope === 'workspace' && merge.change !== 'unchanged') {
       lines.push(vscode.l10n.t('(In the workspace: it names the launcher path of this machine, so think before committing it.)'));
     }
+    if (target.scope === 'user' && merge.change !== 'unchanged') {
+      lines.push(
+        vscode.l10n.t(
+          '(Global: {0} reads this file in every project. The entry names this folder; connecting another folder replaces it.)',
+          target.name,
+        ),
+      );
+    }
   }
   return lines.join('\n');
 }
@@ -170,22 +234,18 @@ function entryText({ target }: PlannedFile): string {
   return [`  [mcp_servers.${CONFIG_KEY}]`, ...Object.entries(target.entry).map(([k, v]) => `  ${k} = ${JSON.stringify(v)}`)].join('\n');
 }
 
-function changesText(planned: readonly PlannedFile[], launcher: string, build: string): string {
-  const parts = [`# ${vscode.l10n.t('Tool Output Recall: what Connect Other Agents will write')}`, `# ${launcher} (${build})`, ''];
-  for (const { target, merge, diff } of planned) {
-    if (!merge.ok) parts.push(`# ${target.name}: ${target.file}: ${vscode.l10n.t('left as it is: {0}', merge.problem)}`, '');
-    else if (!diff) parts.push(`# ${target.name}: ${target.file}: ${vscode.l10n.t('unchanged')}`, '');
-    else parts.push(`# ${target.name}`, diff);
-  }
-  return parts.join('\n');
-}
-
+/**
+ * What was done, one message: each agent named once (Claude Code gets two files, its server entry
+ * and its hook), then a warning for each file left alone.
+ */
 function report(files: readonly WriteOutcome[]): void {
-  const written = files.filter((f) => f.outcome === 'written').map((f) => f.agent);
+  const written = [...new Set(files.filter((f) => f.outcome === 'written').map((f) => f.agent))];
   const problems = files.filter((f): f is Extract<WriteOutcome, { outcome: 'skipped' }> => f.outcome === 'skipped');
   if (written.length) {
     void vscode.window.showInformationMessage(
-      vscode.l10n.t('Connected {0}. Restart them (or reload their MCP servers) to start the server.', written.join(', ')),
+      written.length === 1
+        ? vscode.l10n.t('Connected {0}. Restart it (or reload its MCP servers) to start the server.', written[0])
+        : vscode.l10n.t('Connected {0}. Restart them (or reload their MCP servers) to start the server.', listed(written)),
     );
   } else if (!problems.length) {
     void vscode.window.showInformationMessage(vscode.l10n.t('The agents already had the server; nothing was written.'));

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { describeError } from '../../core/errors';
 import type { RecallStore } from '../../core/types';
 import { AgentSessions } from './agentSessions';
+import { ChangesPreview } from './changesPreview';
 import { connectAgents, refreshInstalledServer, type ConnectOptions } from './connect';
 
 export interface AgentsDeps {
@@ -38,6 +39,7 @@ export function registerAgents(context: vscode.ExtensionContext, deps: AgentsDep
     log: deps.log,
   });
   const changed = new vscode.EventEmitter<void>();
+  const preview = new ChangesPreview();
   const refresh = setTimeout(() => {
     refreshInstalledServer(context, deps.log).catch((error) =>
       deps.log.warn(`mcp: refreshing the installed server: ${describeError(error)}`),
@@ -46,12 +48,13 @@ export function registerAgents(context: vscode.ExtensionContext, deps: AgentsDep
   context.subscriptions.push(
     sessions,
     changed,
+    preview,
     { dispose: () => clearTimeout(refresh) },
     deps.ownChanged(() => changed.fire()),
     sessions.onDidChange(() => changed.fire()),
     vscode.commands.registerCommand('toolOutputRecall.connectAgents', async (options?: ConnectOptions) => {
       try {
-        return await connectAgents(context, deps.log, typeof options === 'object' && options !== null ? options : {});
+        return await connectAgents(context, deps.log, preview, typeof options === 'object' && options !== null ? options : {});
       } catch (error) {
         deps.log.error(`toolOutputRecall.connectAgents: ${describeError(error)}`);
         void vscode.window.showErrorMessage(describeError(error));

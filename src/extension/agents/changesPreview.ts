@@ -1,0 +1,91 @@
+/**
+ * "Show Changes" of Connect Other Agents: the files it will write, each as a diff in one changes
+ * editor (VS Code's multi-file diff), both sides read-only virtual documents of our own scheme. Nothing
+ * there is an untitled or file document, so nothing asks to be saved when the editor closes, and
+ * nothing in it can be edited (what is written is what the preview shows: plan.ts).
+ *
+ * A side is `tool-output-recall-changes:<the file's path>?<preview>-<before|after>`: the path is the
+ * file's (the editor labels it so and picks its language by its name), the query keeps the sides and
+ * two runs apart (VS Code keeps a virtual document's text by URI).
+ */
+import * as vscode from 'vscode';
+import type { PlannedFile } from '../../core/agents/plan';
+
+export const CHANGES_SCHEME = 'tool-output-recall-changes';
+
+export class ChangesPreview implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private previews = 0;
+  /** The texts of the latest preview only, by URI: an older one's tab shows nothing new. */
+  private texts = new Map<string, string>();
+  private readonly registration: vscode.Disposable;
+
+  constructor() {
+    this.registration = vscode.workspace.registerTextDocumentContentProvider(CHANGES_SCHEME, this);
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? '';
+  }
+
+  /** Opens the diffs of every file that changes; false when none does (nothing to show). */
+  async show(planned: readonly PlannedFile[]): Promise<boolean> {
+    const changing = planned.filter((p) => p.merge.ok && p.merge.change !== 'unchanged');
+    if (!changing.length) return false;
+    const preview = ++this.previews;
+    this.texts = new Map();
+    // Both sides keep the file's own path (the changes editor labels a file by it, and marks a side
+    // whose path differs as renamed); the query tells them, and two previews, apart.
+    const side = (which: 'before' | 'after', file: string, text: string): vscode.Uri => {
+      const uri = vscode.Uri.from({ scheme: CHANGES_SCHEME, path: vscode.Uri.file(file).path, query: `${preview}-${which}` });
+      this.texts.set(uri.toString(), text);
+      return uri;
+    };
+    // A file not there yet is compared with an empty text of ours: both sides of every diff are this
+    // provider's (without a left side VS Code makes an empty in-memory one, and the tab is harder to tell).
+    const diffs = changing.map(({ target, before, merge }) => ({
+      file: vscode.Uri.file(target.file),
+      before: side('before', target.file, before ?? ''),
+      after: side('after', target.file, merge.ok ? merge.text : ''),
+    }));
+    try {
+      await vscode.commands.executeCommand(
+        'vscode.changes',
+        vscode.l10n.t('Connect Other Agents: the changes'),
+        diffs.map(({ file, before, after }) => [file, before, after]),
+      );
+    } catch {
+      // A VS Code without the changes editor: one diff editor per file.
+      for (const { file, before, after } of diffs) {
+        await vscode.commands.executeCommand(
+          'vscode.diff',
+          before,
+          after,
+          vscode.l10n.t('{0} (what Connect Other Agents writes)', vscode.workspace.asRelativePath(file)),
+          { preview: false },
+        );
+      }
+    }
+    return true;
+  }
+
+  /** Closes the preview's editors: once the person answered, they no longer show a proposal. */
+  async close(): Promise<void> {
+    const ours = vscode.window.tabGroups.all.flatMap((group) => group.tabs).filter(isChangesTab);
+    if (ours.length) await vscode.window.tabGroups.close(ours, true);
+  }
+
+  dispose(): void {
+    this.registration.dispose();
+  }
+}
+
+/**
+ * Whether a tab shows a preview's diff: a diff editor of ours, or the changes editor, whose input
+ * (TabInputTextMultiDiff, not in the API this extension is built against) lists its `textDiffs`.
+ */
+export function isChangesTab(tab: vscode.Tab): boolean {
+  const input = tab.input as { modified?: unknown; textDiffs?: unknown } | undefined;
+  const ours = (uri: unknown) => uri instanceof vscode.Uri && uri.scheme === CHANGES_SCHEME;
+  if (input instanceof vscode.TabInputTextDiff) return ours(input.modified);
+  return Array.isArray(input?.textDiffs) && input.textDiffs.some((diff: { modified?: unknown }) => ours(diff?.modified));
+}

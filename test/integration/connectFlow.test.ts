@@ -1,0 +1,221 @@
+// "Connect Other Agents…" as a person goes through it (issue 29, item 3), in a real host: the agent
+// picker (VS Code's quick pick, read and accepted in the workbench), Show Changes (the editor it opens,
+// the documents in it, the question that follows), and the message at the end (read in the
+// Notifications center, through the driver of scripts/host/run.mjs).
+//
+// The harness cannot answer a modal dialog: in a window running extension tests VS Code refuses to
+// show one (its DialogService: "refused to show dialog in tests"). The tests share the extension's
+// `vscode` API object, so the modal confirmation is answered by a wrapper around
+// vscode.window.showInformationMessage that records the modal's message and detail and returns the
+// button a test chose; every other call (the notifications) goes to VS Code's own. For the same
+// reason VS Code never asks "Save changes?" in these tests (it answers "Don't Save" itself), so a
+// diff that would ask is seen as what makes it ask: an untitled document with unsaved text.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { CHANGES_SCHEME, isChangesTab } from '../../src/extension/agents/changesPreview';
+import type { ConnectResult } from '../../src/extension/agents/connect';
+import { recallApi, scratchDir, skipBecause, waitFor, workspaceDir } from './helpers/host';
+import { Webview, hasDriver, workbenchScreenshot } from './helpers/webview';
+import { testLog } from './log';
+
+/** The workbench page itself (not a webview). */
+const workbench = new Webview({ selector: '.monaco-workbench' });
+
+interface ModalCall {
+  message: string;
+  detail: string;
+  items: string[];
+}
+
+/** Answers the modal information messages with `answers` in turn (a button's label), then with Cancel; records them. */
+function answerModals(...answers: string[]): { calls: ModalCall[]; restore(): void } {
+  const window = vscode.window as { showInformationMessage: (...args: unknown[]) => Thenable<unknown> };
+  const original = window.showInformationMessage;
+  const calls: ModalCall[] = [];
+  window.showInformationMessage = (...args: unknown[]) => {
+    const [message, options, ...items] = args;
+    if (typeof options === 'object' && options !== null && (options as vscode.MessageOptions).modal) {
+      calls.push({ message: String(message), detail: (options as vscode.MessageOptions).detail ?? '', items: items.map(String) });
+      return Promise.resolve(answers[calls.length - 1]);
+    }
+    return original.apply(vscode.window, args);
+  };
+  return { calls, restore: () => (window.showInformationMessage = original) };
+}
+
+const allTabs = (): vscode.Tab[] => vscode.window.tabGroups.all.flatMap((group) => group.tabs);
+
+/** The question after Show Changes, up to the list of files (which the selector does not need). */
+const writeQuestion = (): string => vscode.l10n.t('Write the changes shown to {0}?', '\u0000').split('\u0000')[0].trim();
+
+/** Opens the Notifications center and waits for a notification holding `text` (no quotes in it: it goes in a selector). */
+async function notification(text: string): Promise<string> {
+  const item = `.notifications-center .notification-list-item:has-text("${text}")`;
+  await vscode.commands.executeCommand('notifications.showList');
+  await workbench.waitFor(item);
+  return item;
+}
+
+describe('connect flow', function () {
+  this.timeout(120_000);
+  const workspace = (): string => workspaceDir();
+  const written = (): string[] =>
+    ['.mcp.json', path.join('.cursor', 'mcp.json'), path.join('.claude', 'settings.json')].filter((f) =>
+      fs.existsSync(path.join(workspace(), f)),
+    );
+  let codexHome: string | undefined;
+  let modals: ReturnType<typeof answerModals> | undefined;
+  let tabsBefore = new Set<vscode.Tab>();
+
+  const clean = () => {
+    fs.rmSync(path.join(workspace(), '.mcp.json'), { force: true });
+    fs.rmSync(path.join(workspace(), '.cursor'), { recursive: true, force: true });
+    fs.rmSync(path.join(workspace(), '.claude'), { recursive: true, force: true });
+  };
+
+  before(async function () {
+    if (!hasDriver()) return skipBecause(this, 'needs the workbench driver of scripts/host/run.mjs');
+    await recallApi();
+  });
+  beforeEach(async () => {
+    tabsBefore = new Set(allTabs());
+    clean();
+    await vscode.commands.executeCommand('notifications.clearAll');
+  });
+  afterEach(async () => {
+    modals?.restore();
+    modals = undefined;
+    await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+    // What a test opened (today's untitled diff included: the tests' VS Code closes it without asking).
+    await vscode.window.tabGroups.close(
+      allTabs().filter((tab) => !tabsBefore.has(tab)),
+      true,
+    );
+    if (codexHome !== undefined) {
+      fs.rmSync(codexHome, { recursive: true, force: true });
+      delete process.env.CODEX_HOME;
+      codexHome = undefined;
+    }
+    clean();
+  });
+
+  it('the picker checks only the agents that write into the folder: Codex is unchecked and says its file is global, in the home folder', async () => {
+    modals = answerModals();
+    const done = vscode.commands.executeCommand<ConnectResult | undefined>('toolOutputRecall.connectAgents');
+    const codex = '.quick-input-widget .monaco-list-row:has-text("Codex")';
+    await workbench.waitFor(codex);
+    const description = await workbench.text(codex);
+    assert.ok(
+      description.includes('~/.codex/config.toml'),
+      `Codex's row names its file in the home folder: ${JSON.stringify(description)}`,
+    );
+    assert.match(description, /global/i, `Codex's row says the file is global: ${JSON.stringify(description)}`);
+    // Accepting the picker as it opened: the agents checked by default.
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    await waitFor('the confirmation', () => modals!.calls.length > 0);
+    const { detail } = modals.calls[0];
+    assert.ok(detail.includes(path.join('.cursor', 'mcp.json')), `Cursor is checked:\n${detail}`);
+    assert.ok(detail.includes('.mcp.json'), `Claude Code is checked:\n${detail}`);
+    assert.ok(!detail.includes('config.toml'), `Codex (~/.codex/config.toml, global) is not checked by default:\n${detail}`);
+    assert.equal(await done, undefined, 'cancelled');
+    assert.deepEqual(written(), [], 'nothing written');
+  });
+
+  it('Show Changes opens a read-only diff and asks in a notification, not a modal over it; nothing in it asks to be saved', async () => {
+    // One file there (its diff has two sides), two new ones (only the side they will have).
+    const existing = `${JSON.stringify({ mcpServers: { other: { command: 'other-mcp' } } }, null, 2)}\n`;
+    fs.writeFileSync(path.join(workspace(), '.mcp.json'), existing);
+    const untouched = () => {
+      assert.equal(fs.readFileSync(path.join(workspace(), '.mcp.json'), 'utf8'), existing);
+      assert.deepEqual(written(), ['.mcp.json']);
+    };
+    modals = answerModals(vscode.l10n.t('Show Changes'));
+    const documentsBefore = new Set(vscode.workspace.textDocuments.map((d) => d.uri.toString()));
+    const done = vscode.commands.executeCommand<ConnectResult | undefined>('toolOutputRecall.connectAgents', {
+      agents: ['claude-code', 'cursor'],
+    });
+    let opened: vscode.Tab[] = [];
+    await waitFor('the editor Show Changes opens', () => (opened = allTabs().filter((tab) => !tabsBefore.has(tab))).length > 0);
+    const shown = () => vscode.workspace.textDocuments.filter((d) => !documentsBefore.has(d.uri.toString()));
+    // (A file document is VS Code's own: it may open settings.json to write a setting while this runs.)
+    const unsaved = () => shown().filter((d) => d.isUntitled || (d.isDirty && d.uri.scheme !== 'file'));
+    assert.deepEqual(
+      unsaved().map((d) => `${d.uri.toString()} (${d.isUntitled ? 'untitled' : ''}${d.isDirty ? ' unsaved' : ''})`),
+      [],
+      'the diff holds no untitled or unsaved document (closing it would ask to save one)',
+    );
+    // The diff's sides: the files as they are and as they will be, read-only.
+    await waitFor('the diff documents', () => shown().some((d) => d.uri.scheme !== 'file' && d.getText().includes('tool-output-recall')));
+    const sides = shown().filter((d) => d.uri.scheme !== 'file');
+    assert.ok(
+      sides.every((d) => d.uri.scheme === CHANGES_SCHEME && !d.isDirty),
+      sides.map((d) => d.uri.toString()).join('\n'),
+    );
+    assert.equal(opened.filter(isChangesTab).length, 1, 'one changes editor, with every file');
+
+    // The question comes back without a modal: the modal was asked once, the rest is a notification.
+    const question = await notification(writeQuestion());
+    assert.equal(modals.calls.length, 1, 'no modal over the diff');
+    untouched(); // nothing written before the answer
+
+    // Closing the diff asks nothing and leaves nothing unsaved behind.
+    await vscode.window.tabGroups.close(
+      allTabs().filter((tab) => opened.includes(tab)),
+      true,
+    );
+    assert.deepEqual(
+      unsaved().map((d) => d.uri.toString()),
+      [],
+    );
+
+    await workbench.click(`${question} .monaco-button:has-text("${vscode.l10n.t('Cancel')}")`);
+    assert.equal(await done, undefined, 'Cancel in the notification cancels');
+    untouched();
+  });
+
+  it("Write in Show Changes' notification writes, and the message names each agent once, in a sentence of its own", async () => {
+    modals = answerModals(vscode.l10n.t('Show Changes'));
+    const done = vscode.commands.executeCommand<ConnectResult | undefined>('toolOutputRecall.connectAgents', {
+      agents: ['claude-code', 'cursor'],
+    });
+    const question = await notification(writeQuestion());
+    const changesTab = () => allTabs().filter(isChangesTab);
+    await waitFor('the changes editor', () => changesTab().length === 1);
+    testLog(`    screenshot: ${await workbenchScreenshot('connect-show-changes.png')}`);
+    await workbench.click(`${question} .monaco-button:has-text("${vscode.l10n.t('Write')}")`);
+    const result = await done;
+    assert.ok(result, 'written');
+    assert.equal(changesTab().length, 0, 'the changes editor closes once answered: it showed a proposal');
+    // Claude Code has two files (its server entry and its hook): still one agent.
+    assert.deepEqual(
+      result.files.map((f) => [path.relative(workspace(), f.file), f.agent, f.outcome]),
+      [
+        ['.mcp.json', 'Claude Code', 'written'],
+        [path.join('.claude', 'settings.json'), 'Claude Code', 'written'],
+        [path.join('.cursor', 'mcp.json'), 'Cursor', 'written'],
+      ],
+    );
+    const text = await workbench.text(await notification('Cursor'));
+    const times = (name: string) => text.split(name).length - 1;
+    assert.deepEqual({ claude: times('Claude Code'), cursor: times('Cursor') }, { claude: 1, cursor: 1 }, text);
+    // The list reads as a sentence in the display language ("Claude Code and Cursor"), not a comma list.
+    const both = new Intl.ListFormat(vscode.env.language, { type: 'conjunction' }).format(['Claude Code', 'Cursor']);
+    assert.ok(text.includes(both), `${JSON.stringify(both)} in ${JSON.stringify(text)}`);
+  });
+
+  it('Write in the modal writes too, with the same message; the global Codex file only when Codex is picked', async () => {
+    codexHome = scratchDir('codex-home');
+    process.env.CODEX_HOME = codexHome;
+    modals = answerModals(vscode.l10n.t('Write'));
+    const result = await vscode.commands.executeCommand<ConnectResult | undefined>('toolOutputRecall.connectAgents', {
+      agents: ['claude-code', 'codex'],
+    });
+    assert.ok(result, 'written');
+    const text = await workbench.text(await notification('Codex'));
+    assert.equal(text.split('Claude Code').length - 1, 1, `Claude Code named once: ${JSON.stringify(text)}`);
+    assert.ok(fs.existsSync(path.join(codexHome, 'config.toml')));
+    assert.match(modals.calls[0].detail, /Global/, `the confirmation says Codex's file is global:\n${modals.calls[0].detail}`);
+  });
+});
