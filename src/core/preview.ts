@@ -349,3 +349,94 @@ function marker(omitted: NonNullable<Preview['omitted']>, totalBytes: number, to
 export function toBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
+
+/**
+ * What a preview says it left out, read back from its text: the range its marker names for the
+ * copy `outputId`, and what the notable list right after the marker counts. The marker is found by
+ * its read call, which names `outputId`: an id made after the output was captured, so no line of
+ * the output can pose as it. Undefined when the text has no such marker (the preview is whole).
+ */
+export interface StatedOmission {
+  from: number;
+  to: number;
+  /** The copy's bytes in all (the range's "of N"). */
+  totalBytes: number;
+  firstLine: number;
+  lastLine: number;
+  totalLines: number;
+  /** The list's counts for the omitted part, as it words them ("3 errors, 1 warning"); absent for none. */
+  notableOmitted?: string;
+  /** Its counts for the bytes the capture dropped (not in the copy), when it has them. */
+  notableDropped?: string;
+  /** Where its first line is ("error line 20001 @108894"): errors first, then in order of appearance. */
+  firstNotable?: string;
+}
+
+const NOTABLE_HEADER = '[notable lines in the omitted part: ';
+const DIGITS = '(\\d+)';
+
+export function statedOmission(text: string, outputId: string): StatedOmission | undefined {
+  const call = JSON.stringify({ outputId, offset: 0 })
+    .replace(/0\}$/, '')
+    .replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+  const found = new RegExp(
+    `\\[\\.\\.\\. \\d+ bytes omitted: bytes \\[${DIGITS}, ${DIGITS}\\) of ${DIGITS}, lines ${DIGITS}-${DIGITS} of ${DIGITS} \\(\\d+ lines?\\)\\. The full output is retained: call ${READ_TOOL_OUTPUT_TOOL} ${call}${DIGITS}\\}`,
+  ).exec(text);
+  if (!found) return undefined;
+  const [from, to, totalBytes, firstLine, lastLine, totalLines] = found.slice(1, 7).map(Number);
+  const stated: StatedOmission = { from, to, totalBytes, firstLine, lastLine, totalLines };
+  // The marker is one line; the notable list, when there is one, starts on the next.
+  const markerEnd = text.indexOf('\n', found.index);
+  if (markerEnd < 0 || !text.startsWith(NOTABLE_HEADER, markerEnd + 1)) return stated;
+  const headerEnd = text.indexOf('\n', markerEnd + 1);
+  const header = text.slice(markerEnd + 1 + NOTABLE_HEADER.length, headerEnd < 0 ? undefined : headerEnd);
+  const omitted = /^([^;(]+?)(?: \(\d+ distinct\))?(?:;|$)/.exec(header)?.[1];
+  if (omitted && omitted !== 'none') stated.notableOmitted = omitted;
+  const dropped = / the capture saw ([^;]+);/.exec(header)?.[1];
+  if (dropped && dropped !== 'no notable lines') stated.notableDropped = dropped;
+  // Its lines are listed by class, then by position: the first is the first of the highest class.
+  if (headerEnd >= 0 && !header.endsWith(']')) {
+    const first = /^(?:error|summary|warning) (?:line \d+ @\d+|line \d+|output line \d+, dropped at capture)/.exec(
+      text.slice(headerEnd + 1, headerEnd + 200),
+    );
+    if (first) stated.firstNotable = first[0];
+  }
+  return stated;
+}
+
+/** The exact call that reads on from `offset` in the copy `outputId`. */
+export const readCall = (outputId: string, offset: number): string => `${READ_TOOL_OUTPUT_TOOL} ${JSON.stringify({ outputId, offset })}`;
+
+/**
+ * What the omitted part holds, in a few words for a result's first and last lines: "notable lines:
+ * 3 errors, 1 warning omitted; first: error line 20001 @108894" (then what the capture dropped); ''
+ * when the preview lists none.
+ */
+export function notableMention(stated: StatedOmission): string {
+  const { notableOmitted: omitted, notableDropped: dropped, firstNotable: first } = stated;
+  if (!omitted && !dropped) return '';
+  // The first line before what the capture dropped: a client that keeps 500 characters keeps it too.
+  return [
+    `notable lines: ${omitted ? `${omitted} omitted` : 'none omitted'}`,
+    ...(first ? [`first: ${first}`] : []),
+    ...(dropped ? [`${dropped} in the bytes dropped at capture (not in the copy)`] : []),
+  ].join('; ');
+}
+
+/**
+ * The lines that say a result is not whole, for a client that keeps only part of it: `first` goes
+ * right after the status line (a client that keeps a result's first 500 characters still has the
+ * outputId, the omitted range, the read call and the notable count), `last` after everything (one
+ * that keeps only the end has them too). `what` is what the preview shows ("output", "return value").
+ */
+export function retentionLines(stated: StatedOmission, outputId: string, what: string, after: string): { first: string; last: string } {
+  const range = `bytes [${stated.from}, ${stated.to}) of ${stated.totalBytes}`;
+  const read = readCall(outputId, stated.from);
+  const notable = notableMention(stated);
+  const first =
+    `NOT the whole ${what}: retained as outputId "${outputId}". Omitted here: ${range}; read on with ${read}.` +
+    (notable ? ` N${notable.slice(1)}.` : '') +
+    ` ${after}`;
+  const last = `[end of preview. outputId "${outputId}": ${range} omitted; read on with ${read}${notable ? `; ${notable}` : ''}.]`;
+  return { first, last };
+}

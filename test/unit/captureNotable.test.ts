@@ -130,7 +130,10 @@ describe('capture: a failing command shows stderr', () => {
       const command = 'seq 1 200000; echo "fatal: no space left on device" >&2; seq 1 2000000; exit 4';
       const context = { store, baseDir: work, defaultTimeoutSeconds: 60, previewBytes: 24 * KiB, streamBytes: 8 * MiB };
       const { text, result } = await runCommandTool({ command }, context);
-      assert.match(text, /\n--- stderr alone \(exit code 4; 31 bytes\) ---\nfatal: no space left on device$/);
+      assert.match(
+        text,
+        /\n--- stderr alone \(exit code 4; 31 bytes\) ---\nfatal: no space left on device\n\[end of preview\. outputId "out_[0-9a-f]+": [^\n]*\]$/,
+      );
       assert.equal(result.merged.complete, false);
       const search = await searchToolOutputText(store, { outputId: result.outputId!, pattern: 'checksum' });
       assert.match(

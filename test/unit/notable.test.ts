@@ -112,6 +112,19 @@ describe('notable lines: patterns', () => {
     assert.equal(classifyHit(text, text.indexOf('failures'), 'failures', 'command'), 'count');
     assert.equal(classOf('ERROR [worker] job 1000 failed: timeout'), 'error');
     assert.equal(classOf('0 errors, 2 warnings'), 'summary');
+    // A number before a log level or a label is a line number, a time or an id, not its count (issue 31).
+    for (const line of [
+      'line 9000 ERROR: disk quota exceeded',
+      '2024-05-18 12:00:01 ERROR connection lost',
+      '12:00:01 error: connection lost',
+      'job 17 FAILED',
+      'step 3 Fatal: no space left',
+    ]) {
+      assert.equal(classOf(line), 'error', line);
+    }
+    for (const line of ['Found 3 errors in 2 files.', '3 failed, 97 passed', 'failures: 2', 'build: 2 errors, 1 warning', '共 3 错误']) {
+      assert.equal(classOf(line), 'summary', line);
+    }
     assert.equal(classifyHit('an error here', 3, 'error', 'command'), 'error');
   });
 

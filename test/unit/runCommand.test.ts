@@ -401,7 +401,10 @@ describe('runCommandTool: the exact text the model got is recorded with the copy
   it('records the shrunk text when the token budget made the preview small, and a failure with its stderr section', async () => {
     const { text, result } = await runCommandTool({ command: 'seq 1 50000; echo "fatal: out of cheese" >&2; exit 2' }, context(1500));
     assert.ok(Buffer.byteLength(result.preview) <= 1500);
-    assert.match(text, /\n--- stderr alone \(exit code 2; 21 bytes\) ---\nfatal: out of cheese$/);
+    assert.match(
+      text,
+      /\n--- stderr alone \(exit code 2; 21 bytes\) ---\nfatal: out of cheese\n\[end of preview\. outputId "out_[0-9a-f]+": [^\n]*\]$/,
+    );
     await assertRecorded(result.outputId, text);
     assert.equal((await fx.store.info(result.outputId!)).extra?.previewBytes, 1500);
   });
@@ -419,7 +422,11 @@ describe('runCommandTool: the exact text the model got is recorded with the copy
     const noAnnotate: RecallStore = Object.create(fx.store) as RecallStore;
     noAnnotate.annotate = () => Promise.reject(new RecallError('STORE_UNAVAILABLE', 'annotate was called'));
     const { text, result } = await runCommandTool({ command: 'seq 1 50000' }, context(DEFAULT_LIMITS.previewBytes, { store: noAnnotate }));
-    assert.ok(text.endsWith('50000\n'), 'the whole result, its tail included');
+    assert.match(
+      text,
+      /\n50000\n\[end of preview\. outputId "out_[0-9a-f]+": [^\n]*\]$/,
+      'the whole result, its tail and last line included',
+    );
     await assertRecorded(result.outputId, text);
 
     const full: RecallStore = Object.create(fx.store) as RecallStore;

@@ -291,15 +291,34 @@ function countNear(text: Buffer, index: number, length: number): boolean {
   // "3 failed" counts; "1234failed" is two lines glued together (see `words`).
   let before = index - 1;
   while (before >= 0 && isSpace(text[before])) before--;
-  if (before >= 0 && before < index - 1 && isDigit(text[before])) return true;
   let after = index + length;
   while (after < text.length && isSpace(text[after])) after++;
-  if (after >= text.length) return false;
-  const sep = text[after];
-  if (sep !== 0x3a && sep !== 0x3d) return false; // ':' or '='
-  after++;
-  while (after < text.length && isSpace(text[after])) after++;
-  return after < text.length && isDigit(text[after]);
+  const sep = after < text.length ? text[after] : 0;
+  let value = after + 1;
+  while (value < text.length && isSpace(text[value])) value++;
+  const countAfter = (sep === 0x3a || sep === 0x3d) && value < text.length && isDigit(text[value]); // ':' or '='
+  if (before >= 0 && before < index - 1 && isDigit(text[before]) && !levelAfterNumber(text, before, index, length, sep, countAfter))
+    return true;
+  return countAfter;
+}
+
+/**
+ * Whether the number before a word (its last digit at `digit`) is not its count: the word is a
+ * log level or a label after a line number or a time ("line 9000 ERROR: disk full", "12:00:01
+ * error: …", "job 17 FAILED"): it is in capitals, or a colon and no count follow it, or the
+ * number is the end of a time.
+ */
+function levelAfterNumber(text: Buffer, digit: number, index: number, length: number, sep: number, countAfter: boolean): boolean {
+  let letters = 0;
+  let upper = 0;
+  for (let i = index; i < index + length; i++) {
+    if (isLetter(text[i])) letters++;
+    if (isUpper(text[i])) upper++;
+  }
+  if ((letters > 1 && upper === letters) || (sep === 0x3a && !countAfter)) return true;
+  let start = digit;
+  while (start > 0 && isDigit(text[start - 1])) start--;
+  return start > 0 && text[start - 1] === 0x3a;
 }
 
 /** What `\s` matches in latin1: tab to carriage return, space, no-break space. */

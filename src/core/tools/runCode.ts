@@ -3,7 +3,8 @@ import { renderCodeRun } from '../codeMode/render';
 import { runProgram, type CodeRunResult, type RunCodeDeps } from '../codeMode/runProgram';
 import { DEFAULT_TIMEOUT_SECONDS } from '../codeMode/sandbox';
 import { RecallError } from '../errors';
-import { RUN_CODE_TOOL } from '../toolNames';
+import { RUN_CODE_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
+import { retentionLines, statedOmission } from '../preview';
 import type { RecallStore } from '../types';
 import { PROGRAM_GATE, queuedLine } from '../capture/workGate';
 import { annotateOf, recordPreview, type PreviewErrorFn } from './recordPreview';
@@ -119,11 +120,35 @@ export async function runCodeTool(input: RunCodeInput, context: RunCodeContext):
   } finally {
     admission.release();
   }
-  const rendered = renderCodeRun(result, context.previewBytes);
-  const text = admission.waitedFor ? `${queuedLine({ waitedMs: admission.waitedMs, reason: admission.waitedFor })}\n${rendered}` : rendered;
+  const queued = admission.waitedFor ? queuedLine({ waitedMs: admission.waitedMs, reason: admission.waitedFor }) : undefined;
+  const text = withRetentionLines(renderCodeRun(result, context.previewBytes), result, queued);
   const retained = result.nested.filter((record) => record.status === 'retained').map((record) => record.outputId);
   await recordPreview(annotateOf(context.store), [result.valueOutputId, ...retained], text, context.onPreviewNotRecorded);
   return { text, result };
+}
+
+/**
+ * The rendered run with the lines a client that keeps only part of a result still gets (see
+ * renderCommandResult): when the return value is cut, the line after the status line and the last
+ * line name its outputId, the omitted range, the read call and the notable lines omitted. A
+ * `queued` line goes first, or after that line when there is one (the first 500 characters are
+ * what Copilot CLI keeps of a large result).
+ */
+export function withRetentionLines(rendered: string, result: CodeRunResult, queued?: string): string {
+  const id = result.valueOutputId;
+  const stated = id && result.valueTruncated ? statedOmission(result.valuePreview, id) : undefined;
+  if (!id || !stated) return queued ? `${queued}\n${rendered}` : rendered;
+  const lines = retentionLines(
+    stated,
+    id,
+    'return value',
+    `To find a field: ${SEARCH_TOOL_OUTPUT_TOOL} {"outputId":"${id}","pattern":"…"}. Do not re-run the program to see more.`,
+  );
+  const statusEnd = rendered.indexOf('\n');
+  const status = statusEnd < 0 ? rendered : rendered.slice(0, statusEnd);
+  const rest = statusEnd < 0 ? '' : rendered.slice(statusEnd);
+  const text = `${status}\n${lines.first}${queued ? `\n${queued}` : ''}${rest}`;
+  return `${text}${text.endsWith('\n') ? '' : '\n'}${lines.last}`;
 }
 
 /** How many copies a run retained (its nested results and its return value). */

@@ -5,6 +5,7 @@ import { queuedLine } from '../capture/workGate';
 import { RecallError, clipEcho } from '../errors';
 import { READ_TOOL_OUTPUT_TOOL, RUN_COMMAND_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
 import type { RecallStore } from '../types';
+import { retentionLines, statedOmission } from '../preview';
 import { baseDirOf, clipLine, storeOrNothing, type RunningToolSpec } from './toolSpec';
 
 export interface RunCommandInput {
@@ -111,7 +112,26 @@ export function describeCommandRun(result: CommandResult): string {
   return `${RUN_COMMAND_TOOL} ${JSON.stringify(clipEcho(result.command))}: exit ${result.exitCode ?? result.signal}, ${result.merged.totalBytes} bytes, ${result.outputId ?? result.recovery}`;
 }
 
-function renderCommandResult(result: CommandResult): string {
+/** Characters of the command line the result's first line repeats; a longer one is clipped, and its length said. */
+export const HEADER_COMMAND_CHARS = 100;
+
+/**
+ * The text the model gets. A client may keep only part of a large result (Copilot CLI: its first
+ * 500 characters; Codex: head and tail; others: the tail), so when the preview is cut, the line
+ * right after the status line and the last line each say where the whole output is, what the
+ * preview omitted, the exact read call and the notable lines omitted:
+ *
+ *   $ <command, clipped>
+ *   <status>; <seconds> s
+ *   NOT the whole output: retained as outputId "…". Omitted here: bytes [a, b) of N; read on with …
+ *   stdout: …; stderr: …; cwd …
+ *   [queued … s before it started: …]
+ *   --- output (head and tail; the marker shows what was omitted) ---
+ *   <head> [... marker ...] [notable lines …] <tail>
+ *   [<stderr alone, for a failure>]
+ *   [end of preview. outputId "…": bytes [a, b) of N omitted; read on with …]
+ */
+export function renderCommandResult(result: CommandResult): string {
   const status = result.cancelled
     ? 'cancelled (the process tree was stopped)'
     : result.timedOut
@@ -121,29 +141,60 @@ function renderCommandResult(result: CommandResult): string {
         : `exit code ${result.exitCode}`;
   const stream = (name: string, s: CommandResult['stdout']) =>
     `${name}: ${s.totalBytes} bytes${s.complete ? '' : `, ${s.capturedBytes} kept, ${s.droppedBytes} dropped (complete: false)`}`;
-  const lines = [
-    `$ ${result.command}`,
-    ...(result.queued ? [queuedLine(result.queued)] : []),
-    `${status}; ${(result.durationMs / 1000).toFixed(1)} s; cwd ${result.cwd}`,
-    `${stream('stdout', result.stdout)}; ${stream('stderr', result.stderr)}`,
-  ];
-  if (result.outputId) {
+  const stated = result.outputId && result.previewTruncated ? statedOmission(result.preview, result.outputId) : undefined;
+  const kept = `The copy keeps ${result.merged.capturedBytes} of ${result.merged.totalBytes} output bytes (complete: ${result.merged.complete}).`;
+  const guidance = `Check the copy before saying something is absent; do not re-run the command to see more.`;
+  const retention =
+    result.outputId && stated
+      ? retentionLines(
+          stated,
+          result.outputId,
+          'output',
+          `${kept} To find a field: ${SEARCH_TOOL_OUTPUT_TOOL} {"outputId":"${result.outputId}","pattern":"…"}. ${guidance}`,
+        )
+      : undefined;
+  const lines = [`$ ${headerCommand(result.command)}`, `${status}; ${(result.durationMs / 1000).toFixed(1)} s`];
+  if (retention) {
+    lines.push(retention.first);
+  } else if (result.outputId) {
+    // Retained while the preview is whole (binary output that decodes larger than its bytes): no range to name.
     lines.push(
-      `The preview below is NOT the whole output. The merged output is retained as outputId "${result.outputId}" (${result.merged.capturedBytes} of ${result.merged.totalBytes} bytes kept, complete: ${result.merged.complete}). ` +
-        `Before saying something is absent, use ${SEARCH_TOOL_OUTPUT_TOOL} {"outputId":"${result.outputId}","pattern":"…"} or ${READ_TOOL_OUTPUT_TOOL} {"outputId":"${result.outputId}","offset":0}. Do not re-run the command to see more.`,
+      `NOT the whole output: retained as outputId "${result.outputId}". ${kept} Use ${SEARCH_TOOL_OUTPUT_TOOL} {"outputId":"${result.outputId}","pattern":"…"} or ${READ_TOOL_OUTPUT_TOOL} {"outputId":"${result.outputId}","offset":0}. ${guidance}`,
     );
   } else if (result.recovery === 'unavailable') {
     lines.push(
       `The preview below is NOT the whole output, and the rest could not be retained (${result.recoveryReason}). Say that the output was cut off rather than concluding something is absent.`,
     );
   }
+  lines.push(`${stream('stdout', result.stdout)}; ${stream('stderr', result.stderr)}; cwd ${headerCwd(result.cwd)}`);
+  if (result.queued) lines.push(queuedLine(result.queued));
   lines.push(
     result.previewTruncated ? '--- output (head and tail; the marker shows what was omitted) ---' : '--- output ---',
     result.preview,
   );
   // A failure's cause is usually at the start of stderr, drowned by stdout in the merged preview.
   if (result.stderrExcerpt) lines.push(result.stderrExcerpt.replace(/\n$/, ''));
-  return lines.join('\n');
+  const text = lines.join('\n');
+  return retention ? `${text}${text.endsWith('\n') ? '' : '\n'}${retention.last}` : text;
+}
+
+/** Characters of the working folder the sizes line shows; a longer one keeps its start and its end (the folders nearest the command). */
+export const HEADER_CWD_CHARS = 300;
+
+function headerCwd(cwd: string): string {
+  if (cwd.length <= HEADER_CWD_CHARS) return cwd;
+  const start = Math.floor(HEADER_CWD_CHARS / 3);
+  return `${cwd.slice(0, pairStart(cwd, start))}…${cwd.slice(pairStart(cwd, cwd.length - (HEADER_CWD_CHARS - start)))} (${cwd.length} characters)`;
+}
+
+/** `at`, or one less when it would split a surrogate pair. */
+const pairStart = (text: string, at: number): number => (/[\uDC00-\uDFFF]/.test(text[at] ?? '') ? at - 1 : at);
+
+/** The command as the first line repeats it: whole, or its first HEADER_COMMAND_CHARS characters and its length. */
+function headerCommand(command: string): string {
+  if (command.length <= HEADER_COMMAND_CHARS) return command;
+  const end = /[\uD800-\uDBFF]/.test(command[HEADER_COMMAND_CHARS - 1]) ? HEADER_COMMAND_CHARS - 1 : HEADER_COMMAND_CHARS;
+  return `${command.slice(0, end)}… (${command.length} characters)`;
 }
 
 declare module './registry' {
