@@ -9,6 +9,7 @@
  * JSON object is reported, never rewritten.
  */
 import { isDeepStrictEqual } from 'node:util';
+import * as l10n from '@vscode/l10n';
 import { formatLike, isObject, parseJsonObject } from './jsonConfig';
 import type { ConfigMerge } from './merge';
 
@@ -49,9 +50,10 @@ export function mergeClaudeHook(existing: string | undefined, entry: Record<stri
   if ('problem' in parsed) return { ok: false, problem: parsed.problem };
   const { root } = parsed;
   const hooks = root.hooks;
-  if (hooks !== undefined && !isObject(hooks)) return { ok: false, problem: '"hooks" in it is not an object' };
+  if (hooks !== undefined && !isObject(hooks)) return { ok: false, problem: l10n.t('"{0}" in it is not an object', 'hooks') };
   const groups = hooks?.PostToolUse;
-  if (groups !== undefined && !Array.isArray(groups)) return { ok: false, problem: '"hooks.PostToolUse" in it is not a list' };
+  if (groups !== undefined && !Array.isArray(groups))
+    return { ok: false, problem: l10n.t('"{0}" in it is not a list', 'hooks.PostToolUse') };
   const list: unknown[] = groups ?? [];
   // The other hooks, named as people read them: "PostToolUse Edit|Write", "Stop".
   const others = [

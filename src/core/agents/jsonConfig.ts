@@ -4,6 +4,7 @@
  * is, in its place. A file that is not such a JSON object is reported, never rewritten.
  */
 import { isDeepStrictEqual } from 'node:util';
+import * as l10n from '@vscode/l10n';
 import type { ConfigMerge } from './merge';
 
 export const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -15,9 +16,9 @@ export function parseJsonObject(existing: string, shape: string): { root: Record
   try {
     root = JSON.parse(existing.replace(/^\uFEFF/, ''));
   } catch (error) {
-    return { problem: `it is not valid JSON (${error instanceof Error ? error.message : String(error)})` };
+    return { problem: l10n.t('it is not valid JSON ({0})', error instanceof Error ? error.message : String(error)) };
   }
-  return isObject(root) ? { root } : { problem: `it is JSON, but not an object (${shape})` };
+  return isObject(root) ? { root } : { problem: l10n.t('it is JSON, but not an object ({0})', shape) };
 }
 
 /** `value` as JSON in `existing`'s indentation, ending in a newline if it did. */
@@ -34,7 +35,7 @@ export function mergeJsonServer(existing: string | undefined, key: string, entry
   if ('problem' in parsed) return { ok: false, problem: parsed.problem };
   const { root } = parsed;
   const servers = root.mcpServers;
-  if (servers !== undefined && !isObject(servers)) return { ok: false, problem: '"mcpServers" in it is not an object' };
+  if (servers !== undefined && !isObject(servers)) return { ok: false, problem: l10n.t('"{0}" in it is not an object', 'mcpServers') };
   const others = Object.keys(servers ?? {}).filter((name) => name !== key);
   const before = servers?.[key];
   if (before !== undefined && isDeepStrictEqual(before, entry)) return { ok: true, change: 'unchanged', text: existing, others };

@@ -6,6 +6,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import * as l10n from '@vscode/l10n';
 import { describeError } from '../errors';
 import { atomicWriteFile } from '../store/atomicWrite';
 import { CONFIG_KEY, type AgentTarget } from './agents';
@@ -37,7 +38,7 @@ export async function planFiles(targets: readonly AgentTarget[]): Promise<Planne
           ? mergeClaudeHook(before, target.entry)
           : (target.format === 'json' ? mergeJsonServer : mergeTomlServer)(before, CONFIG_KEY, target.entry);
     } catch (error) {
-      merge = { ok: false, problem: `it cannot be read (${describeError(error)})` };
+      merge = { ok: false, problem: l10n.t('it cannot be read ({0})', describeError(error)) };
     }
     const diff = merge.ok ? unifiedDiff(before ?? '', merge.text, before === undefined ? '/dev/null' : target.file, target.file) : '';
     planned.push({ target, before, merge, diff });
@@ -67,7 +68,7 @@ export async function writePlanned(planned: readonly PlannedFile[]): Promise<Wri
     try {
       const now = await readIfThere(target.file);
       if (now !== before) {
-        outcomes.push({ ...base, outcome: 'skipped', why: 'it changed after the preview was made; run the command again' });
+        outcomes.push({ ...base, outcome: 'skipped', why: l10n.t('it changed after the preview was made; run the command again') });
         continue;
       }
       const mode = (await fs.stat(target.file).catch(() => undefined))?.mode;
@@ -77,7 +78,7 @@ export async function writePlanned(planned: readonly PlannedFile[]): Promise<Wri
       await fs.chmod(target.file, mode !== undefined ? mode & 0o7777 : target.scope === 'user' ? 0o600 : 0o644);
       outcomes.push({ ...base, outcome: 'written', change: merge.change });
     } catch (error) {
-      outcomes.push({ ...base, outcome: 'skipped', why: `writing it failed (${describeError(error)})` });
+      outcomes.push({ ...base, outcome: 'skipped', why: l10n.t('writing it failed ({0})', describeError(error)) });
     }
   }
   return outcomes;

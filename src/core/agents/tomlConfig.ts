@@ -6,6 +6,7 @@
  * exactly the old document with this one server set, or nothing is written.
  */
 import { isDeepStrictEqual } from 'node:util';
+import * as l10n from '@vscode/l10n';
 import { TomlError, parse, stringify, type TomlTable } from 'smol-toml';
 import type { ConfigMerge } from './merge';
 
@@ -18,9 +19,12 @@ function parseToml(text: string): { ok: true; doc: TomlTable } | { ok: false; pr
   try {
     return { ok: true, doc: parse(text) };
   } catch (error) {
-    const where = error instanceof TomlError ? ` at line ${error.line}, column ${error.column}` : '';
     const message = (error instanceof Error ? error.message : String(error)).split('\n')[0];
-    return { ok: false, problem: `it is not valid TOML${where} (${message})` };
+    const problem =
+      error instanceof TomlError
+        ? l10n.t('it is not valid TOML at line {line}, column {column} ({message})', { line: error.line, column: error.column, message })
+        : l10n.t('it is not valid TOML ({0})', message);
+    return { ok: false, problem };
   }
 }
 
@@ -41,7 +45,7 @@ export function mergeTomlServer(existing: string | undefined, key: string, entry
   const before = parseToml(existing);
   if (!before.ok) return before;
   const servers = before.doc[TABLE];
-  if (servers !== undefined && !isTable(servers)) return { ok: false, problem: `"${TABLE}" in it is not a table` };
+  if (servers !== undefined && !isTable(servers)) return { ok: false, problem: l10n.t('"{0}" in it is not a table', TABLE) };
   const others = Object.keys(servers ?? {}).filter((name) => name !== key);
   const current = servers?.[key];
   if (current !== undefined && isDeepStrictEqual(normalize(current), normalize(entry)))
@@ -58,7 +62,10 @@ export function mergeTomlServer(existing: string | undefined, key: string, entry
     if (!headers) {
       return {
         ok: false,
-        problem: `it defines "${TABLE}.${key}" in a form this command does not edit (dotted keys or an inline table); change that entry by hand`,
+        problem: l10n.t(
+          'it defines "{0}" in a form this command does not edit (dotted keys or an inline table); change that entry by hand',
+          `${TABLE}.${key}`,
+        ),
       };
     }
     // Every section of ours (the table and its sub-tables) goes; the new table takes the first's place.
@@ -80,7 +87,10 @@ export function mergeTomlServer(existing: string | undefined, key: string, entry
   if (!after.ok || !isDeepStrictEqual(normalize(after.doc), normalize(expected))) {
     return {
       ok: false,
-      problem: `editing it in place would change more than the "${TABLE}.${key}" table (its layout is unusual); add the entry by hand`,
+      problem: l10n.t(
+        'editing it in place would change more than the "{0}" table (its layout is unusual); add the entry by hand',
+        `${TABLE}.${key}`,
+      ),
     };
   }
   return { ok: true, change: current === undefined ? 'add' : 'replace', text, others };
