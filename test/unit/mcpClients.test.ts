@@ -18,6 +18,8 @@ const FIELD = 'release_checksum=5be0c2d9';
 const COMMAND = `seq 1 20000; echo ${FIELD}`;
 /** Codex 0.171.0's default limit kept about 12,000 bytes of a result (test/clients/REPORT.md). */
 const CODEX_KEEPS = 12_000;
+/** Copilot CLI 1.0.102 passes a result of up to 20,480 bytes whole (test/clients/REPORT.md). */
+const COPILOT_KEEPS_WHOLE = 20_480;
 
 function stdioClient(
   name: string,
@@ -35,11 +37,20 @@ function stdioClient(
   return { client: new Client({ name, version: '0.171.0' }), transport, stderr: () => stderr };
 }
 
-/** What the evidence chain needs the model to see: the outputId, the marker with its read call, the tail. */
+/**
+ * What the evidence chain needs the model to see: the outputId, the marker with its read call, the
+ * tail, and the last line that repeats the way to the rest (for a client that keeps only the end).
+ */
 function assertEvidence(text: string): void {
-  assert.match(text, /retained as outputId "out_[0-9a-f]+"/);
-  assert.match(text, /bytes omitted: .* call read_tool_output \{"outputId":"out_[0-9a-f]+","offset":\d+\}/);
-  assert.ok(text.trimEnd().endsWith(FIELD), text.slice(-300));
+  const outputId = /retained as outputId "(out_[0-9a-f]+)"/.exec(text)?.[1];
+  assert.ok(outputId, text.slice(0, 500));
+  const offset = /bytes omitted: .* call read_tool_output \{"outputId":"out_[0-9a-f]+","offset":(\d+)\}/.exec(text)?.[1];
+  assert.ok(offset, 'the marker with its read call');
+  const call = `read_tool_output {"outputId":"${outputId}","offset":${offset}}`;
+  assert.ok(text.slice(0, 500).includes(call), `the read call in the first 500 characters: ${text.slice(0, 500)}`);
+  const lines = text.trimEnd().split('\n');
+  assert.equal(lines.at(-2), FIELD, text.slice(-300));
+  assert.ok(lines.at(-1)!.startsWith(`[end of preview. outputId "${outputId}"`) && lines.at(-1)!.includes(call), text.slice(-300));
 }
 
 async function agentClients(stderr: string): Promise<string[]> {
@@ -118,6 +129,30 @@ describe('mcp: the clients people run', function () {
     } finally {
       await codex.client.close();
       await other.close();
+    }
+  });
+
+  it('Copilot CLI (copilot-cli) with a 16 KiB preview gets a run_command result its 20,480-byte limit keeps whole', async () => {
+    // Copilot CLI 1.0.102 replaces a result over 20,480 bytes (its text parts joined) with a note and
+    // the first 500 characters (test/clients/REPORT.md). 16 KiB is the preview its AGENTS row would
+    // give it: a failure with stderr and a 2,000-character command must still fit, everything present.
+    const workspace = dirs.make();
+    const copilot = stdioClient('copilot-cli', ['--workspace', workspace, '--store', dirs.make(), '--preview-bytes', String(16 * 1024)]);
+    try {
+      await copilot.client.connect(copilot.transport);
+      const long = `${COMMAND}; seq 1 3000 >&2; echo "fatal: the cause" >&2; echo ${FIELD}; exit 3 #${'x'.repeat(1900)}`;
+      for (const command of [COMMAND, long]) {
+        const text = okText(await copilot.client.callTool({ name: 'run_command', arguments: { command } }));
+        assert.ok(Buffer.byteLength(text) <= COPILOT_KEEPS_WHOLE, `${Buffer.byteLength(text)} bytes`);
+        if (command === COMMAND) assertEvidence(text);
+        else assert.match(text, /\n--- stderr alone \(exit code 3; \d+ bytes\) ---\n/);
+        assert.match(
+          text.slice(0, 500),
+          /retained as outputId "out_[0-9a-f]+"\. Omitted here: bytes \[\d+, \d+\) of \d+; read on with read_tool_output /,
+        );
+      }
+    } finally {
+      await copilot.client.close();
     }
   });
 

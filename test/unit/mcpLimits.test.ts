@@ -108,7 +108,7 @@ describe('mcp server: concurrent work, error codes, escaped processes', function
     assert.equal(queued.length, 1);
     assert.match(
       queued[0],
-      /^\$ echo .*\nqueued \d+\.\d s before it started: 2 commands were running, the most that run at once \(2; setting toolOutputRecall\.commands\.maxConcurrent\)\.\nexit code 0;/,
+      /^\$ echo .*\nexit code 0; \d+\.\d s\nstdout: .*; cwd .*\nqueued \d+\.\d s before it started: 2 commands were running, the most that run at once \(2; setting toolOutputRecall\.commands\.maxConcurrent\)\.\n/,
     );
   });
 

@@ -38,8 +38,9 @@ export const runCommandSpec: RunningToolSpec<RunCommandInput, typeof RUN_COMMAND
   name: RUN_COMMAND_TOOL,
   effect: 'runs',
   without: 'running commands',
-  // Header and guidance around the preview take about this much of a token budget.
-  headerBytes: 1200,
+  // Header, guidance and last line around the preview take about this much of a token budget (1,276
+  // bytes for a failed npm test whose omitted part has every class of notable line).
+  headerBytes: 1600,
   validate: validateRunCommandInput,
   invocation: ({ command }) => l10n.t('Running {0}', `\`${clipLine(String(command), 80)}\``),
   confirmation: ({ command, cwd }, folders) => ({
