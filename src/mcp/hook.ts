@@ -25,6 +25,11 @@ import { NotableScanner } from '../core/notable/scanner';
 import { READ_FILE_PAGE_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../core/toolNames';
 import { formatBytes } from '../core/limits';
 import { describeError } from '../core/errors';
+import { HOOK_AGENTS, type HookAgent } from './hookAgents';
+import { findAgentServer, retainThroughServer, type FoundServer } from './hookClient';
+import { CONTEXT_BYTES, TAIL_BYTES, retainedContext } from './hookContext';
+
+export { CONTEXT_BYTES, TAIL_BYTES };
 import { PROGRAM } from './log';
 
 /** The hook's name, after `hook` (`tool-output-recall-mcp hook claude-code-post-tool-use`). */
@@ -32,10 +37,6 @@ const CLAUDE_POST_TOOL_USE = CLAUDE_HOOK_ARGS[1];
 
 /** The characters of a saved output Claude Code 2.1.332 shows the model in its note (`r$=2000` in its code). */
 export const CLAUDE_PREVIEW_CHARS = 2000;
-/** The most the context may hold (UTF-8 bytes): the model reads it on every later turn. */
-export const CONTEXT_BYTES = 4096;
-/** The file's last bytes shown, at most (from the first line break in them). */
-export const TAIL_BYTES = 1536;
 /** Room for the notable lines. */
 const NOTABLE_BYTES = 1400;
 /** Bytes read per step when scanning the saved file. */
@@ -53,11 +54,28 @@ interface PostToolUseEvent {
   tool_response?: { persistedOutputPath?: unknown; persistedOutputSize?: unknown };
 }
 
+/** The most of a Gemini CLI or Qwen Code event: the whole output (Gemini keeps up to 16 MiB) JSON-escaped, with room to spare. */
+export const MAX_OUTPUT_EVENT_BYTES = 64 * 1024 * 1024;
+/** How long a hook waits for its server to retain an output (the agents give a hook 60 s). */
+const RETAIN_TIMEOUT_MS = 30_000;
+
 /** Runs `hook <name>`: reads the event on stdin, writes the hook's JSON output (or nothing) on stdout. */
 export async function runHook(args: readonly string[], stdin: NodeJS.ReadableStream = process.stdin): Promise<void> {
   try {
-    if (args[0] !== CLAUDE_POST_TOOL_USE) throw new Error(`unknown hook "${args[0] ?? ''}" (expected ${CLAUDE_POST_TOOL_USE})`);
-    const context = await savedOutputContext(JSON.parse(await readEvent(stdin)) as PostToolUseEvent);
+    const agent = HOOK_AGENTS.find((candidate) => candidate.name === args[0]);
+    if (agent) {
+      const context = await retainedOutputContext(
+        agent,
+        JSON.parse(await readEvent(stdin, MAX_OUTPUT_EVENT_BYTES)) as Record<string, unknown>,
+      );
+      if (context !== undefined) process.stdout.write(agent.answer(context));
+      return;
+    }
+    if (args[0] !== CLAUDE_POST_TOOL_USE) {
+      const names = [CLAUDE_POST_TOOL_USE, ...HOOK_AGENTS.map((candidate) => candidate.name)].join(', ');
+      throw new Error(`unknown hook "${args[0] ?? ''}" (expected one of ${names})`);
+    }
+    const context = await savedOutputContext(JSON.parse(await readEvent(stdin, MAX_EVENT_BYTES)) as PostToolUseEvent);
     if (context !== undefined) {
       process.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: context } })}\n`);
     }
@@ -66,14 +84,36 @@ export async function runHook(args: readonly string[], stdin: NodeJS.ReadableStr
   }
 }
 
-/** The event's text, refused past MAX_EVENT_BYTES (reading stops there). */
-async function readEvent(stdin: NodeJS.ReadableStream): Promise<string> {
+/**
+ * Hands the output an event holds to the agent's own server to retain, and returns the context for
+ * the model; undefined when the output is small, or no server of this agent is running (a line on
+ * stderr says which).
+ */
+export async function retainedOutputContext(agent: HookAgent, event: Record<string, unknown>): Promise<string | undefined> {
+  const capture = await agent.capture(event);
+  if (!capture) return undefined;
+  const server = await findAgentServer();
+  if (!server) {
+    process.stderr.write(`[${PROGRAM}] hook: no ${PROGRAM} server of this agent is running; the output is not retained\n`);
+    return undefined;
+  }
+  const answer = await retainThroughServer(
+    server,
+    { agent: capture.agent, tool: capture.tool, command: capture.command, text: capture.text },
+    RETAIN_TIMEOUT_MS,
+  );
+  if ('error' in answer) throw new Error(`the server could not retain the output: ${answer.error}`);
+  return retainedContext(capture.text, { tool: capture.tool, shown: capture.shown, ...answer });
+}
+
+/** The event's text, refused past `limit` bytes (reading stops there). */
+async function readEvent(stdin: NodeJS.ReadableStream, limit: number): Promise<string> {
   const chunks: Buffer[] = [];
   let length = 0;
   for await (const chunk of stdin) {
     chunks.push(Buffer.from(chunk as Buffer));
     length += chunks[chunks.length - 1].length;
-    if (length > MAX_EVENT_BYTES) throw new Error(`the event on stdin is over ${formatBytes(MAX_EVENT_BYTES)}; ignored`);
+    if (length > limit) throw new Error(`the event on stdin is over ${formatBytes(limit)}; ignored`);
   }
   return Buffer.concat(chunks).toString('utf8');
 }
@@ -82,7 +122,10 @@ async function readEvent(stdin: NodeJS.ReadableStream): Promise<string> {
  * The additionalContext for one PostToolUse event, or undefined when the tool's output was not
  * saved to a file (the model saw all of it) or the file is not one the read tools would read.
  */
-export async function savedOutputContext(event: PostToolUseEvent): Promise<string | undefined> {
+export async function savedOutputContext(
+  event: PostToolUseEvent,
+  findServer: () => Promise<FoundServer | undefined> = findAgentServer,
+): Promise<string | undefined> {
   const response = event.tool_response;
   const saved = response?.persistedOutputPath;
   if (typeof saved !== 'string' || saved === '') return undefined;
@@ -93,6 +136,10 @@ export async function savedOutputContext(event: PostToolUseEvent): Promise<strin
   const file = await openReadableFile(saved, { folders: [], allowOutsideWorkspace: false, sensitivePatterns: DEFAULT_SENSITIVE_PATTERNS });
   try {
     const size = file.stats.size;
+    // With this agent's server running, the output goes into its session (an outputId, the inspector): Claude Code may clean its folder up.
+    const server = size <= MAX_OUTPUT_EVENT_BYTES ? await findServer() : undefined;
+    const retained = server && (await retainSavedFile(server, file, tool, saved));
+    if (retained) return retained;
     const declared = typeof response?.persistedOutputSize === 'number' ? response.persistedOutputSize : size;
     const whole =
       size >= declared
@@ -109,6 +156,15 @@ export async function savedOutputContext(event: PostToolUseEvent): Promise<strin
   } finally {
     await file.handle.close();
   }
+}
+
+/** The saved file retained by this agent's server, and the context naming its outputId. */
+async function retainSavedFile(server: FoundServer, file: OpenedFile, tool: string, saved: string): Promise<string> {
+  const text = (await file.handle.readFile()).toString('utf8');
+  const answer = await retainThroughServer(server, { agent: 'claude-code', tool, text }, RETAIN_TIMEOUT_MS);
+  if ('error' in answer) throw new Error(`the server could not retain ${saved}: ${answer.error}`);
+  const shown = `only a note with its first ${CLAUDE_PREVIEW_CHARS} characters (Claude Code saved it to ${saved})`;
+  return retainedContext(text, { tool, shown, ...answer });
 }
 
 /**

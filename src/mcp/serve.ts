@@ -9,6 +9,7 @@ import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/s
 import { describeError } from '../core/errors';
 import { SessionAgentNote } from '../core/store/sessionAgent';
 import { openAgentSession } from './agentSession';
+import { listenForHooks } from './hookListener';
 import { serveHttp, type HttpServer } from './http';
 import { PROGRAM, type Log } from './log';
 import { UsageError, parseOptions } from './options';
@@ -61,6 +62,14 @@ export async function serve(argv: readonly string[], log: Log, stdioWire?: Stdio
 
   let http: HttpServer | undefined;
   let stdio: { close(): Promise<void> } | undefined;
+  // A stdio server's agent may hand it its own shell tool's outputs through a hook (hookListener.ts).
+  const hooks = parsed.http
+    ? undefined
+    : opening.then(
+        (session) =>
+          listenForHooks({ store: async () => session.store, sessionId: session.store.sessionId, workspace: parsed.workspace, log }),
+        () => undefined,
+      );
   let closing: Promise<void> | undefined;
   // Running commands are stopped (their whole process trees), the store takes its last checkpoint
   // and the lock goes, whichever way the server is asked to end.
@@ -70,6 +79,7 @@ export async function serve(argv: readonly string[], log: Log, stdioWire?: Stdio
       shutdown.abort();
       await http?.close().catch((error) => log.warn(`closing http: ${describeError(error)}`));
       await stdio?.close().catch(() => undefined);
+      await (await hooks)?.close().catch((error) => log.warn(`closing the hook socket: ${describeError(error)}`));
       const session = await opening.catch(() => undefined);
       await (await agent.catch(() => undefined))?.idle();
       await session?.close();

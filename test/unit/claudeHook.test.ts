@@ -11,6 +11,9 @@ import { CLAUDE_HOOK_ARGS, claudeHookCommand, claudeHookEntry, mergeClaudeHook }
 import type { ConfigMerge } from '../../src/core/agents/merge';
 import { planFiles, writePlanned } from '../../src/core/agents/plan';
 import { CONTEXT_BYTES, MAX_EVENT_BYTES, savedOutputContext } from '../../src/mcp/hook';
+
+/** These tests read the file path the hook gives with no server of the agent running (hooks.test.ts covers the server). */
+const noServer = (): Promise<undefined> => Promise.resolve(undefined);
 import { rejectsWith } from './helpers/assertions';
 import { MCP_BUNDLE, ensureBuilt } from './helpers/mcpServer';
 import { useClaudeResults } from './helpers/readable';
@@ -150,7 +153,7 @@ describe('Claude Code hook: what it tells the model (hook claude-code-post-tool-
   });
 
   it('a saved output: its path and size, the calls that read it, the notable lines past the preview and the last lines, in ≤ 4 KB', async () => {
-    const context = await savedOutputContext(event({ persistedOutputPath: saved, persistedOutputSize: size }));
+    const context = await savedOutputContext(event({ persistedOutputPath: saved, persistedOutputSize: size }), noServer);
     assert.ok(context);
     assert.ok(Buffer.byteLength(context) <= CONTEXT_BYTES, `${Buffer.byteLength(context)} bytes`);
     assert.ok(context.includes(`saved to ${saved} (${size} bytes, the complete output`), context);
@@ -162,7 +165,7 @@ describe('Claude Code hook: what it tells the model (hook claude-code-post-tool-
   });
 
   it('a file Claude Code cut at its persist limit is said to be partial', async () => {
-    const context = await savedOutputContext(event({ persistedOutputPath: saved, persistedOutputSize: size * 30 }));
+    const context = await savedOutputContext(event({ persistedOutputPath: saved, persistedOutputSize: size * 30 }), noServer);
     assert.ok(context?.includes(`its first ${size} of ${size * 30} bytes: Claude Code saved no more`));
   });
 
@@ -171,7 +174,7 @@ describe('Claude Code hook: what it tells the model (hook claude-code-post-tool-
     assert.equal(await savedOutputContext({ tool_name: 'Read', tool_response: 'text' as never }), undefined);
     const elsewhere = path.join(dirs.make(), 'bknx531nw.txt');
     await fs.writeFile(elsewhere, 'x');
-    await rejectsWith(savedOutputContext(event({ persistedOutputPath: elsewhere })), 'REFUSED');
+    await rejectsWith(savedOutputContext(event({ persistedOutputPath: elsewhere }), noServer), 'REFUSED');
   });
 
   it('takes no workspace from the event\'s cwd: with "cwd": "/" (or the file\'s own folder) a file outside Claude Code\'s tool-results is REFUSED', async () => {
@@ -179,7 +182,7 @@ describe('Claude Code hook: what it tells the model (hook claude-code-post-tool-
     await fs.writeFile(outside, `${'x'.repeat(3000)}\nplain text anyone could want\n`);
     for (const cwd of ['/', path.dirname(outside)]) {
       await rejectsWith(
-        savedOutputContext({ ...event({ persistedOutputPath: outside }), cwd } as Parameters<typeof savedOutputContext>[0]),
+        savedOutputContext({ ...event({ persistedOutputPath: outside }), cwd } as Parameters<typeof savedOutputContext>[0], noServer),
         'REFUSED',
       );
     }
@@ -213,7 +216,12 @@ describe('Claude Code hook: what it tells the model (hook claude-code-post-tool-
   it('dist/mcp.js hook: the JSON Claude Code reads on stdout, or nothing (exit 0, a line on stderr) for anything wrong', async () => {
     await ensureBuilt();
     const run = (input: string, args: string[] = [...CLAUDE_HOOK_ARGS]) =>
-      spawnSync(process.execPath, [MCP_BUNDLE, ...args], { input, encoding: 'utf8', env: { ...process.env, CLAUDE_CONFIG_DIR: config } });
+      // TMPDIR: a run folder where no server is announced (another test's server must not retain this output).
+      spawnSync(process.execPath, [MCP_BUNDLE, ...args], {
+        input,
+        encoding: 'utf8',
+        env: { ...process.env, CLAUDE_CONFIG_DIR: config, TMPDIR: dirs.make() },
+      });
     const good = run(JSON.stringify(event({ persistedOutputPath: saved, persistedOutputSize: size })));
     assert.equal(good.status, 0, good.stderr);
     const output = JSON.parse(good.stdout);

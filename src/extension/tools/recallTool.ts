@@ -141,7 +141,7 @@ function confirmationMessages({
 }: Confirmation): vscode.PreparedToolInvocation['confirmationMessages'] {
   // The code block comes last. Invoked outside a chat (vscode.lm.invokeTool without a chat's token),
   // VS Code asks in a dialog showing this message as plain text, where a code block ends without a
-  // line break: a note after it ran on into the command ("sh build-log.shin /work").
+  // line break: a note after it ran on into the command ("sh build-log.shin /home/me/app").
   const message = new vscode.MarkdownString();
   message.appendMarkdown(`${question}\n\n${note}\n\n`);
   message.appendCodeblock(code, language);

@@ -1,0 +1,134 @@
+/**
+ * What each agent's post-tool hook event holds, and what the hook answers it with (read in each
+ * CLI's shipped code; README "Hooks" says where each is configured):
+ * - Gemini CLI 0.61.0, AfterTool: the event comes before Gemini cuts the result (its 40,000-character
+ *   cut, saved under ~/.gemini/tmp/<project>/tool-outputs/), so `tool_response.llmContent` holds the
+ *   whole shell output, wrapped as `<untrusted_context>\nOutput: …\n[Exit Code: N]…</untrusted_context>`;
+ *   `hookSpecificOutput.additionalContext` is appended to the result as `<hook_context>…`.
+ * - Qwen Code 0.24.4, PostToolUse: `tool_response.llmContent` is already cut past 30,000 characters,
+ *   but `tool_response.returnDisplay` holds the whole output: an object with `output` in its source,
+ *   a string (the output, then "\nOutput too long and was saved to: <file>") as `qwen -p` sends it;
+ *   additionalContext is appended to the result (with < and > escaped).
+ * - GitHub Copilot CLI 1.0.102 (and VS Code's Copilot harness, the same runtime), postToolUse in its
+ *   own format: `toolResult.textResultForLlm` is what the model gets, for a result over 20,480 bytes
+ *   "Output too large to read at once (…). Saved to: /tmp/<ms>-copilot-tool-output-….txt" and 500
+ *   characters; the file exists while the hook runs and is deleted when the CLI exits, so the hook
+ *   reads it then. Only a top-level `additionalContext` reaches the model (its first 10,240 characters).
+ * - Codex 0.171.0 has no hook here: its PostToolUse gets the same ~10 KB head and tail its model
+ *   gets, and Codex saves the output nowhere (README "Hooks").
+ * The shell tool is `run_shell_command` in Gemini and Qwen (command `tool_input.command`), `bash` in
+ * Copilot (command `toolArgs.command`).
+ */
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { promises as fs } from 'node:fs';
+import { openRegularFile } from '../core/files';
+
+/** One event's output to retain, or undefined when there is nothing worth retaining. */
+export interface HookCapture {
+  agent: string;
+  tool: string;
+  command?: string;
+  text: string;
+  /** What the agent showed its model, in words for the context. */
+  shown: string;
+}
+
+export interface HookAgent {
+  /** The hook's name after `hook` on the command line. */
+  name: string;
+  capture(event: Record<string, unknown>): Promise<HookCapture | undefined>;
+  /** The hook's stdout for `context`. */
+  answer(context: string): string;
+}
+
+/** Outputs shorter than this reach the model whole in every agent here: nothing to add. */
+export const RETAIN_FROM_BYTES = 16 * 1024;
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const commandOf = (event: Record<string, unknown>): string | undefined => {
+  const input = event.tool_input;
+  return isObject(input) && typeof input.command === 'string' ? input.command : undefined;
+};
+const bigEnough = (text: string): boolean => text.length >= RETAIN_FROM_BYTES / 4 && Buffer.byteLength(text) >= RETAIN_FROM_BYTES;
+const contextAnswer = (hookEventName: string) => (context: string) =>
+  `${JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext: context } })}\n`;
+
+const UNTRUSTED_OPEN = '<untrusted_context>\nOutput: ';
+const UNTRUSTED_CLOSE = '\n</untrusted_context>';
+
+export const GEMINI_AFTER_TOOL: HookAgent = {
+  name: 'gemini-cli-after-tool',
+  async capture(event) {
+    const response = event.tool_response;
+    if (event.tool_name !== 'run_shell_command' || !isObject(response) || typeof response.llmContent !== 'string') return undefined;
+    let text = response.llmContent;
+    // Gemini's wrapper, not the command's output: offsets in the copy are the output's own.
+    if (text.startsWith(UNTRUSTED_OPEN)) text = text.slice(UNTRUSTED_OPEN.length);
+    if (text.endsWith(UNTRUSTED_CLOSE)) text = text.slice(0, -UNTRUSTED_CLOSE.length);
+    if (!bigEnough(text)) return undefined;
+    return {
+      agent: 'gemini-cli',
+      tool: 'run_shell_command',
+      command: commandOf(event),
+      text,
+      shown: "Gemini CLI's cut of it when it is over its limit (40,000 characters by default: the first 20% and the last 80% of that)",
+    };
+  },
+  answer: contextAnswer('AfterTool'),
+};
+
+/** The line `qwen -p` adds to a saved output's returnDisplay string. */
+const QWEN_SAVED_LINE = /\nOutput too long and was saved to: [^\n]*$/;
+
+export const QWEN_POST_TOOL_USE: HookAgent = {
+  name: 'qwen-code-post-tool-use',
+  async capture(event) {
+    const response = event.tool_response;
+    const display = isObject(response) ? response.returnDisplay : undefined;
+    const output = typeof display === 'string' ? display.replace(QWEN_SAVED_LINE, '') : isObject(display) ? display.output : undefined;
+    if (event.tool_name !== 'run_shell_command' || typeof output !== 'string' || !bigEnough(output)) return undefined;
+    return {
+      agent: 'qwen-code',
+      tool: 'run_shell_command',
+      command: commandOf(event),
+      text: output,
+      shown: "Qwen Code's cut of it when it is over its limit (30,000 characters by default: about 4,000 characters of head and tail)",
+    };
+  },
+  answer: contextAnswer('PostToolUse'),
+};
+
+/** Where Copilot saved a result it cut, from its note; both name forms seen from 1.0.102. */
+const COPILOT_SAVED = /Saved to: (\S*\/\d{10,}-copilot-tool-output-[A-Za-z0-9-]+\.txt)/;
+
+export const COPILOT_POST_TOOL_USE: HookAgent = {
+  name: 'copilot-cli-post-tool-use',
+  async capture(event) {
+    const result = event.toolResult;
+    const note = isObject(result) ? result.textResultForLlm : undefined;
+    const saved = typeof note === 'string' ? COPILOT_SAVED.exec(note)?.[1] : undefined;
+    if (event.toolName !== 'bash' || !saved) return undefined;
+    // Copilot writes these directly in the temp folder; a note naming any other place is not followed.
+    const tmp = await fs.realpath(os.tmpdir()).catch(() => os.tmpdir());
+    const opened = await openRegularFile(saved, { shown: saved, tool: 'hook', hint: '' });
+    try {
+      if (path.dirname(opened.path) !== tmp) throw new Error(`${saved} is not in the temp folder, where Copilot saves results`);
+      const text = (await opened.handle.readFile()).toString('utf8');
+      const args = event.toolArgs;
+      return {
+        agent: 'copilot-cli',
+        tool: 'bash',
+        command: isObject(args) && typeof args.command === 'string' ? args.command : undefined,
+        text,
+        shown: `only Copilot's note with the first 500 characters (Copilot saved it to ${saved} and deletes that file when it exits)`,
+      };
+    } finally {
+      await opened.handle.close();
+    }
+  },
+  // Copilot reads a top-level additionalContext, not Claude Code's hookSpecificOutput.
+  answer: (context) => `${JSON.stringify({ additionalContext: context })}\n`,
+};
+
+export const HOOK_AGENTS: readonly HookAgent[] = [GEMINI_AFTER_TOOL, QWEN_POST_TOOL_USE, COPILOT_POST_TOOL_USE];
