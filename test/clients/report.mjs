@@ -140,8 +140,14 @@ function recallSection(recall) {
       r.configDir ? 'connect, `CLAUDE_CONFIG_DIR` set' : 'connect',
       kb(r.outputBytes),
       kb(r.modelReceivedBytes),
-      r.savedRelative ? `\`${cell(r.savedUnder)}\` … \`${cell(r.savedRelative.split('/').slice(-2).join('/'))}\`` : '–',
-      `${kb(r.savedBytes)}${r.savedBytes === r.outputBytes ? ' (whole)' : ''}`,
+      r.retained
+        ? `retained as outputId (${r.retained.complete ? 'complete' : '**incomplete**'})`
+        : r.savedRelative
+          ? `\`${cell(r.savedUnder)}\` … \`${cell(r.savedRelative.split('/').slice(-2).join('/'))}\``
+          : '–',
+      r.retained
+        ? `${kb(r.retained.bytes)}${r.retained.bytes === r.outputBytes ? ' (whole)' : ''}`
+        : `${kb(r.savedBytes)}${r.savedBytes === r.outputBytes ? ' (whole)' : ''}`,
       r.context ? `${kb(r.contextBytes)}` : '**none**',
       r.ourCalls.map((c) => `${c.tool.replace(/^mcp__tool-output-recall__/, '')}${c.isError ? ' (error)' : ''}`).join(' → ') || '–',
       kb(r.bashCalls),
@@ -150,9 +156,9 @@ function recallSection(recall) {
   );
   const first = recall.find((r) => r.context)?.context;
   return [
-    `With our hook as Connect Other Agents writes it (\`.claude/settings.json\`: PostToolUse, matcher \`Bash\`, \`node <launcher> hook claude-code-post-tool-use\`), the scripted model takes the saved file's path from the hook's context in the request after the Bash call, searches it with search_tool_output {path} and reads the match with read_file_page {path, byteOffset}:`,
+    `With our hook as Connect Other Agents writes it (\`.claude/settings.json\`: PostToolUse, matcher \`Bash\`, \`node <launcher> hook claude-code-post-tool-use\`), the scripted model takes what the hook's context names in the request after the Bash call (the outputId our server retained the output under, else Claude Code's saved file), searches it with search_tool_output and reads the match (read_tool_output {outputId, offset}, or read_file_page {path, byteOffset}):`,
     '',
-    '| Configured | Bash output (bytes) | The model received for Bash (bytes) | Saved file (under the config folder) | Saved (bytes) | Hook context (bytes) | Our calls | Bash calls | Answer has the field |',
+    '| Configured | Bash output (bytes) | The model received for Bash (bytes) | Kept as (saved file: under the config folder) | Kept (bytes) | Hook context (bytes) | Our calls | Bash calls | Answer has the field |',
     '|---|---|---|---|---|---|---|---|---|',
     ...rows.map((row) => `| ${row} |`),
     '',

@@ -221,9 +221,9 @@ async function main() {
         measured.recall.push(recall);
         check(`${label}: the request after Bash holds our hook's context`, !!recall.context, recall.answer.slice(0, 300));
         check(
-          `${label}: the context names the saved file, whole`,
-          recall.savedBytes === recall.outputBytes,
-          `${recall.savedPath} ${recall.savedBytes}`,
+          `${label}: the context names the whole output (retained under an outputId, or Claude Code's saved file)`,
+          (recall.retained?.complete && recall.retained.bytes === recall.outputBytes) || recall.savedBytes === recall.outputBytes,
+          `${JSON.stringify(recall.retained)} ${recall.savedPath} ${recall.savedBytes}`,
         );
         check(
           `${label}: the field in ≤ 2 calls of our tools, Bash ran once`,

@@ -300,6 +300,8 @@ export async function claudeBashRecall({ scratch, bins, connectJs, megabytes = 3
   const bashAt = loop.findIndex((r) => r.view.calls.some((c) => c.name === 'Bash' && c.result));
   const context = bashAt < 0 ? undefined : requestTexts(loop[bashAt].body).find((text) => text.includes(HOOK_CONTEXT));
   const saved = context && /saved to (\S+) \(/.exec(context)?.[1];
+  // Or our server retained the output itself: "retained as outputId "out_…" (all N bytes; …)".
+  const retained = context && /retained as outputId "(out_[0-9a-z]+)" \((?:all )?(\d+) bytes(; \d+ bytes were dropped)?/.exec(context);
   const bash = calls.find((c) => c.name === 'Bash');
   return {
     exit: run.code,
@@ -324,6 +326,7 @@ export async function claudeBashRecall({ scratch, bins, connectJs, megabytes = 3
           : saved),
     savedRelative: saved && path.relative(config ?? path.join(f.home, '.claude'), saved),
     savedBytes: saved && existsSync(saved) ? statSync(saved).size : undefined,
+    retained: retained ? { outputId: retained[1], bytes: Number(retained[2]), complete: !retained[3] } : undefined,
     ourCalls: calls
       .filter((c) => isOurs(c.name))
       .map((c) => ({ tool: c.name, input: c.input, isError: !!c.result?.isError, bytes: Buffer.byteLength(c.result?.text ?? '') })),

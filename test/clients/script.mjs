@@ -88,9 +88,11 @@ export const HOOK_CONTEXT = '[Tool Output Recall] The ';
 
 /**
  * Claude Code's own Bash prints a big output, which Claude Code saves to a file; our PostToolUse hook
- * names that file in its additionalContext; the model takes the path from there (not from the
- * note), searches the file for the field with search_tool_output {path} and reads the line with
- * read_file_page at the match's lineOffset, then answers.
+ * adds a context to the next request, naming either the outputId our server retained the output under
+ * or the saved file. The model takes the outputId (or the path) from there, not from Claude Code's
+ * note, searches for the field (search_tool_output {outputId} or {path}) and reads the line at the
+ * match's lineOffset (read_tool_output {outputId, offset} or read_file_page {path, byteOffset}), then
+ * answers.
  */
 export function bashRecallScript({ command, field }) {
   return (view) => {
@@ -102,15 +104,14 @@ export function bashRecallScript({ command, field }) {
     if (!bash.result) return final('FAILED: the Bash call has no result');
     const context = requestTexts(view.body).find((text) => text.includes(HOOK_CONTEXT));
     if (!context) return final('FAILED: no context from our PostToolUse hook in the request after Bash');
-    const saved = /search_tool_output \{"path": ("(?:[^"\\]|\\.)*")/.exec(context)?.[1];
-    if (!saved) return final(`FAILED: no path in the hook's context: ${context.slice(0, 300)}`);
-    const path = JSON.parse(saved);
+    const target = hookTarget(context);
+    if (!target) return final(`FAILED: no outputId or path in the hook's context: ${context.slice(0, 300)}`);
     const search = ourTool(view.callable, 'search_tool_output');
-    const read = ourTool(view.callable, 'read_file_page');
+    const read = ourTool(view.callable, target.outputId ? 'read_tool_output' : 'read_file_page');
     if (!search || !read) return loadOurTools(view) ?? final('FAILED: our tools are not callable');
     const ours = view.calls.filter((c) => isOurs(c.name) && c.result);
     const last = ours.at(-1);
-    if (!last) return call(search, { path, pattern: `${field}=` });
+    if (!last) return call(search, { ...target, pattern: `${field}=` });
     if (last.result.isError) return final(`FAILED: ${last.name} returned an error: ${last.result.text.slice(0, 300)}`);
     if (last.name === search) {
       const match = last.result.text
@@ -118,11 +119,19 @@ export function bashRecallScript({ command, field }) {
         .map((line) => safeJson(line.slice(line.indexOf('{'))))
         .find((line) => typeof line?.lineOffset === 'number');
       if (!match) return final(`FAILED: no match in the search result: ${last.result.text.slice(0, 300)}`);
-      return call(read, { path, byteOffset: match.lineOffset });
+      return call(read, target.outputId ? { ...target, offset: match.lineOffset } : { ...target, byteOffset: match.lineOffset });
     }
     const value = new RegExp(`${field}=([0-9a-z]+)`).exec(last.result.text)?.[1];
     return final(value ? `The ${field} is ${value}.` : `FAILED: no ${field} in the page the model received`);
   };
+}
+
+/** What our hook's context points at: `{ outputId }` (the server retained the output) or `{ path }` (Claude Code's saved file). */
+export function hookTarget(context) {
+  const outputId = /retained as outputId "(out_[0-9a-z]+)"/.exec(context)?.[1];
+  if (outputId) return { outputId };
+  const saved = /search_tool_output \{"path": ("(?:[^"\\]|\\.)*")/.exec(context)?.[1];
+  return saved ? { path: JSON.parse(saved) } : undefined;
 }
 
 /** Answers at once, without calling anything (for the start-up race: what tools did the first request offer?). */
