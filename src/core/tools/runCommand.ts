@@ -158,7 +158,7 @@ export function renderCommandResult(result: CommandResult): string {
   if (retention) {
     lines.push(retention.first);
   } else if (result.outputId) {
-    // Retained while the preview is whole (binary output that decodes larger than its bytes): no range to name.
+    // Retained while the preview is whole (a capture that dropped bytes, its copy within the preview): no range to name.
     lines.push(
       `NOT the whole output: retained as outputId "${result.outputId}". ${kept} Use ${SEARCH_TOOL_OUTPUT_TOOL} {"outputId":"${result.outputId}","pattern":"…"} or ${READ_TOOL_OUTPUT_TOOL} {"outputId":"${result.outputId}","offset":0}. ${guidance}`,
     );
