@@ -12,6 +12,8 @@
  * a version the server speaks, a well-formed envelope. Anything else waits for the server.
  */
 
+import { isVsCodeClient } from './vscodeClient';
+
 export interface HandshakeData {
   serverInfo: { name: string; title: string; version: string };
   instructions: string;
@@ -59,6 +61,8 @@ function envelopeOf(params: Record<string, unknown> | undefined, data: Handshake
     isObject(client) &&
     typeof client.name === 'string' &&
     typeof client.version === 'string' &&
+    // VS Code gets no tools (vscodeClient.ts): the server answers it.
+    !isVsCodeClient(client.name) &&
     isObject(meta[CLIENT_CAPABILITIES_KEY]);
   return wellFormed ? version : undefined;
 }
@@ -102,8 +106,11 @@ export class EarlyAnswers {
     const { data } = this;
     if (request.method === 'initialize') {
       const asked = request.params?.protocolVersion;
-      if (this.initialized || typeof asked !== 'string' || !isObject(request.params?.clientInfo) || !isObject(request.params?.capabilities))
+      const client = request.params?.clientInfo;
+      if (this.initialized || typeof asked !== 'string' || !isObject(client) || !isObject(request.params?.capabilities))
         return this.unsure();
+      // VS Code gets no tools (vscodeClient.ts): the rest of its handshake is the server's.
+      if (isVsCodeClient(client.name)) return this.unsure();
       this.initialized = true;
       const protocolVersion = data.legacyVersions.includes(asked) ? asked : data.legacyVersions[0];
       return { protocolVersion, capabilities: data.capabilities, serverInfo: data.serverInfo, instructions: data.instructions };

@@ -19,6 +19,7 @@ import { splitIntoParts, unknownToolText } from '../core/tools/parts';
 import { clientOfRequest, previewBytesFor } from './clients';
 import type { HandshakeData } from './handshake';
 import { listTools, type AgentTools } from './tools';
+import { VSCODE_NOTE, isVsCodeClient } from './vscodeClient';
 
 export const SERVER_NAME = 'tool-output-recall';
 const SERVER_INFO = { name: SERVER_NAME, title: 'Tool Output Recall', version: PACKAGE_VERSION };
@@ -55,14 +56,15 @@ export function serverFactory(
       return client;
     };
     server.setRequestHandler('tools/list', (request, ctx) => {
-      clientOf(request.params, ctx.mcpReq.envelope);
-      return { tools: listTools() };
+      const client = clientOf(request.params, ctx.mcpReq.envelope);
+      return { tools: isVsCodeClient(client?.name) ? [] : listTools() };
     });
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name, arguments: input } = request.params;
       // An unknown tool is a protocol error (the spec's "Unknown tools"), not a tool result.
       if (!tools.has(name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, unknownToolText(name, tools.names()));
       const client = clientOf(request.params, ctx.mcpReq.envelope);
+      if (isVsCodeClient(client?.name)) return { content: [{ type: 'text' as const, text: VSCODE_NOTE }], isError: true };
       const run = await tools.call(name, input ?? {}, ctx.mcpReq.signal, { previewBytes: previewBytesFor(client, previewBytes) });
       return {
         content: splitIntoParts(run.text).map((text) => ({ type: 'text' as const, text })),
