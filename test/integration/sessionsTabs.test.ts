@@ -140,5 +140,11 @@ describe('sessions keep open tabs', function () {
     await side.ready();
     await side.waitFor('.earlier-session', 'detached');
     assert.doesNotMatch((await viewState()).placeholder ?? '', /no longer in this session/);
+    // The tree's header names the session it lists, as the picker does.
+    await vscode.commands.executeCommand('toolOutputRecall.outputs.focus');
+    await workbench.waitFor('.pane-header .description:has-text("sh home.sh")', 'attached');
+    const header = await workbench.text('.pane-header .description:has-text("sh home.sh")');
+    assert.ok(header.includes(new Date().getFullYear().toString()), `the header says when the session started: ${header}`);
+    assert.ok(!header.includes(home), `the header names the session, not its ID: ${header}`);
   });
 });
