@@ -81,8 +81,11 @@ function summaryTable(runs) {
     const stderr = run.stderrLines.length
       ? `${run.stderrLines.length}: ${cell(run.stderrLines.slice(0, 2).join(' / ').slice(0, 160))}`
       : '0';
+    const how = run.retriedAfter
+      ? `${run.how} (2nd try: in the 1st the client failed a call itself, "${cell(run.retriedAfter.slice(0, 90))}…")`
+      : run.how;
     rows.push(
-      `| ${run.cli} | ${run.how} | ${run.serverStarted ? `yes: ${run.handshake.join(' → ') || 'no handshake'}; first reply ${ms(run.initialize?.ms)} ms after ${run.initialize?.from ?? '–'}` : '**no**'} | ${client} | ${run.firstRequestHadOurTools ? 'yes' : run.firstRequestSaysConnecting ? 'no ("still connecting")' : 'no'} | ${tools} | ${run.toolSearches} | ${run.calls.length} | ${yes(run.answer.includes(run.checksum))} | ${stderr} | ${run.ourStderrIn.map((f) => `\`~/${f}\``).join(', ') || 'nowhere under HOME'} |`,
+      `| ${run.cli} | ${how} | ${run.serverStarted ? `yes: ${run.handshake.join(' → ') || 'no handshake'}; first reply ${ms(run.initialize?.ms)} ms after ${run.initialize?.from ?? '–'}` : '**no**'} | ${client} | ${run.firstRequestHadOurTools ? 'yes' : run.firstRequestSaysConnecting ? 'no ("still connecting")' : 'no'} | ${tools} | ${run.toolSearches} | ${run.calls.length} | ${yes(run.answer.includes(run.checksum))} | ${stderr} | ${run.ourStderrIn.map((f) => `\`~/${f}\``).join(', ') || 'nowhere under HOME'} |`,
     );
   }
   return rows.join('\n');

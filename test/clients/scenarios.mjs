@@ -166,6 +166,12 @@ export async function evidenceRun({
     toolsListed: exchange.toolsListed?.names ?? [],
     toolsSeen: (lastView?.callable ?? []).filter(isOurs),
     toolSearches: (lastView?.calls ?? []).filter((c) => c.name === lastView.toolSearch).length,
+    // A call of ours the client failed itself, our server never having received it (Qwen Code over HTTP:
+    // "MCP tool execution may have completed before the connection failed…").
+    clientLostCall: (lastView?.calls ?? [])
+      .filter((c) => isOurs(c.name) && c.result && /connection failed|connection closed|ECONNRESET/i.test(c.result.text))
+      .map((c) => c.result.text.slice(0, 200))
+      .find((text) => text && !calls.some((sent) => sent.received === text)),
     firstRequestHadOurTools: loop[0] ? offersOurTools(loop[0]) : false,
     firstRequestSaysConnecting: loop[0] ? JSON.stringify(loop[0].body).includes('still connecting') : false,
     calls,
