@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { inspectorHtml } from '../../src/extension/inspector/html';
-import { InspectorSession, type InspectorActions } from '../../src/extension/inspector/requestHandler';
+import { InspectorSession, type InspectorActions, type InspectorHost } from '../../src/extension/inspector/requestHandler';
 import type { RecallStore } from '../../src/core/types';
 import type { L10nBundle } from '../../webview/protocol';
 import { BODY_CLASS, themeCss, type ThemeName } from './themes';
@@ -114,6 +114,8 @@ export interface OpenOptions {
   /** The display language and its bundle, handed over in the page as the extension does (html.ts). */
   language?: string;
   bundle?: L10nBundle;
+  /** The output's session as the extension names it, and its switch (an earlier session's banner). */
+  sessionHost?: Pick<InspectorHost, 'sessionId' | 'origin' | 'switchSession'>;
 }
 
 let panelCount = 0;
@@ -185,6 +187,7 @@ export class PanelDouble {
         log: (level, message) => {
           if (level === 'error') this.errors.push(`host: ${message}`);
         },
+        ...this.options.sessionHost,
       },
       outputId,
       offset,
