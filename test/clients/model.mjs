@@ -143,7 +143,7 @@ export function chatView(body) {
       texts.push(typeof message.content === 'string' ? message.content : textOf(message.content ?? []));
   }
   // Deferred tools: named in the client's reminder (a user or system message); callable through the bridge once a search returned their schema.
-  const deferred = [...new Set(texts.join('\n').match(/\bmcp__[\w-]+/g) ?? [])].filter((name) => !declared.includes(name));
+  const deferred = [...new Set(texts.join('\n').match(/\bmcp__[\w-]+?__\w+/g) ?? [])].filter((name) => !declared.includes(name));
   const searched = calls
     .filter((c) => c.name === toolSearch && c.result)
     .map((c) => c.result.text)

@@ -41,7 +41,8 @@ const offersOurTools = (request) =>
 
 function scratchFolders(base, label) {
   mkdirSync(base, { recursive: true });
-  const dir = mkdtempSync(path.join(base, `${label.replace(/[^\w.-]+/g, '-')}-`));
+  // Not "mcp__" in a path: the CLIs put the folder in their requests, where it would read as our tools' prefix.
+  const dir = mkdtempSync(path.join(base, `${label.replace(/mcp__/g, '').replace(/[^\w.-]+/g, '-')}-`));
   const folders = {
     dir,
     home: path.join(dir, 'home'),
