@@ -37,11 +37,11 @@ export function registerSessionCommands(sessions: SessionManager, log: vscode.Lo
         const remove = vscode.l10n.t('Delete');
         const name = await sessions.views.name(current).catch(() => current);
         const answer = await vscode.window.showWarningMessage(
-          vscode.l10n.t('Delete the session {0}?', name),
+          vscode.l10n.t('Delete the session {0}? A new, empty session starts and becomes the current one.', name),
           {
             modal: true,
             detail: vscode.l10n.t(
-              'Its retained outputs are removed and their IDs stop resolving; inspector tabs showing them will say so. A new, empty session starts and becomes the current one. (Session ID: {0})',
+              'Its retained outputs are removed and their IDs stop resolving; inspector tabs showing them will say so. (Session ID: {0})',
               current,
             ),
           },

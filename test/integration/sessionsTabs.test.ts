@@ -4,6 +4,8 @@
 // sessions as a person knows them; after switching back, the side view shows that session's outputs.
 // The webviews and the quick pick are read through the runner's driver (helpers/webview.ts).
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ToolOutputRecallApi } from '../../src/extension/api';
 import type { InspectorViewState } from '../../src/extension/inspector/inspectorView';
@@ -25,6 +27,18 @@ const viewState = (): Thenable<InspectorViewState> =>
 /** The tree's items (this window's outputs first). */
 const treeItems = (): Thenable<TreeItemSnapshot[]> =>
   vscode.commands.executeCommand<TreeItemSnapshot[]>('_toolOutputRecall.outputsTreeItems');
+
+/** This extension's log file (the "Tool Output Recall" channel), under the run's scratch folder. */
+function extensionLog(): string {
+  const root = process.env.TOR_TEST_SCRATCH;
+  assert.ok(root, 'TOR_TEST_SCRATCH is not set (run through scripts/host/run.mjs)');
+  const found = (fs.readdirSync(root, { recursive: true }) as string[])
+    .filter((f) => path.basename(f) === 'Tool Output Recall.log')
+    .map((f) => path.join(root, f))
+    .sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs);
+  assert.ok(found[0], `no "Tool Output Recall.log" under ${root}`);
+  return found[0];
+}
 
 /** Lines numbered so that a page of the copy is recognisable. */
 const numbered = (what: string, count: number): string =>
@@ -116,6 +130,33 @@ describe('sessions keep open tabs', function () {
     }
     assert.equal(await picking, undefined, 'nothing picked, nothing switched');
     assert.equal(await api.sessionId(), id);
+  });
+
+  it('Delete Session asks first, naming the session as a person knows it and saying that a new session starts', async () => {
+    await run('newSession');
+    const id = await api.sessionId();
+    await api.retain('kept\n', { tool: 'run_command', title: 'sh kept-by-cancel.sh' });
+    // The harness runs the workbench with its smoke-test driver, whose dialog service refuses to show a
+    // modal and fails it with the dialog's message: the command reports that (to its log) and deletes nothing.
+    const log = extensionLog();
+    const from = fs.statSync(log).size;
+    assert.equal(await run('deleteSession'), undefined, 'not confirmed: nothing deleted');
+    assert.equal(await api.sessionId(), id);
+    let asked = '';
+    await waitFor('the confirmation in the log', () => {
+      asked =
+        fs
+          .readFileSync(log)
+          .subarray(from)
+          .toString('utf8')
+          .split('\n')
+          .find((line) => line.includes('Delete the session')) ?? '';
+      return asked !== '' || vscode.env.language !== 'en';
+    });
+    if (vscode.env.language !== 'en') return;
+    assert.ok(asked.includes('sh kept-by-cancel.sh'), `the session is named by its first command: ${asked}`);
+    assert.ok(!asked.includes(id), `… not by its ID: ${asked}`);
+    assert.match(asked, /A new, empty session starts and becomes the current one\./);
   });
 
   it('after switching back to a session, the side view shows its output and the tree lists its outputs', async () => {
