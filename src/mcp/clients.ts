@@ -12,11 +12,16 @@ import { CLIENT_INFO_META_KEY, type Implementation } from '@modelcontextprotocol
 import { AGENTS, AGENT_IDS, type AgentId } from '../core/agents/agents';
 
 /**
- * The agent a client is, by the exact clientInfo name its CLI sends (AGENTS, the one table of the
- * agents we know, shared with "Connect Other Agents…"); undefined for any other client.
+ * The agent a client is, by the exact clientInfo name its CLI sends, or the exact start of it where
+ * the CLI adds a name of the person's (Qwen Code's `qwen-cli-mcp-client-<server key>`): AGENTS, the
+ * one table of the agents we know, shared with "Connect Other Agents…"; undefined for any other client.
  */
 export function knownClient(client: Pick<Implementation, 'name'> | undefined): AgentId | undefined {
-  return client && AGENT_IDS.find((id) => AGENTS[id].clientName === client.name);
+  if (!client) return undefined;
+  return AGENT_IDS.find((id) => {
+    const { clientName, clientNamePrefix } = AGENTS[id];
+    return clientName === client.name || (clientNamePrefix !== undefined && client.name.startsWith(clientNamePrefix));
+  });
 }
 
 /**

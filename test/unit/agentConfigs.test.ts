@@ -2,13 +2,29 @@
 // Codex's TOML, everything else kept as written, malformed files reported and never rewritten; the
 // entries each agent gets; and the diff the command shows before writing.
 import assert from 'node:assert/strict';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { AGENTS, AGENT_IDS, CONFIG_KEY, agentDisplayName, agentOfClient, agentTarget, codexHome } from '../../src/core/agents/agents';
+import {
+  AGENTS,
+  AGENT_IDS,
+  CONFIG_KEY,
+  agentDisplayName,
+  agentOfClient,
+  agentTarget,
+  agentTargets,
+  codexHome,
+  copilotHome,
+  type AgentTarget,
+} from '../../src/core/agents/agents';
+import { mergeHook } from '../../src/core/agents/claudeHook';
 import { mergeJsonServer } from '../../src/core/agents/jsonConfig';
 import { unifiedDiff } from '../../src/core/agents/lineDiff';
 import type { ConfigMerge } from '../../src/core/agents/merge';
+import { planFiles, writePlanned } from '../../src/core/agents/plan';
 import { mergeTomlServer } from '../../src/core/agents/tomlConfig';
 import { clientOfRequest, knownClient, previewBytesFor } from '../../src/mcp/clients';
+import { useTempDirs } from './helpers/tempDirs';
 
 /** smol-toml's tables have no prototype: compare plain copies. */
 const parse = (text: string): Record<string, Record<string, unknown>> => JSON.parse(JSON.stringify(parseToml(text)));
@@ -185,12 +201,43 @@ describe('agent configs: entries and names', () => {
     });
     assert.equal(codexHome({ HOME: '/home/u', CODEX_HOME: '/etc/codex' }), '/etc/codex');
     assert.equal(codexHome({ HOME: '/home/u', CODEX_HOME: 'relative' }), '/home/u/.codex');
+    const args = [launch.launcher, '--workspace', '/srv/proj'];
+    assert.deepEqual(agentTarget('gemini-cli', launch, env), {
+      id: 'gemini-cli',
+      name: 'Gemini CLI',
+      file: '/srv/proj/.gemini/settings.json',
+      format: 'json',
+      scope: 'workspace',
+      entry: { command: 'node', args },
+    });
+    assert.deepEqual(agentTarget('qwen-code', launch, env), {
+      id: 'qwen-code',
+      name: 'Qwen Code',
+      file: '/srv/proj/.qwen/settings.json',
+      format: 'json',
+      scope: 'workspace',
+      entry: { command: 'node', args },
+    });
+    // Copilot CLI's own file of servers, as `copilot mcp add` writes it: global.
+    assert.deepEqual(agentTarget('copilot-cli', launch, env), {
+      id: 'copilot-cli',
+      name: 'GitHub Copilot CLI',
+      file: '/home/u/.copilot/mcp-config.json',
+      format: 'json',
+      scope: 'user',
+      entry: { type: 'local', command: 'node', args, tools: ['*'] },
+    });
+    assert.equal(copilotHome({ HOME: '/home/u', COPILOT_HOME: '/etc/copilot' }), '/etc/copilot');
+    assert.equal(agentTarget('copilot-cli', launch, { HOME: '/home/u', COPILOT_HOME: '/c' }).file, '/c/mcp-config.json');
   });
 
   it('names clients as people know them', () => {
     assert.equal(agentDisplayName({ name: 'claude-code' }), 'Claude Code');
     assert.equal(agentDisplayName({ name: 'codex-mcp-client' }), 'Codex');
     assert.equal(agentDisplayName({ name: 'cursor-vscode' }), 'Cursor');
+    assert.equal(agentDisplayName({ name: 'gemini-cli-mcp-client' }), 'Gemini CLI');
+    assert.equal(agentDisplayName({ name: 'qwen-cli-mcp-client-recall' }), 'Qwen Code', 'whatever its server key');
+    assert.equal(agentDisplayName({ name: 'copilot-cli' }), 'GitHub Copilot CLI');
     assert.equal(agentDisplayName({ name: 'my-agent', title: 'My Agent' }), 'My Agent');
     assert.equal(agentDisplayName({ name: 'my-agent' }), 'my-agent');
     assert.equal(agentDisplayName({ name: 'Codex' }), 'Codex', 'by the start of the name, in any case');
@@ -204,7 +251,7 @@ describe('agents: one table for Connect Other Agents and the MCP server', () => 
   const configured = { bytes: 24 * 1024, set: false };
 
   it('every agent Connect Other Agents configures is a client the MCP server knows, by the clientInfo name it sends', () => {
-    assert.deepEqual([...AGENT_IDS], ['claude-code', 'codex', 'cursor']);
+    assert.deepEqual([...AGENT_IDS], ['claude-code', 'codex', 'cursor', 'gemini-cli', 'qwen-code', 'copilot-cli']);
     for (const id of AGENT_IDS) {
       const { name, clientName } = AGENTS[id];
       assert.equal(agentTarget(id, launch).name, name, id);
@@ -231,9 +278,193 @@ describe('agents: one table for Connect Other Agents and the MCP server', () => 
       name: 'codex-mcp-client',
       version: '',
     });
+    // Copilot CLI's 20,480-byte cut: a 16 KiB preview (test/unit/mcpClients.test.ts measures the result).
+    assert.equal(previewBytesFor({ name: 'copilot-cli', version: '1.0.102' }, configured), 16 * 1024);
     assert.equal(knownClient({ name: 'my-agent' }), undefined);
     assert.equal(previewBytesFor({ name: 'my-agent', version: '1' }, configured), configured.bytes);
     assert.equal(clientOfRequest(undefined, undefined, { _meta: { other: 1 } }), undefined);
+  });
+});
+
+describe('agents: Qwen Code is known whatever key its settings give the server', () => {
+  it("knows qwen-cli-mcp-client-<key> by the name's exact start, for the key Connect writes and any other", () => {
+    assert.equal(AGENTS['qwen-code'].clientName, 'qwen-cli-mcp-client-tool-output-recall', 'what Qwen Code sends for our entry');
+    for (const name of ['qwen-cli-mcp-client-tool-output-recall', 'qwen-cli-mcp-client-recall', 'qwen-cli-mcp-client-']) {
+      assert.equal(knownClient({ name }), 'qwen-code', name);
+      assert.equal(knownClient(clientOfRequest({ name, version: '0.0.1' }, undefined, undefined)), 'qwen-code', name);
+    }
+    // In the 2026-07-28 envelope too, and not a name that only looks alike.
+    const envelope = { 'io.modelcontextprotocol/clientInfo': { name: 'qwen-cli-mcp-client-x', version: '0.0.1' } };
+    assert.equal(knownClient(clientOfRequest(undefined, envelope, undefined)), 'qwen-code');
+    assert.equal(knownClient({ name: 'qwen-cli-mcp-clientx' }), undefined);
+    assert.equal(knownClient({ name: 'Qwen-CLI-MCP-Client-x' }), undefined, 'exact, as the server matches every clientName');
+  });
+});
+
+describe('agent configs: the hooks of Gemini CLI, Qwen Code and Copilot CLI', () => {
+  const launch = { node: 'node', launcher: '/u/.local/state/mcp/tool-output-recall-mcp.js', workspace: '/srv/proj' };
+  const command = (name: string) => `node /u/.local/state/mcp/tool-output-recall-mcp.js hook ${name}`;
+  const hookOf = (id: 'gemini-cli' | 'qwen-code' | 'copilot-cli'): AgentTarget => {
+    const targets = agentTargets(id, launch, { HOME: '/home/u' });
+    assert.equal(targets.length, 2, id);
+    return targets[1];
+  };
+  const merged = (target: AgentTarget, existing: string | undefined) => ok(mergeHook(existing, target.hook!, target.entry));
+
+  it('each agent gets its server and its hook, in the files and formats its CLI reads', () => {
+    const gemini = hookOf('gemini-cli');
+    assert.deepEqual([gemini.file, gemini.format, gemini.scope], ['/srv/proj/.gemini/settings.json', 'hook', 'workspace']);
+    // Gemini's timeout is in milliseconds.
+    assert.deepEqual(JSON.parse(merged(gemini, undefined).text), {
+      hooks: {
+        AfterTool: [
+          {
+            matcher: 'run_shell_command',
+            hooks: [{ type: 'command', command: command('gemini-cli-after-tool'), name: 'tool-output-recall', timeout: 60000 }],
+          },
+        ],
+      },
+    });
+    const qwen = hookOf('qwen-code');
+    assert.deepEqual([qwen.file, qwen.format, qwen.scope], ['/srv/proj/.qwen/settings.json', 'hook', 'workspace']);
+    // Qwen's in seconds.
+    assert.deepEqual(JSON.parse(merged(qwen, undefined).text), {
+      hooks: {
+        PostToolUse: [
+          {
+            matcher: '^run_shell_command$',
+            hooks: [{ type: 'command', command: command('qwen-code-post-tool-use'), name: 'tool-output-recall', timeout: 60 }],
+          },
+        ],
+      },
+    });
+    // Copilot CLI's native format, in a file of ours in the repository; its server entry stays global.
+    const copilot = hookOf('copilot-cli');
+    assert.deepEqual(
+      [copilot.file, copilot.format, copilot.scope],
+      ['/srv/proj/.github/hooks/tool-output-recall.json', 'hook', 'workspace'],
+    );
+    const text = merged(copilot, undefined).text;
+    assert.deepEqual(JSON.parse(text), {
+      version: 1,
+      hooks: { postToolUse: [{ type: 'command', bash: command('copilot-cli-post-tool-use'), timeoutSec: 60 }] },
+    });
+    assert.ok(text.startsWith('{\n  "version": 1,'), text);
+    assert.equal(agentTargets('codex', launch).length, 1, 'Codex gets no hook');
+  });
+
+  it('keeps every other key, event and hook in place, replaces only its own, and is unchanged when equal', () => {
+    const gemini = hookOf('gemini-cli');
+    const theirs = { matcher: 'write_file', hooks: [{ type: 'command', command: 'prettier --write', name: 'fmt' }] };
+    const existing = `${JSON.stringify(
+      {
+        mcpServers: { github: { command: 'gh-mcp' } },
+        hooks: { BeforeTool: [{ matcher: '*', hooks: [{ type: 'command', command: 'audit' }] }], AfterTool: [theirs] },
+        security: { folderTrust: { enabled: true } },
+      },
+      null,
+      4,
+    )}\n`;
+    const added = merged(gemini, existing);
+    assert.equal(added.change, 'add');
+    assert.deepEqual(added.others, ['BeforeTool', 'AfterTool write_file']);
+    const parsed = JSON.parse(added.text);
+    assert.deepEqual(Object.keys(parsed), ['mcpServers', 'hooks', 'security']);
+    assert.deepEqual(parsed.hooks.AfterTool, [theirs, gemini.entry], 'ours goes last');
+    assert.match(added.text, /^ {4}"hooks"/m, 'four-space indentation kept');
+    // An older entry of ours (another launcher path, another timeout) is replaced where it is.
+    const old = JSON.stringify({
+      hooks: {
+        AfterTool: [
+          { matcher: 'run_shell_command', hooks: [{ type: 'command', command: "node '/old dir/l.js' hook gemini-cli-after-tool" }] },
+          theirs,
+        ],
+      },
+    });
+    const replaced = merged(gemini, old);
+    assert.equal(replaced.change, 'replace');
+    assert.deepEqual(JSON.parse(replaced.text).hooks.AfterTool, [gemini.entry, theirs]);
+    assert.equal(merged(gemini, replaced.text).change, 'unchanged');
+    // Copilot CLI: our entry is a hook itself, found by its bash command; a file without "version" gets it.
+    const copilot = hookOf('copilot-cli');
+    const other = { type: 'command', bash: './lint.sh', timeoutSec: 30 };
+    const withOther = merged(copilot, JSON.stringify({ hooks: { postToolUse: [other], sessionStart: [] } }));
+    assert.deepEqual(JSON.parse(withOther.text), { version: 1, hooks: { postToolUse: [other, copilot.entry], sessionStart: [] } });
+    assert.deepEqual(withOther.others, ['sessionStart', 'postToolUse *']);
+    const stale = { type: 'command', bash: 'node /x.js hook copilot-cli-post-tool-use', timeoutSec: 5 };
+    const again = merged(copilot, JSON.stringify({ version: 1, hooks: { postToolUse: [stale, other] } }));
+    assert.equal(again.change, 'replace');
+    assert.deepEqual(JSON.parse(again.text).hooks.postToolUse, [copilot.entry, other]);
+  });
+
+  it('reports a malformed file, never offering a text for it', () => {
+    const qwen = hookOf('qwen-code');
+    assert.match(problem(mergeHook('{ "hooks": ', qwen.hook!, qwen.entry)), /^it is not valid JSON \(.+\)$/);
+    assert.equal(problem(mergeHook('{"hooks": []}', qwen.hook!, qwen.entry)), '"hooks" in it is not an object');
+    assert.equal(problem(mergeHook('{"hooks": {"PostToolUse": {}}}', qwen.hook!, qwen.entry)), '"hooks.PostToolUse" in it is not a list');
+    const copilot = hookOf('copilot-cli');
+    assert.equal(
+      problem(mergeHook('{"hooks": {"postToolUse": 1}}', copilot.hook!, copilot.entry)),
+      '"hooks.postToolUse" in it is not a list',
+    );
+  });
+
+  describe('written', () => {
+    const dirs = useTempDirs('agent-hooks');
+
+    it("Gemini CLI's settings.json gets its server and its hook, one after the other; a malformed one is left alone for both", async () => {
+      const workspace = await fs.realpath(dirs.make());
+      const file = path.join(workspace, '.gemini', 'settings.json');
+      await fs.mkdir(path.dirname(file));
+      await fs.writeFile(file, `${JSON.stringify({ theme: 'dark', mcpServers: { other: { command: 'o' } } }, null, 2)}\n`);
+      const targets = agentTargets('gemini-cli', { ...launch, workspace });
+      const planned = await planFiles(targets);
+      assert.deepEqual(
+        planned.map((p) => (p.merge.ok ? p.merge.change : p.merge.problem)),
+        ['add', 'add'],
+      );
+      assert.match(planned[1].diff, /^\+ {2}"hooks": \{$/m, 'the hook merged into what the server entry leaves');
+      const outcomes = await writePlanned(planned);
+      assert.deepEqual(
+        outcomes.map((o) => o.outcome),
+        ['written', 'written'],
+      );
+      const written = JSON.parse(await fs.readFile(file, 'utf8'));
+      assert.deepEqual(Object.keys(written), ['theme', 'mcpServers', 'hooks']);
+      assert.deepEqual(Object.keys(written.mcpServers), ['other', CONFIG_KEY]);
+      assert.deepEqual(written.hooks.AfterTool, [targets[1].entry]);
+      assert.deepEqual(
+        (await writePlanned(await planFiles(targets))).map((o) => o.outcome),
+        ['unchanged', 'unchanged'],
+      );
+      await fs.writeFile(file, '{ "mcpServers": ');
+      const again = await writePlanned(await planFiles(targets));
+      assert.deepEqual(
+        again.map((o) => [o.outcome, o.outcome === 'skipped' ? /^it is not valid JSON/.test(o.why) : '']),
+        [
+          ['skipped', true],
+          ['skipped', true],
+        ],
+      );
+      assert.equal(await fs.readFile(file, 'utf8'), '{ "mcpServers": ', 'not overwritten');
+    });
+
+    it("Copilot CLI's global servers file and the repository's hook file, created (the global one the user's only)", async () => {
+      const workspace = await fs.realpath(dirs.make());
+      const home = dirs.make();
+      const targets = agentTargets('copilot-cli', { ...launch, workspace }, { HOME: home });
+      const outcomes = await writePlanned(await planFiles(targets));
+      assert.deepEqual(
+        outcomes.map((o) => [o.file, o.outcome]),
+        [
+          [path.join(home, '.copilot', 'mcp-config.json'), 'written'],
+          [path.join(workspace, '.github', 'hooks', 'tool-output-recall.json'), 'written'],
+        ],
+      );
+      assert.deepEqual(JSON.parse(await fs.readFile(outcomes[0].file, 'utf8')), { mcpServers: { [CONFIG_KEY]: targets[0].entry } });
+      assert.equal((await fs.stat(outcomes[0].file)).mode & 0o777, 0o600);
+      assert.deepEqual(JSON.parse(await fs.readFile(outcomes[1].file, 'utf8')).hooks.postToolUse, [targets[1].entry]);
+    });
   });
 });
 

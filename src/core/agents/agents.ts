@@ -5,12 +5,12 @@
  */
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { claudeHookCommand, claudeHookEntry } from './claudeHook';
+import { CLAUDE_HOOK_ARGS, claudeHookCommand, claudeHookEntry, hookCommand } from './claudeHook';
 
 /** The key the server is listed under in every agent's configuration. */
 export const CONFIG_KEY = 'tool-output-recall';
 
-export type AgentId = 'claude-code' | 'codex' | 'cursor';
+export type AgentId = 'claude-code' | 'codex' | 'cursor' | 'gemini-cli' | 'qwen-code' | 'copilot-cli';
 
 /**
  * What is known of an agent, as one row for every part that meets it: "Connect Other Agents…"
@@ -25,6 +25,11 @@ export interface AgentFacts {
   clientName: string;
   /** A clientInfo name that starts so (any case) is this agent: other builds and versions name themselves alike. */
   clientPrefix: string;
+  /**
+   * For a client whose clientInfo name ends in something of the person's (Qwen Code appends the
+   * server's key in its settings): a name that starts exactly so is this client, for the MCP server too.
+   */
+  clientNamePrefix?: string;
   /** A request `_meta` key only this client sends: it names the client where no handshake did (stateless HTTP). */
   metaKey?: string;
   /** For a client that cuts large results: the preview bytes that keep a whole result (header, preview, stderr section) under its cut. */
@@ -46,6 +51,21 @@ export const AGENTS: { readonly [id in AgentId]: AgentFacts } = {
   },
   // Cursor is not among the CLIs test/clients runs: cursor-vscode is the name its client is seen to send elsewhere.
   cursor: { name: 'Cursor', clientName: 'cursor-vscode', clientPrefix: 'cursor' },
+  // Gemini CLI 0.61.0: `new Client({ name: "gemini-cli-mcp-client", version })` in its bundle. It cuts
+  // a result only past 40,000 characters, more than the default preview comes to.
+  'gemini-cli': { name: 'Gemini CLI', clientName: 'gemini-cli-mcp-client', clientPrefix: 'gemini' },
+  // Qwen Code 0.24.4: `qwen-cli-mcp-client-${serverName}`, the server's key in its settings.
+  'qwen-code': {
+    name: 'Qwen Code',
+    clientName: `qwen-cli-mcp-client-${CONFIG_KEY}`,
+    clientPrefix: 'qwen',
+    clientNamePrefix: 'qwen-cli-mcp-client-',
+  },
+  // Copilot CLI 1.0.102 names itself copilot-cli (in the 2026-07-28 `_meta` envelope, then in
+  // `initialize`), and replaces a result over 20,480 bytes with a 500-character preview and a file it
+  // deletes at exit. A 16 KiB preview gives results of about 17.2-17.4 KB with header, tail and
+  // stderr section (test/unit/mcpClients.test.ts, through the real server).
+  'copilot-cli': { name: 'GitHub Copilot CLI', clientName: 'copilot-cli', clientPrefix: 'copilot-cli', previewBytes: 16 * 1024 },
 };
 
 /** The agents "Connect Other Agents…" offers, in the table's order. */
@@ -69,11 +89,44 @@ export interface AgentTarget {
   name: string;
   /** The file the entry goes in. */
   file: string;
-  /** json: `{ "mcpServers": … }`; toml: Codex's `[mcp_servers.…]`; claude-hook: Claude Code's settings.json hooks (claudeHook.ts). */
-  format: 'json' | 'toml' | 'claude-hook';
+  /**
+   * json: `{ "mcpServers": … }`; toml: Codex's `[mcp_servers.…]`; claude-hook: Claude Code's
+   * settings.json hooks (claudeHook.ts); hook: another agent's hooks file, in the place `hook` says.
+   */
+  format: 'json' | 'toml' | 'claude-hook' | 'hook';
+  /** For claude-hook and hook: where in the file the entry goes, and how it is found again. */
+  hook?: HookPlace;
   /** Whether the file belongs to the workspace (and may be committed) or to the user. */
   scope: 'workspace' | 'user';
   entry: Record<string, unknown>;
+}
+
+/** Where a hook entry goes in its file: `{ "hooks": { <event>: [ …, <entry> ] } }`. */
+export interface HookPlace {
+  /** The event's key under "hooks": PostToolUse, AfterTool, postToolUse. */
+  event: string;
+  /** The tools it runs after, as the file names them (the matcher), or '*': every tool. */
+  tools: string;
+  /** The server's arguments that run the hook (`hook <name>`): an entry whose command has them is ours. */
+  args: readonly string[];
+  /** The keys a new file starts with (Copilot CLI's `"version": 1`). */
+  start?: Record<string, unknown>;
+}
+
+/** The hooks "Connect Other Agents…" writes besides Claude Code's (src/mcp/hookAgents.ts runs them). */
+export const GEMINI_HOOK_ARGS = ['hook', 'gemini-cli-after-tool'] as const;
+export const QWEN_HOOK_ARGS = ['hook', 'qwen-code-post-tool-use'] as const;
+export const COPILOT_HOOK_ARGS = ['hook', 'copilot-cli-post-tool-use'] as const;
+/** The name Gemini CLI and Qwen Code show for the hook (and take in their lists of disabled hooks). */
+export const HOOK_NAME = 'tool-output-recall';
+/** How long an agent waits for the hook: retaining a large output (up to the event's limit) takes seconds at most. */
+export const HOOK_TIMEOUT_SEC = 60;
+
+/** Where Copilot CLI keeps its configuration: `$COPILOT_HOME`, else `~/.copilot`. */
+export function copilotHome(env: NodeJS.ProcessEnv = process.env): string {
+  const home = env.COPILOT_HOME;
+  if (home && path.isAbsolute(home)) return home;
+  return path.join(env.HOME || os.homedir(), '.copilot');
 }
 
 /** Where Codex keeps its configuration: `$CODEX_HOME`, else `~/.codex`. */
@@ -116,25 +169,103 @@ export function agentTarget(id: AgentId, launch: ServerLaunch, env: NodeJS.Proce
         scope: 'user',
         entry: { command: launch.node, args, tool_timeout_sec: CODEX_TOOL_TIMEOUT_SEC },
       };
+    case 'gemini-cli':
+      // The project's settings (beside the user's ~/.gemini/settings.json, which Gemini merges with it).
+      // Its MCP calls wait 10 minutes by default, as long as run_command's longest timeout.
+      return {
+        id,
+        name: AGENTS[id].name,
+        file: path.join(launch.workspace, '.gemini', 'settings.json'),
+        format: 'json',
+        scope: 'workspace',
+        entry: { command: launch.node, args },
+      };
+    case 'qwen-code':
+      return {
+        id,
+        name: AGENTS[id].name,
+        file: path.join(launch.workspace, '.qwen', 'settings.json'),
+        format: 'json',
+        scope: 'workspace',
+        entry: { command: launch.node, args },
+      };
+    case 'copilot-cli':
+      // One file for every project, as `copilot mcp add` writes it: the entry names the workspace.
+      return {
+        id,
+        name: AGENTS[id].name,
+        file: path.join(copilotHome(env), 'mcp-config.json'),
+        format: 'json',
+        scope: 'user',
+        entry: { type: 'local', command: launch.node, args, tools: ['*'] },
+      };
   }
 }
 
 /**
- * Every file "Connect Other Agents…" writes for `id`: the server's entry, and for Claude Code also
- * the PostToolUse hook that points its model at the file its Bash saved a big output to (claudeHook.ts).
+ * The hook each agent gets beside its server entry, and where (src/mcp/hook.ts and hookAgents.ts
+ * run them): each hands the server an output too large for the agent to show whole, or points the
+ * model at the file the agent saved it to. Codex has none: its hook sees only the cut it shows.
+ */
+function hookTarget(server: AgentTarget, launch: ServerLaunch): AgentTarget | undefined {
+  const { id, name } = server;
+  const workspaceFile = (...parts: string[]) => path.join(launch.workspace, ...parts);
+  const command = (args: readonly string[]) => hookCommand(launch.node, launch.launcher, args);
+  const base = { id, name, format: 'hook' as const, scope: 'workspace' as const };
+  switch (id) {
+    case 'claude-code':
+      return {
+        ...server,
+        file: workspaceFile('.claude', 'settings.json'),
+        format: 'claude-hook',
+        hook: { event: 'PostToolUse', tools: 'Bash', args: CLAUDE_HOOK_ARGS },
+        entry: claudeHookEntry(claudeHookCommand(launch.node, launch.launcher)),
+      };
+    case 'gemini-cli':
+      // Gemini's matcher is a regular expression, its timeout in milliseconds.
+      return {
+        ...base,
+        file: workspaceFile('.gemini', 'settings.json'),
+        hook: { event: 'AfterTool', tools: 'run_shell_command', args: GEMINI_HOOK_ARGS },
+        entry: {
+          matcher: 'run_shell_command',
+          hooks: [{ type: 'command', command: command(GEMINI_HOOK_ARGS), name: HOOK_NAME, timeout: HOOK_TIMEOUT_SEC * 1000 }],
+        },
+      };
+    case 'qwen-code':
+      // Qwen's timeout is in seconds (it reads 1000 and more as milliseconds).
+      return {
+        ...base,
+        file: workspaceFile('.qwen', 'settings.json'),
+        hook: { event: 'PostToolUse', tools: '^run_shell_command$', args: QWEN_HOOK_ARGS },
+        entry: {
+          matcher: '^run_shell_command$',
+          hooks: [{ type: 'command', command: command(QWEN_HOOK_ARGS), name: HOOK_NAME, timeout: HOOK_TIMEOUT_SEC }],
+        },
+      };
+    case 'copilot-cli':
+      // Copilot's own format, a file of ours in the repository's .github/hooks/: no matcher, so it
+      // runs after every tool (the hook answers nothing for any but bash).
+      return {
+        ...base,
+        file: workspaceFile('.github', 'hooks', `${CONFIG_KEY}.json`),
+        hook: { event: 'postToolUse', tools: '*', args: COPILOT_HOOK_ARGS, start: { version: 1 } },
+        entry: { type: 'command', bash: command(COPILOT_HOOK_ARGS), timeoutSec: HOOK_TIMEOUT_SEC },
+      };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Every file "Connect Other Agents…" writes for `id`: the server's entry, and its hook (hookTarget;
+ * Codex has none). Gemini CLI and Qwen Code keep both in one settings.json: two targets, one file,
+ * merged one after the other (plan.ts).
  */
 export function agentTargets(id: AgentId, launch: ServerLaunch, env: NodeJS.ProcessEnv = process.env): AgentTarget[] {
   const server = agentTarget(id, launch, env);
-  if (id !== 'claude-code') return [server];
-  return [
-    server,
-    {
-      ...server,
-      file: path.join(launch.workspace, '.claude', 'settings.json'),
-      format: 'claude-hook',
-      entry: claudeHookEntry(claudeHookCommand(launch.node, launch.launcher)),
-    },
-  ];
+  const hook = hookTarget(server, launch);
+  return hook ? [server, hook] : [server];
 }
 
 /** The agent a connected MCP client is, by the start of its clientInfo name; undefined for any other client. */

@@ -1,7 +1,7 @@
 /**
  * What "Connect Other Agents…" will write, worked out before anything is written (so it can be
  * shown exactly), and the writing itself: each agent's file merged with what is there (merge
- * results in jsonConfig.ts / tomlConfig.ts), written atomically with its permissions kept, and only
+ * results in jsonConfig.ts / tomlConfig.ts / claudeHook.ts), written atomically with its permissions kept, and only
  * if it still holds what the preview showed.
  */
 import { promises as fs } from 'node:fs';
@@ -10,7 +10,7 @@ import * as l10n from '@vscode/l10n';
 import { describeError } from '../errors';
 import { atomicWriteFile } from '../store/atomicWrite';
 import { CONFIG_KEY, type AgentTarget } from './agents';
-import { mergeClaudeHook } from './claudeHook';
+import { mergeClaudeHook, mergeHook } from './claudeHook';
 import { mergeJsonServer } from './jsonConfig';
 import { unifiedDiff } from './lineDiff';
 import type { ConfigMerge } from './merge';
@@ -25,20 +25,43 @@ export interface PlannedFile {
   diff: string;
 }
 
-/** Reads each target's file and merges the server's entry into it; writes nothing. */
+/** The target's entry merged into its file's text (undefined: no file). */
+function mergeInto(target: AgentTarget, before: string | undefined): ConfigMerge {
+  switch (target.format) {
+    case 'claude-hook':
+      return mergeClaudeHook(before, target.entry);
+    case 'hook':
+      return mergeHook(before, target.hook!, target.entry);
+    case 'json':
+      return mergeJsonServer(before, CONFIG_KEY, target.entry);
+    case 'toml':
+      return mergeTomlServer(before, CONFIG_KEY, target.entry);
+  }
+}
+
+/**
+ * Reads each target's file and merges the entry into it; writes nothing. A file two targets share
+ * (Gemini CLI's and Qwen Code's settings.json: the server and the hook) is read once: the second
+ * merges into what the first will have written, and is written after it (writePlanned then finds
+ * the file as the first left it).
+ */
 export async function planFiles(targets: readonly AgentTarget[]): Promise<PlannedFile[]> {
   const planned: PlannedFile[] = [];
   for (const target of targets) {
     let before: string | undefined;
     let merge: ConfigMerge;
-    try {
-      before = await readIfThere(target.file);
-      merge =
-        target.format === 'claude-hook'
-          ? mergeClaudeHook(before, target.entry)
-          : (target.format === 'json' ? mergeJsonServer : mergeTomlServer)(before, CONFIG_KEY, target.entry);
-    } catch (error) {
-      merge = { ok: false, problem: l10n.t('it cannot be read ({0})', describeError(error)) };
+    let earlier: PlannedFile | undefined;
+    for (const p of planned) if (p.target.file === target.file) earlier = p;
+    if (earlier) {
+      before = earlier.merge.ok ? earlier.merge.text : earlier.before;
+      merge = earlier.merge.ok ? mergeInto(target, before) : earlier.merge;
+    } else {
+      try {
+        before = await readIfThere(target.file);
+        merge = mergeInto(target, before);
+      } catch (error) {
+        merge = { ok: false, problem: l10n.t('it cannot be read ({0})', describeError(error)) };
+      }
     }
     const diff = merge.ok ? unifiedDiff(before ?? '', merge.text, before === undefined ? '/dev/null' : target.file, target.file) : '';
     planned.push({ target, before, merge, diff });

@@ -42,10 +42,19 @@ export class ChangesPreview implements vscode.TextDocumentContentProvider, vscod
     };
     // A file not there yet is compared with an empty text of ours: both sides of every diff are this
     // provider's (without a left side VS Code makes an empty in-memory one, and the tab is harder to tell).
-    const diffs = changing.map(({ target, before, merge }) => ({
-      file: vscode.Uri.file(target.file),
-      before: side('before', target.file, before ?? ''),
-      after: side('after', target.file, merge.ok ? merge.text : ''),
+    // A file two entries share (Gemini CLI's settings.json: its server and its hook) is one diff,
+    // from the file as it is to the file as the last of them leaves it (plan.ts merges them in turn).
+    const byFile = new Map<string, { before: string; after: string }>();
+    for (const { target, before, merge } of changing) {
+      const after = merge.ok ? merge.text : '';
+      const seen = byFile.get(target.file);
+      if (seen) seen.after = after;
+      else byFile.set(target.file, { before: before ?? '', after });
+    }
+    const diffs = [...byFile].map(([file, { before, after }]) => ({
+      file: vscode.Uri.file(file),
+      before: side('before', file, before),
+      after: side('after', file, after),
     }));
     try {
       await vscode.commands.executeCommand(

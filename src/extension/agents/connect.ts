@@ -1,16 +1,19 @@
 /**
  * "Connect Other Agents…": installs the stable copy of the MCP server (install.ts) and, after
- * showing exactly what it will write and asking, adds it to Claude Code (`.mcp.json`), Codex
- * (`~/.codex/config.toml`) and Cursor (`.cursor/mcp.json`), merged with what is there.
+ * showing exactly what it will write and asking, adds it to Claude Code (`.mcp.json`, and its hook
+ * in `.claude/settings.json`), Codex (`~/.codex/config.toml`), Cursor (`.cursor/mcp.json`), Gemini
+ * CLI (`.gemini/settings.json`: server and hook), Qwen Code (`.qwen/settings.json`: server and hook)
+ * and GitHub Copilot CLI (`~/.copilot/mcp-config.json`, and its hook in
+ * `.github/hooks/tool-output-recall.json`), merged with what is there.
  *
- * The person picks the agents (those that write into the folder are checked; Codex, whose file is
- * global, is not), then a modal lists every file and entry. Its "Show Changes" opens the diffs
+ * The person picks the agents (those that write only into the folder are checked; Codex and Copilot
+ * CLI, whose server files are global, are not), then a modal lists every file and entry. Its "Show Changes" opens the diffs
  * (changesPreview.ts) and asks again in a notification, not in a modal: a modal over the diff would
  * keep the person from reading it.
  *
  * For scripts and tests the command takes one argument that skips every question:
  * `{ confirm: false, agents?: AgentId[], folder?: string }` (folder: a workspace folder's path;
- * agents: default all three). It resolves with what it did (ConnectResult), or undefined when the
+ * agents: default all of them). It resolves with what it did (ConnectResult), or undefined when the
  * person cancelled.
  */
 import { constants, promises as fs } from 'node:fs';
@@ -100,13 +103,16 @@ async function pickFolder(quiet: boolean): Promise<string | undefined> {
 
 /**
  * The agents, each with the files it gets. Those whose files are in the folder are checked; an
- * agent whose file is global (Codex's config.toml, read in every project) is not, and says so.
+ * agent with a global file (Codex's config.toml, Copilot CLI's mcp-config.json, read in every
+ * project) is not, and says so.
  */
 async function pickAgents(folder: string): Promise<AgentId[] | undefined> {
   const items = AGENT_IDS.map((id) => {
     const targets = agentTargets(id, { node: 'node', launcher: '', workspace: folder });
     const global = targets.some((t) => t.scope === 'user');
-    return { id, label: AGENTS[id].name, description: whereWritten(targets, folder), picked: !global };
+    const note = pickerNote(id);
+    const where = whereWritten(targets, folder);
+    return { id, label: AGENTS[id].name, description: note ? `${where} ${note}` : where, picked: !global };
   });
   const picked = await vscode.window.showQuickPick(items, {
     title: vscode.l10n.t('Connect Other Agents'),
@@ -116,15 +122,57 @@ async function pickAgents(folder: string): Promise<AgentId[] | undefined> {
   return picked?.map((item) => item.id);
 }
 
-/** Where an agent's entries go, for the picker: "in this folder: .mcp.json, …" or "global: ~/.codex/config.toml …". */
+/**
+ * Where an agent's entries go, for the picker: "in this folder: .mcp.json, …", "global:
+ * ~/.codex/config.toml …", or both (Copilot CLI: its server global, its hook in the folder). A
+ * file two entries share is named once.
+ */
 function whereWritten(targets: readonly AgentTarget[], folder: string): string {
-  const user = targets.filter((t) => t.scope === 'user').map((t) => t.file);
-  if (!user.length) {
-    return vscode.l10n.t('in this folder: {0}', targets.map((t) => path.relative(folder, t.file).split(path.sep).join('/')).join(', '));
-  }
+  const files = (scope: AgentTarget['scope']) => [...new Set(targets.filter((t) => t.scope === scope).map((t) => t.file))];
+  const user = files('user');
+  const here = files('workspace').map((file) => path.relative(folder, file).split(path.sep).join('/'));
+  if (!user.length) return vscode.l10n.t('in this folder: {0}', here.join(', '));
   const shown = user.map((file) => inHome(file));
-  if (shown.every((s) => s !== undefined)) return vscode.l10n.t('global: {0} in your home folder, for every project', shown.join(', '));
-  return vscode.l10n.t('global: {0}, for every project', user.join(', '));
+  const global = shown.every((s) => s !== undefined)
+    ? vscode.l10n.t('global: {0} in your home folder, for every project', shown.join(', '))
+    : vscode.l10n.t('global: {0}, for every project', user.join(', '));
+  return here.length ? vscode.l10n.t('{0}; in this folder: {1}', global, here.join(', ')) : global;
+}
+
+/** What the person must know before picking an agent: when its hook runs at all. */
+function pickerNote(id: AgentId): string | undefined {
+  switch (id) {
+    case 'gemini-cli':
+      return vscode.l10n.t('(Gemini CLI runs the hook only in a folder it trusts)');
+    case 'copilot-cli':
+      return vscode.l10n.t('(Copilot CLI runs the hook only in a folder it trusts)');
+    default:
+      return undefined;
+  }
+}
+
+/** What a hook does for its agent, and what the person must do for it to run, for the confirmation. */
+function hookNote(id: AgentId): string | undefined {
+  switch (id) {
+    case 'claude-code':
+      return vscode.l10n.t(
+        '(The hook tells Claude Code where its Bash saved an output too large to show, and how to search that file with the server.)',
+      );
+    case 'gemini-cli':
+      return vscode.l10n.t(
+        '(The hook hands the server each large run_shell_command output whole, before Gemini CLI cuts it, and tells the model how to search it. Gemini CLI runs hooks only in a trusted folder: trust this folder in Gemini CLI, or start it with GEMINI_CLI_TRUST_WORKSPACE=true.)',
+      );
+    case 'qwen-code':
+      return vscode.l10n.t(
+        "(The hook hands the server each large run_shell_command output whole and tells the model how to search it. If Qwen Code's folder trust is on, it runs the hooks of this folder only once the folder is trusted.)",
+      );
+    case 'copilot-cli':
+      return vscode.l10n.t(
+        '(The hook hands the server the whole output of a bash command too large for Copilot CLI to show, read from the file Copilot CLI saves it to, and tells the model how to search it. Copilot CLI loads the hooks of a repository only in a trusted folder: answer its trust question, or for copilot -p add the folder to "trustedFolders" in ~/.copilot/config.json. It reads .github/hooks at the root of the Git repository.)',
+      );
+    default:
+      return undefined;
+  }
 }
 
 /** `~/…` for a file in the home folder, else undefined. */
@@ -157,7 +205,7 @@ async function confirm(
   if (choice !== show) return false;
   if (!(await preview.show(planned))) return true; // nothing changes: "writing" reports that
   const cancel = vscode.l10n.t('Cancel');
-  const files = planned.filter((p) => p.merge.ok && p.merge.change !== 'unchanged').map((p) => displayPath(p.target.file));
+  const files = [...new Set(planned.filter((p) => p.merge.ok && p.merge.change !== 'unchanged').map((p) => displayPath(p.target.file)))];
   const answer = await vscode.window.showInformationMessage(vscode.l10n.t('Write the changes shown to {0}?', listed(files)), write, cancel);
   await preview.close();
   return answer === write;
@@ -196,21 +244,22 @@ function describePlan(planned: readonly PlannedFile[], launcher: string, build: 
       continue;
     }
     const kept = merge.others.length ? vscode.l10n.t(' (keeps {0})', merge.others.join(', ')) : '';
-    const hook = target.format === 'claude-hook';
+    const hook = target.format === 'claude-hook' || target.format === 'hook';
+    const addsHook =
+      target.format === 'claude-hook'
+        ? vscode.l10n.t('adds a PostToolUse hook for Bash')
+        : target.hook?.tools === '*'
+          ? vscode.l10n.t('adds a {0} hook, for every tool', target.hook.event)
+          : vscode.l10n.t('adds a {0} hook for {1}', target.hook?.event ?? '', target.hook?.tools ?? '');
     const what = {
       create: vscode.l10n.t('creates the file'),
-      add: hook ? vscode.l10n.t('adds a PostToolUse hook for Bash') : vscode.l10n.t('adds "{0}"', CONFIG_KEY),
+      add: hook ? addsHook : vscode.l10n.t('adds "{0}"', CONFIG_KEY),
       replace: hook ? vscode.l10n.t('replaces its Tool Output Recall hook') : vscode.l10n.t('replaces its "{0}" entry', CONFIG_KEY),
       unchanged: vscode.l10n.t('already has this entry; nothing to write'),
     }[merge.change];
     lines.push(`${target.name}: ${target.file}: ${what}${kept}`);
-    if (hook && merge.change !== 'unchanged') {
-      lines.push(
-        vscode.l10n.t(
-          '(The hook tells Claude Code where its Bash saved an output too large to show, and how to search that file with the server.)',
-        ),
-      );
-    }
+    const note = hook && merge.change !== 'unchanged' ? hookNote(target.id) : undefined;
+    if (note) lines.push(note);
     if (merge.change !== 'unchanged') lines.push(entryText(planned.find((p) => p.target === target)!));
     if (target.scope === 'workspace' && merge.change !== 'unchanged') {
       lines.push(vscode.l10n.t('(In the workspace: it names the launcher path of this machine, so think before committing it.)'));
@@ -230,13 +279,15 @@ function describePlan(planned: readonly PlannedFile[], launcher: string, build: 
 /** The entry as it appears in the file. */
 function entryText({ target }: PlannedFile): string {
   if (target.format === 'json') return `  "${CONFIG_KEY}": ${JSON.stringify(target.entry)}`;
-  if (target.format === 'claude-hook') return `  "hooks": { "PostToolUse": [${JSON.stringify(target.entry)}] }`;
+  if (target.format === 'claude-hook' || target.format === 'hook') {
+    return `  "hooks": { "${target.hook?.event ?? 'PostToolUse'}": [${JSON.stringify(target.entry)}] }`;
+  }
   return [`  [mcp_servers.${CONFIG_KEY}]`, ...Object.entries(target.entry).map(([k, v]) => `  ${k} = ${JSON.stringify(v)}`)].join('\n');
 }
 
 /**
- * What was done, one message: each agent named once (Claude Code gets two files, its server entry
- * and its hook), then a warning for each file left alone.
+ * What was done, one message: each agent named once (most get two entries, their server and their
+ * hook), then a warning for each file left alone.
  */
 function report(files: readonly WriteOutcome[]): void {
   const written = [...new Set(files.filter((f) => f.outcome === 'written').map((f) => f.agent))];
