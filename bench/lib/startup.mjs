@@ -4,7 +4,7 @@
 // Codex drops a server that has not answered within its start-up grace (1,000 ms by default), and
 // Claude Code starts its first turn without waiting: the answers must not wait for the server to load.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -21,9 +21,13 @@ const HANDSHAKE =
 function start(server) {
   const scratch = mkdtempSync(path.join(tmpdir(), 'tor-bench-start-'));
   const t0 = performance.now();
-  const child = spawn(process.execPath, [server, '--workspace', scratch, '--store', scratch], { stdio: ['pipe', 'pipe', 'pipe'] });
+  // TMPDIR: the server announces itself to hooks there (its last start-up step), apart from any other server.
+  const child = spawn(process.execPath, [server, '--workspace', scratch, '--store', scratch], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, TMPDIR: scratch },
+  });
   const done = () => rmSync(scratch, { recursive: true, force: true });
-  return { child, t0, done };
+  return { child, t0, done, scratch };
 }
 
 /** Resolves with the time each answer (by id) arrived after spawn. */
@@ -56,16 +60,12 @@ async function timeHandshake(server) {
   return { initialize: at[1], toolsList: at[2] };
 }
 
-/** SIGINT → exit of a server whose session is open and that runs nothing. */
+/** SIGINT → exit of a server whose session is open, that has finished starting (it has announced itself to hooks) and runs nothing. */
 async function timeSigint(server) {
-  const { child, done } = start(server);
-  let stderr = '';
-  await new Promise((resolve) =>
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-      if (/started session/.test(stderr)) resolve();
-    }),
-  );
+  const { child, done, scratch } = start(server);
+  const runDir = path.join(scratch, `tool-output-recall-${process.getuid?.() ?? 0}`);
+  const announced = () => existsSync(runDir) && readdirSync(runDir).some((name) => name.endsWith('.json'));
+  while (!announced()) await new Promise((resolve) => setTimeout(resolve, 20));
   const t0 = performance.now();
   child.kill('SIGINT');
   await new Promise((resolve) => child.once('exit', resolve));
