@@ -132,25 +132,31 @@ describe('mcp: the clients people run', function () {
     }
   });
 
-  it('Copilot CLI (copilot-cli) with a 16 KiB preview gets a run_command result its 20,480-byte limit keeps whole', async () => {
+  it('Copilot CLI (copilot-cli) gets a run_command result its 20,480-byte limit keeps whole: outputId, marker, notable lines and tail', async () => {
     // Copilot CLI 1.0.102 replaces a result over 20,480 bytes (its text parts joined) with a note and
-    // the first 500 characters (test/clients/REPORT.md). 16 KiB is the preview its AGENTS row would
-    // give it: a failure with stderr and a 2,000-character command must still fit, everything present.
+    // the first 500 characters (test/clients/REPORT.md). The preview its AGENTS row gives it must keep
+    // a failure with stderr and a 2,000-character command under that, everything present.
     const workspace = dirs.make();
-    const copilot = stdioClient('copilot-cli', ['--workspace', workspace, '--store', dirs.make(), '--preview-bytes', String(16 * 1024)]);
+    const copilot = stdioClient('copilot-cli', ['--workspace', workspace, '--store', dirs.make()]);
     try {
       await copilot.client.connect(copilot.transport);
-      const long = `${COMMAND}; seq 1 3000 >&2; echo "fatal: the cause" >&2; echo ${FIELD}; exit 3 #${'x'.repeat(1900)}`;
+      const long = `${COMMAND}; echo "fatal: the cause" >&2; seq 1 3000 >&2; echo ${FIELD}; exit 3 #${'x'.repeat(1900)}`;
       for (const command of [COMMAND, long]) {
         const text = okText(await copilot.client.callTool({ name: 'run_command', arguments: { command } }));
         assert.ok(Buffer.byteLength(text) <= COPILOT_KEEPS_WHOLE, `${Buffer.byteLength(text)} bytes`);
+        assert.ok(Buffer.byteLength(text) > COPILOT_KEEPS_WHOLE - 4096, `${Buffer.byteLength(text)} bytes: not sized far below the limit`);
         if (command === COMMAND) assertEvidence(text);
-        else assert.match(text, /\n--- stderr alone \(exit code 3; \d+ bytes\) ---\n/);
+        else {
+          assert.match(text, /\n--- stderr alone \(exit code 3; \d+ bytes\) ---\n/);
+          assert.match(text, /\nerror line \d+ @\d+: fatal: the cause/, 'the notable line in the marker block');
+          assert.match(text.slice(0, 500), /Notable lines: 1 error omitted; first: error line \d+ @\d+\./);
+        }
         assert.match(
           text.slice(0, 500),
           /retained as outputId "out_[0-9a-f]+"\. Omitted here: bytes \[\d+, \d+\) of \d+; read on with read_tool_output /,
         );
       }
+      assert.deepEqual(await agentClients(copilot.stderr()), ['copilot-cli']);
     } finally {
       await copilot.client.close();
     }
