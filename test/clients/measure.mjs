@@ -95,14 +95,27 @@ export function mcpExchange(tap) {
   return out;
 }
 
-/** The evidence a run_command result carries, found in the text the server sent. */
-export function evidenceOf(sentText) {
+/**
+ * The evidence a run_command result carries, found in the text the server sent: its status line, the
+ * outputId, the omission marker with its read call, the line that names the notable (error) line the
+ * preview omitted, and the output's last line. `output`: what the command printed that must show,
+ * { notable, lastLine } (else the last line of the text counts as the output's).
+ */
+export function evidenceOf(sentText, output = {}) {
   const lines = sentText.split('\n');
   const outputId = /outputId "(out_[0-9a-z]+)"/.exec(sentText)?.[1];
   const marker = /\[\.\.\. \d+ bytes omitted: [^\n]*?read_tool_output \{"outputId":"out_[0-9a-z]+","offset":\d+\}/.exec(sentText)?.[0];
-  const lastLine = lines.filter((line) => line.trim() !== '').at(-1);
-  // The last line as a line of its own (the command line above it may quote the same text).
-  return { statusLine: lines[1], outputId: outputId && `outputId "${outputId}"`, marker, lastLine: lastLine && `\n${lastLine}` };
+  const lastLine = output.lastLine ?? lines.filter((line) => line.trim() !== '').at(-1);
+  // The notable line as the result names it (not the command line, which may quote it too).
+  const notable = output.notable && lines.find((line) => line.includes(output.notable) && !line.startsWith('$ '));
+  return {
+    statusLine: lines[1],
+    outputId: outputId && `outputId "${outputId}"`,
+    marker,
+    ...(output.notable ? { notable: notable ?? '' } : {}),
+    // The last line as a line of its own (the command line above it may quote the same text).
+    lastLine: lastLine && `\n${lastLine}`,
+  };
 }
 
 /** How the text the model got differs from what we sent. */
@@ -159,8 +172,8 @@ export function pairCalls(exchange, modelRequests) {
 }
 
 /** Which pieces of evidence (evidenceOf the sent text) are in the received text. */
-export function evidenceReceived(sentText, receivedText) {
-  const evidence = evidenceOf(sentText);
+export function evidenceReceived(sentText, receivedText, output) {
+  const evidence = evidenceOf(sentText, output);
   return Object.fromEntries(
     Object.entries(evidence).map(([key, value]) => [key, { expected: value, present: !!value && receivedText.includes(value) }]),
   );

@@ -75,6 +75,7 @@ function assertEvidence(run, limit) {
     ['statusLine', 'the status line'],
     ['marker', 'the omission marker with its read call'],
     ['outputId', 'the outputId'],
+    ['notable', 'the notable line the preview omitted (line 9000, an error)'],
     ['lastLine', "the output's last line (the tail)"],
   ]) {
     const inHead = key === 'statusLine' || key === 'outputId';

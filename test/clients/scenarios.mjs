@@ -21,14 +21,18 @@ import {
   shellScript,
 } from './script.mjs';
 
-/** A 20,000-line output whose last line holds a random field. */
+/**
+ * A 20,000-line output whose last line holds a random field, with one error line in the middle (line
+ * 9000, in the part a preview omits): the notable line our result must name.
+ */
 export function bigOutputCommand(lines = 20_000) {
   const checksum = randomBytes(6).toString('hex');
-  const command = `node -e "for(let i=1;i<${lines};i++)console.log('line '+i+' '+'x'.repeat(40));console.log('checksum=${checksum}')"`;
-  return { command, checksum };
+  const code = `E${randomBytes(3).toString('hex')}`;
+  const notable = `ERROR: upload failed code=${code}`;
+  const command = `node -e "for(let i=1;i<${lines};i++)console.log(i===9000?'${notable}':'line '+i+' '+'x'.repeat(40));console.log('checksum=${checksum}')"`;
+  return { command, checksum, notable, lastLine: `checksum=${checksum}` };
 }
 
-/** Whether a model request names our tools (as tools, a deferred namespace or deferred names); paths may hold the words, so the prefix counts. */
 /**
  * Whether a model request offers our tools: callable or deferred in the script's view (Copilot CLI names
  * them tool-output-recall-<tool>, Gemini CLI mcp_tool-output-recall_<tool>, Qwen Code names deferred ones
@@ -110,7 +114,7 @@ export async function evidenceRun({
 }) {
   const agent = agentFor(cli, bins);
   const f = scratchFolders(scratch, `${cli}-${label}`);
-  const { command, checksum } = bigOutputCommand();
+  const { command, checksum, notable, lastLine } = bigOutputCommand();
   const model = await startModel(evidenceScript({ command, field: 'checksum' }));
   const token = randomBytes(24).toString('hex');
   const http =
@@ -176,7 +180,7 @@ export async function evidenceRun({
     firstRequestHadOurTools: loop[0] ? offersOurTools(loop[0]) : false,
     firstRequestSaysConnecting: loop[0] ? JSON.stringify(loop[0].body).includes('still connecting') : false,
     calls,
-    evidence: runCall ? evidenceReceived(runCall.sent, runCall.received) : undefined,
+    evidence: runCall ? evidenceReceived(runCall.sent, runCall.received, { notable, lastLine }) : undefined,
     stderrLines: run.stderr.split('\n').filter((line) => line.trim() !== ''),
     ourStderrIn: filesWithOurStderr(f.home),
   };
