@@ -71,8 +71,8 @@ describe('connect flow', function () {
 
   const clean = () => {
     fs.rmSync(path.join(workspace(), '.mcp.json'), { force: true });
-    fs.rmSync(path.join(workspace(), '.cursor'), { recursive: true, force: true });
-    fs.rmSync(path.join(workspace(), '.claude'), { recursive: true, force: true });
+    for (const dir of ['.cursor', '.claude', '.gemini', '.qwen']) fs.rmSync(path.join(workspace(), dir), { recursive: true, force: true });
+    fs.rmSync(path.join(workspace(), '.github', 'hooks', 'tool-output-recall.json'), { force: true });
   };
 
   before(async function () {
@@ -121,6 +121,42 @@ describe('connect flow', function () {
     assert.ok(!detail.includes('config.toml'), `Codex (~/.codex/config.toml, global) is not checked by default:\n${detail}`);
     assert.equal(await done, undefined, 'cancelled');
     assert.deepEqual(written(), [], 'nothing written');
+  });
+
+  it('the picker lists Gemini CLI and Qwen Code checked (their files in the folder) and Copilot CLI unchecked, its server file global', async () => {
+    modals = answerModals();
+    const done = vscode.commands.executeCommand<ConnectResult | undefined>('toolOutputRecall.connectAgents');
+    const row = (name: string) => `.quick-input-widget .monaco-list-row:has-text("${name}")`;
+    await workbench.waitFor(row('Qwen Code'));
+    const gemini = await workbench.text(row('Gemini CLI'));
+    assert.ok(gemini.includes('.gemini/settings.json'), `Gemini CLI's row names its file: ${JSON.stringify(gemini)}`);
+    assert.ok(
+      gemini.includes(vscode.l10n.t('(Gemini CLI runs the hook only in a folder it trusts)')),
+      `and says its hook needs trust: ${gemini}`,
+    );
+    assert.ok((await workbench.text(row('Qwen Code'))).includes('.qwen/settings.json'));
+    const copilot = await workbench.text(row('GitHub Copilot CLI'));
+    assert.ok(
+      copilot.includes('mcp-config.json') && /global/i.test(copilot),
+      `Copilot CLI's row says its file is global: ${JSON.stringify(copilot)}`,
+    );
+    assert.ok(copilot.includes('.github/hooks/tool-output-recall.json'), `and names its hook in the folder: ${JSON.stringify(copilot)}`);
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    await waitFor('the confirmation', () => modals!.calls.length > 0);
+    const { detail } = modals.calls[0];
+    assert.ok(detail.includes(path.join('.gemini', 'settings.json')), `Gemini CLI is checked:\n${detail}`);
+    assert.ok(detail.includes(path.join('.qwen', 'settings.json')), `Qwen Code is checked:\n${detail}`);
+    assert.ok(
+      detail.includes('AfterTool') && detail.includes('GEMINI_CLI_TRUST_WORKSPACE'),
+      `the confirmation shows Gemini's hook:\n${detail}`,
+    );
+    assert.ok(
+      !detail.includes('mcp-config.json') && !detail.includes('.github'),
+      `Copilot CLI (global) is not checked by default:\n${detail}`,
+    );
+    assert.equal(await done, undefined, 'cancelled');
+    assert.deepEqual(written(), [], 'nothing written');
+    assert.ok(!fs.existsSync(path.join(workspace(), '.gemini')) && !fs.existsSync(path.join(workspace(), '.qwen')));
   });
 
   it('Show Changes opens a read-only diff and asks in a notification, not a modal over it; nothing in it asks to be saved', async () => {
@@ -203,6 +239,37 @@ describe('connect flow', function () {
     // The list reads as a sentence in the display language ("Claude Code and Cursor"), not a comma list.
     const both = new Intl.ListFormat(vscode.env.language, { type: 'conjunction' }).format(['Claude Code', 'Cursor']);
     assert.ok(text.includes(both), `${JSON.stringify(both)} in ${JSON.stringify(text)}`);
+  });
+
+  it("Gemini CLI's settings.json, which gets its server and its hook, is one diff in Show Changes, and both are written", async () => {
+    const file = path.join(workspace(), '.gemini', 'settings.json');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, `${JSON.stringify({ theme: 'Default' }, null, 2)}\n`);
+    modals = answerModals(vscode.l10n.t('Show Changes'));
+    const done = vscode.commands.executeCommand<ConnectResult | undefined>('toolOutputRecall.connectAgents', { agents: ['gemini-cli'] });
+    const question = await notification(writeQuestion());
+    const changesTab = () => allTabs().filter(isChangesTab);
+    await waitFor('the changes editor', () => changesTab().length === 1);
+    const input = changesTab()[0].input as { textDiffs?: unknown[]; modified?: unknown };
+    assert.equal(input.textDiffs?.length ?? (input.modified ? 1 : 0), 1, 'one diff for the one file');
+    const after = () =>
+      vscode.workspace.textDocuments.find((d) => d.uri.scheme === CHANGES_SCHEME && d.uri.query.endsWith('-after'))?.getText() ?? '';
+    await waitFor('the side as it will be', () => after().includes('AfterTool'));
+    assert.ok(after().includes('"mcpServers"') && after().includes('"theme"'), after());
+    assert.ok((await workbench.text(question)).includes('.gemini/settings.json'), 'the question names the file');
+    await workbench.click(`${question} .monaco-button:has-text("${vscode.l10n.t('Write')}")`);
+    const result = await done;
+    assert.deepEqual(
+      result?.files.map((f) => [path.relative(workspace(), f.file), f.outcome]),
+      [
+        [path.join('.gemini', 'settings.json'), 'written'],
+        [path.join('.gemini', 'settings.json'), 'written'],
+      ],
+    );
+    const settings = JSON.parse(fs.readFileSync(file, 'utf8'));
+    assert.deepEqual(Object.keys(settings), ['theme', 'mcpServers', 'hooks']);
+    assert.equal(settings.hooks.AfterTool[0].matcher, 'run_shell_command');
+    assert.match(settings.hooks.AfterTool[0].hooks[0].command, / hook gemini-cli-after-tool$/);
   });
 
   it('Write in the modal writes too, with the same message; the global Codex file only when Codex is picked', async () => {
