@@ -97,6 +97,8 @@ export class SessionStore implements RecallStore {
   readonly segments: SegmentCache;
   private nextSeq: number;
   private readonly durability: Checkpointer;
+  /** Retains begun and not yet settled (see retain). */
+  private retaining = 0;
   /** close() or delete() has begun: changes already queued finish, new ones are refused. */
   private closing = false;
   readonly quotaBytes: number;
@@ -176,11 +178,17 @@ export class SessionStore implements RecallStore {
   async retain(content: string | Uint8Array, meta: RetainMeta = {}): Promise<RetainResult> {
     this.ensureOpen();
     this.ensureNotClosing();
-    const release = await this.durability.reserve(Math.min(this.copyBytes, byteLength(content)));
+    // Counted from here: between its reservation and its turn a retain is in no queue close() can wait on.
+    this.retaining++;
     try {
-      return await this.durability.change(() => this.retainNow(content, meta));
+      const release = await this.durability.reserve(Math.min(this.copyBytes, byteLength(content)));
+      try {
+        return await this.durability.change(() => this.retainNow(content, meta));
+      } finally {
+        release();
+      }
     } finally {
-      release();
+      this.retaining--;
     }
   }
 
@@ -363,7 +371,9 @@ export class SessionStore implements RecallStore {
     this.closing = true;
     await this.durability.idle();
     if (this.closed !== 'open') return;
-    await this.flush().catch(() => undefined);
+    // A last checkpoint only when something changed since the last one or a retain is on its way: an
+    // idle session closes at once (an MCP server asked to stop), its files already what a checkpoint writes.
+    if (this.durability.journalBytes > 0 || this.retaining > 0) await this.flush().catch(() => undefined);
     await this.durability.shutdown();
     if (this.closed !== 'open') return;
     this.closed = 'closed';
