@@ -24,7 +24,7 @@ function jsonLines(text) {
   return out;
 }
 
-/** One tap file as JSON-RPC messages in order: { t, dir: 'in' | 'out', msg }, and when the process started. */
+/** One tap file as JSON-RPC messages in order: { t, dir: 'in' | 'out', msg }, when the process started, its argv and its stderr. */
 export function readTap(file) {
   const entries = readFileSync(file, 'utf8')
     .split('\n')
@@ -34,8 +34,10 @@ export function readTap(file) {
   const messages = [];
   const pending = { stdin: '', stdout: '' };
   const http = new Map();
+  let stderr = '';
   for (const e of entries) {
-    if (e.kind === 'stdin' || e.kind === 'stdout') {
+    if (e.kind === 'stderr') stderr += e.data;
+    else if (e.kind === 'stdin' || e.kind === 'stdout') {
       pending[e.kind] += e.data;
       const lines = pending[e.kind].split('\n');
       pending[e.kind] = lines.pop();
@@ -50,7 +52,7 @@ export function readTap(file) {
     }
   }
   messages.sort((a, b) => a.t - b.t);
-  return { file, spawnedAt: start?.spawnedAt, preloadAt: start?.t, messages };
+  return { file, argv: start?.argv ?? [], spawnedAt: start?.spawnedAt, preloadAt: start?.t, messages, stderr };
 }
 
 export const readTaps = (dir) =>

@@ -108,19 +108,75 @@ function callTable(runs) {
 }
 
 function raceSection(race) {
-  if (!race) return '';
-  const without = race.filter((r) => !r.ourToolsOffered).length;
-  const rows = [
-    `Codex with the README's entry and its default start-up grace, a model that answers at once; ${race.length} runs. **${without} of ${race.length}** first model requests did not offer our tools (times in ms after \`codex exec\` started):`,
+  if (!race?.clients) return '';
+  const loads = Object.values(race.clients).flatMap((rows) => rows.map((r) => r.load));
+  const out = [
+    `Issue 31 §1, under heavy load: ${race.busy} busy processes (\`node -e 'for(;;){}'\`, four per core) ran for the whole scenario; the 1-minute load average was ${race.loadAtStart.toFixed(1)} when the first run started and ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} as the runs ended. Each client over stdio with the README's entry (Codex with its default start-up grace, \`mcp_optional_startup_grace_ms\` 1,000 ms) and a model that answers at once:`,
     '',
-    '| Run | Server spawned | initialize sent | initialize replied | tools/list replied | First model request | Our tools offered |',
-    '|---|---|---|---|---|---|---|',
-    ...race.map(
-      (r) =>
-        `| ${r.run} | ${ms(r.serverSpawnedMs)} | ${ms(r.initializeSentMs)} | ${ms(r.initializeRepliedMs)} | ${ms(r.toolsListedMs)} | ${ms(r.firstModelRequestMs)} | ${yes(r.ourToolsOffered)} |`,
-    ),
+    '| Client | Runs whose first model request offered our tools | Load average (min–max) | First model request (ms after start, median, max) | tools/list replied (ms, median, max) |',
+    '|---|---|---|---|---|',
   ];
-  return rows.join('\n');
+  const stat = (xs) => {
+    const known = xs.filter((x) => x !== undefined);
+    return known.length ? `${ms(median(known))}, ${ms(Math.max(...known))}` : '–';
+  };
+  for (const [cli, rows] of Object.entries(race.clients)) {
+    const offered = rows.filter((r) => r.ourToolsOffered).length;
+    const l = rows.map((r) => r.load);
+    out.push(
+      `| ${CLIENT_NAMES[cli]} | **${offered}/${rows.length}** | ${Math.min(...l).toFixed(1)}–${Math.max(...l).toFixed(1)} | ${stat(rows.map((r) => r.firstModelRequestMs))} | ${stat(rows.map((r) => r.toolsListedMs))} |`,
+    );
+  }
+  for (const [cli, rows] of Object.entries(race.clients))
+    out.push(
+      '',
+      `${CLIENT_NAMES[cli]} (times in ms after the CLI started):`,
+      '',
+      '| Run | Server spawned | initialize sent | initialize replied | tools/list replied | First model request | Our tools offered | Load |',
+      '|---|---|---|---|---|---|---|---|',
+      ...rows.map(
+        (r) =>
+          `| ${r.run} | ${ms(r.serverSpawnedMs)} | ${ms(r.initializeSentMs)} | ${ms(r.initializeRepliedMs)} | ${ms(r.toolsListedMs)} | ${ms(r.firstModelRequestMs)} | ${yes(r.ourToolsOffered)} | ${r.load.toFixed(1)} |`,
+      ),
+    );
+  return out.join('\n');
+}
+
+function hookedSection(hooked) {
+  if (!hooked?.length) return '';
+  const rows = hooked.map((r) =>
+    [
+      r.cli,
+      `\`${r.tool}\`, field on the ${r.fieldAt === 'end' ? 'last' : 'middle'} line`,
+      kb(r.outputBytes),
+      `${kb(r.cutBytes)} (field ${r.cutHasField ? 'in it' : '**not** in it'})`,
+      r.context ? `${kb(r.contextBytes)} (${r.contextWhere}; field ${r.contextHasField ? 'in its tail' : 'not in it'})` : '**none**',
+      r.retained ? `${kb(r.retained.bytes)}${r.retained.complete ? '' : ' (**incomplete**)'}` : '**not found**',
+      r.ourCalls.length
+        ? `${r.ourCalls.length}: ${r.ourCalls.map((c) => `${c.tool.replace(/^.*(search_tool_output|read_tool_output)$/, '$1')}${c.isError ? ' (error)' : ''}`).join(' → ')}`
+        : '0',
+      kb(r.commandRuns),
+      yes(r.modelAnswer.includes(r.checksum)),
+    ].join(' | '),
+  );
+  const first = hooked.find((r) => r.context);
+  return [
+    "Issue 31 §3: each agent configured exactly as Connect Other Agents writes it (the bundled connect core: the server's entry and the agent's post-tool hook, `node <launcher> hook <name>`), in the conditions its project hooks need (Gemini CLI: `GEMINI_CLI_TRUST_WORKSPACE=true`; Qwen Code: `qwen -p --yolo`; Copilot CLI: a Git repository in `trustedFolders` of `~/.copilot/config.json`). The scripted model calls the agent's own shell tool with a command printing 3 MB (the field on the last line, or on the middle one), then reads what came back: the field in our hook's context → the answer at once; else search_tool_output {outputId, pattern}, then read_tool_output if needed. \"Retained\" is the output under the context's outputId in our server's session file; \"command runs\" is counted by the command itself.",
+    '',
+    "| Client | Shell call | Output (bytes) | The agent's cut the model got (bytes) | Our hook's context (bytes) | Retained (bytes) | Our calls to the field | Command runs | Field reached the model |",
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rows.map((row) => `| ${row} |`),
+    '',
+    ...(first
+      ? [
+          `The context the model received (${first.cli}; the tail cut here to its first lines):`,
+          '',
+          '```text',
+          first.context.split('\n').slice(0, 6).join('\n'),
+          '```',
+        ]
+      : []),
+  ].join('\n');
 }
 
 function hookSection(hook) {
@@ -229,6 +285,10 @@ export function renderReport(m) {
       : '',
     '',
     raceSection(m.race),
+    '',
+    '## Gemini CLI, Qwen Code and Copilot CLI: their own shell output, found through our hooks',
+    '',
+    hookedSection(m.hooked),
     '',
     '## Claude Code: what a PostToolUse hook gets for Bash',
     '',

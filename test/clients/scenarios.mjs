@@ -1,12 +1,14 @@
 // One run of a real CLI against the scripted model, and what it measured: the evidence chain (our
 // three tools, decided from what the CLI sent back), the start-up race, and Claude Code's own Bash
 // tool with a PostToolUse hook. Each returns plain data; run.mjs asserts and reports.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
+import initSqlJs from 'sql.js';
 import { CLAUDE, CODEX, COPILOT, GEMINI, QWEN } from './agents.mjs';
-import { DIST_MCP, makeShim, scaled, startHttpServer } from './clients.mjs';
+import { DIST_MCP, baseEnv, makeShim, scaled, startHttpServer } from './clients.mjs';
 import { evidenceReceived, mcpExchange, pairCalls, readTaps } from './measure.mjs';
 import { startModel } from './model.mjs';
 import {
@@ -14,6 +16,8 @@ import {
   answerScript,
   bashRecallScript,
   evidenceScript,
+  hookContextIn,
+  hookRecallScript,
   isOurs,
   limitProbeScript,
   probeText,
@@ -186,33 +190,73 @@ export async function evidenceRun({
   };
 }
 
-/** Codex started `runs` times with the default start-up grace and a model that answers at once: did the first request offer our tools? */
-export async function codexStartupRace({ scratch, bins, runs }) {
-  CODEX.bin = bins.codex;
+/**
+ * Busy processes for the whole of a scenario: `perCore` × os.availableParallelism() children spinning
+ * (`node -e 'for(;;){}'`), each in its own process group. `stop()` kills them; `load()` reads the
+ * 1-minute load average. `ready()` waits (polling, up to a scaled limit) until that average reaches
+ * half the number of spinners, so the runs start under the load, not while it ramps up.
+ */
+export function busyProcesses({ perCore = 4 } = {}) {
+  const count = perCore * availableParallelism();
+  const children = Array.from({ length: count }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore', detached: true }));
+  const stop = () => {
+    for (const child of children)
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+  };
+  const ready = async () => {
+    const until = Date.now() + scaled(120_000); // the 1-minute average takes about a minute to climb
+    while (loadavg()[0] < count / 2 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 1000)); // a poll, not a wait for time
+    return loadavg()[0];
+  };
+  return { count, stop, ready, load: () => loadavg()[0] };
+}
+
+/** The first request of the agent's loop (Claude Code's side requests, without tools, are not it). */
+const firstLoopRequest = (requests) =>
+  requests.find((r) => r.view && (r.view.callable.length || r.view.toolSearch || r.view.api === 'responses'));
+
+/**
+ * Codex or Claude Code over stdio (the README's entry; Codex with its default start-up grace) started
+ * `runs` times against a model that answers at once, each time asking: did the first model request
+ * offer our tools? With `busy`, under busyProcesses() for the whole scenario; each row has the load
+ * average when the run ended.
+ */
+export async function startupRace({ cli, scratch, bins, runs, busy }) {
+  const agent = agentFor(cli, bins);
   const rows = [];
   for (let i = 0; i < runs; i++) {
-    const f = scratchFolders(scratch, `codex-race-${i}`);
+    const f = scratchFolders(scratch, `${cli}-race-${i}`);
     const model = await startModel(answerScript());
     try {
-      CODEX.configure({ how: 'stdio', ...f, modelPort: model.port });
-      const run = await CODEX.run({ prompt: 'hello', ...f, waitForServers: false, limitMs: 120_000 });
-      const tap = readTaps(f.taps)[0];
+      agent.configure({ how: 'stdio', ...f, modelPort: model.port });
+      const run = await agent.run({ prompt: 'hello', ...f, modelPort: model.port, waitForServers: false, limitMs: 180_000 });
+      const tap = readTaps(f.taps).find((t) => !t.argv.includes('hook'));
       const exchange = tap ? mcpExchange(tap) : {};
-      const first = model.requests.find((r) => r.view);
+      const first = firstLoopRequest(model.requests);
       const at = (t) => (t === undefined ? undefined : Math.round(t - run.started));
       rows.push({
         run: i + 1,
         exit: run.code,
+        timedOut: run.timedOut,
         serverSpawnedMs: at(tap?.spawnedAt),
         initializeSentMs: at(exchange.initialize?.sentAt),
         initializeRepliedMs: at(exchange.initialize?.repliedAt),
         toolsListedMs: at(exchange.toolsListed?.at),
         firstModelRequestMs: at(first?.at),
         ourToolsOffered: first ? offersOurTools(first) : false,
+        load: busy ? busy.load() : loadavg()[0],
       });
     } finally {
       await model.close();
     }
+    const last = rows.at(-1);
+    console.log(
+      `  ${cli} run ${last.run}: first model request at ${last.firstModelRequestMs ?? '–'} ms, our tools ${last.ourToolsOffered ? 'offered' : 'NOT offered'}, tools/list replied at ${last.toolsListedMs ?? '–'} ms, load ${last.load.toFixed(1)}`,
+    );
   }
   return rows;
 }
@@ -438,5 +482,148 @@ export async function copilotLimit({ scratch, bins, env = {}, lo, hi, label = 'c
     savedPath: saved,
     savedExistsAfterExit: saved ? existsSync(saved) : undefined,
     stderr: run.stderr.slice(0, 1000),
+  };
+}
+
+/**
+ * A command printing about `megabytes` MB of 100-byte lines with a random field on one line (the last,
+ * or the middle one: `fieldAt`), appending a character to `countFile` each time it runs. The field is
+ * written `check'+'sum=…` in the command, so only its output holds "checksum=<value>".
+ */
+function bigShellCommand(megabytes, { fieldAt = 'end', countFile }) {
+  const checksum = randomBytes(6).toString('hex');
+  const lines = Math.round((megabytes * 1024 * 1024) / 100);
+  const middle = fieldAt === 'middle' ? Math.floor(lines / 2) : -1;
+  const field = `console.log('check'+'sum=${checksum}')`;
+  const command = `node -e "require('fs').appendFileSync('${countFile}','x');const l='y'.repeat(90);for(let i=0;i<${lines};i++){if(i===${middle})${field};console.log(String(i).padStart(8,'0')+' '+l)}${fieldAt === 'end' ? field : ''}"`;
+  return { command, checksum, outputBytes: lines * 100 + `checksum=${checksum}\n`.length };
+}
+
+/** The output `outputId` as our server's session files under `dir` hold it ({ tool, bytes, complete, session }), or undefined. */
+async function retainedInSessions(dir, outputId) {
+  const SQL = await initSqlJs();
+  const files = existsSync(dir) ? readdirSync(dir, { recursive: true }).filter((name) => String(name).endsWith('.sqlite')) : [];
+  for (const name of files) {
+    const db = new SQL.Database(readFileSync(path.join(dir, String(name))));
+    try {
+      const row = db.exec('SELECT tool, total_bytes, complete FROM outputs WHERE id = ?', [outputId])[0]?.values[0];
+      if (row) return { tool: row[0], bytes: row[1], complete: row[2] === 1, session: path.basename(String(name)) };
+    } finally {
+      db.close();
+    }
+  }
+  return undefined;
+}
+
+/** Each agent's own shell tool, the input its model sends, and the agent Connect Other Agents configures. */
+const HOOKED = {
+  gemini: { agent: 'gemini-cli', tool: 'run_shell_command', input: (command) => ({ command }) },
+  qwen: { agent: 'qwen-code', tool: 'run_shell_command', input: (command) => ({ command }) },
+  copilot: { agent: 'copilot-cli', tool: 'bash', input: (command) => ({ command, description: 'Print a large output', mode: 'sync' }) },
+};
+export const HOOKED_CLIS = Object.keys(HOOKED);
+
+/**
+ * Gemini CLI, Qwen Code or Copilot CLI configured exactly as Connect Other Agents writes it (the bundled
+ * connect core: the server's entry and the agent's post-tool hook), in the conditions each needs for
+ * project hooks to run: Gemini a trusted folder (GEMINI_CLI_TRUST_WORKSPACE=true, as every Gemini run
+ * here), Qwen `--yolo` (folder trust off by default), Copilot a Git repository whose folder is in
+ * `trustedFolders` of ~/.copilot/config.json. The agent's own shell tool prints `megabytes` MB with a
+ * field on its last (or middle) line; hookRecallScript decides from what the model got.
+ */
+export async function hookRecall({ cli, scratch, bins, connectJs, megabytes = 3, fieldAt = 'end' }) {
+  const agent = agentFor(cli, bins);
+  const hooked = HOOKED[cli];
+  const f = scratchFolders(scratch, `${cli}-hook-${fieldAt}`);
+  mkdirSync(f.workspace, { recursive: true });
+  const countFile = path.join(f.dir, 'runs.txt');
+  const { command, checksum, outputBytes } = bigShellCommand(megabytes, { fieldAt, countFile });
+  // The user's settings for Gemini: API-key auth and no usage statistics (as GEMINI.configure writes them).
+  if (cli === 'gemini') {
+    mkdirSync(path.join(f.home, '.gemini'), { recursive: true });
+    const settings = { security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false } };
+    writeFileSync(path.join(f.home, '.gemini', 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
+  }
+  if (cli === 'copilot') {
+    const git = spawnSync('git', ['init', '-q', f.workspace], { encoding: 'utf8' });
+    if (git.status !== 0) throw new Error(`git init: ${git.stderr}`);
+    mkdirSync(path.join(f.home, '.copilot'), { recursive: true });
+    writeFileSync(path.join(f.home, '.copilot', 'config.json'), `${JSON.stringify({ trustedFolders: [f.workspace] }, null, 2)}\n`);
+  }
+  const env = { ...baseEnv({ home: f.home, shim: f.shim }) };
+  const connect = spawnSync(
+    process.execPath,
+    [connectJs, path.dirname(DIST_MCP), path.join(f.home, 'recall-mcp'), f.workspace, hooked.agent],
+    {
+      encoding: 'utf8',
+      env,
+      timeout: scaled(60_000), // seconds on an idle machine
+    },
+  );
+  if (connect.status !== 0) throw new Error(`connect ${hooked.agent} failed: ${connect.stderr}`);
+  const configured = JSON.parse(connect.stdout);
+  const model = await startModel(hookRecallScript({ tool: hooked.tool, input: hooked.input(command), field: 'checksum' }));
+  let run;
+  try {
+    run = await agent.run({ prompt: 'Run the command and tell me the checksum it prints.', ...f, modelPort: model.port, limitMs: 300_000 });
+  } finally {
+    await model.close();
+  }
+  writeFileSync(path.join(f.dir, 'requests.json'), JSON.stringify(model.requests));
+  writeFileSync(path.join(f.dir, 'stdout.txt'), run.stdout);
+  const loop = model.requests.filter((r) => r.view);
+  const last = loop.at(-1)?.view;
+  const calls = last?.calls ?? [];
+  const shell = calls.find((c) => c.name === hooked.tool);
+  // The first request after the shell call: what the model got for it, and our hook's context.
+  const after = loop.find((r) => r.view.calls.some((c) => c.name === hooked.tool && c.result));
+  const found = after ? hookContextIn(after.body) : undefined;
+  const resultText = shell?.result?.text ?? '';
+  // The agent's own cut: the shell result without our context (and the tag a client wraps it in).
+  const cut =
+    found && resultText.includes(found.context)
+      ? resultText.slice(0, resultText.indexOf(found.context)).replace(/(<hook_context>|&lt;hook_context&gt;)\s*$/, '')
+      : resultText;
+  const taps = readTaps(f.taps);
+  const serverTaps = taps.filter((t) => !t.argv.includes('hook'));
+  const hookTaps = taps.filter((t) => t.argv.includes('hook'));
+  const outputId = found && /retained as outputId "(out_[0-9a-z]+)"/.exec(found.context)?.[1];
+  // The session our server kept it in (its default store under HOME): the output under that outputId, and its size.
+  const retained = outputId ? await retainedInSessions(path.join(f.home, '.local', 'state', 'tool-output-recall'), outputId) : undefined;
+  const ourCalls = calls.filter((c) => isOurs(c.name));
+  return {
+    cli: agent.name,
+    agent: hooked.agent,
+    tool: hooked.tool,
+    fieldAt,
+    exit: run.code,
+    timedOut: run.timedOut,
+    ms: run.ms,
+    configured,
+    checksum,
+    outputBytes,
+    commandRuns: existsSync(countFile) ? readFileSync(countFile, 'utf8').length : 0,
+    shellCalls: calls.filter((c) => c.name === hooked.tool).length,
+    cutBytes: Buffer.byteLength(cut),
+    cutHasField: cut.includes(`checksum=${checksum}`),
+    context: found?.context,
+    contextBytes: found ? Buffer.byteLength(found.context) : undefined,
+    contextWhere: found ? (found.holder === resultText ? 'in the shell result' : 'in a message of its own') : undefined,
+    contextHasField: !!found?.context.includes(`checksum=${checksum}`),
+    outputId,
+    retained,
+    serverStarted: serverTaps.some((t) => t.messages.length),
+    hookRuns: hookTaps.length,
+    ourCalls: ourCalls.map((c) => ({
+      tool: c.name,
+      input: c.input,
+      isError: !!c.result?.isError,
+      bytes: Buffer.byteLength(c.result?.text ?? ''),
+    })),
+    // What the scripted model answered last (it decides from what reached it), and what the CLI printed as the answer.
+    modelAnswer: loop.at(-1)?.turn?.kind === 'final' ? loop.at(-1).turn.text : '',
+    answer: agent.answer(run.stdout),
+    stderr: run.stderr.slice(0, 2000),
+    dir: f.dir,
   };
 }

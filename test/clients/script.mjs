@@ -177,3 +177,68 @@ export function probeText(bytes, char = 'a') {
   const whole = Math.floor(bytes / width);
   return char.repeat(whole) + 'a'.repeat(bytes - whole * width);
 }
+
+/** Every string in a request body, depth first: where a client puts a hook's context differs (a tool result, a message of its own). */
+export function stringsIn(value, out = []) {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const item of value) stringsIn(item, out);
+  else if (value && typeof value === 'object') for (const item of Object.values(value)) stringsIn(item, out);
+  return out;
+}
+
+/**
+ * Our hook's context as the model got it in `body`: from its opening to the end of the string that holds
+ * it, or to the closing tag a client wraps it in (Gemini CLI `</hook_context>`, Qwen Code escaped).
+ */
+export function hookContextIn(body) {
+  for (const text of stringsIn(body)) {
+    const at = text.indexOf(HOOK_CONTEXT);
+    if (at < 0) continue;
+    const rest = text.slice(at);
+    const end = rest.search(/<\/|&lt;\/|\\u003c\//);
+    return { context: end < 0 ? rest : rest.slice(0, end), holder: text, at };
+  }
+  return undefined;
+}
+
+/**
+ * An agent's own shell tool (`tool`, `input`: Gemini CLI and Qwen Code run_shell_command, Copilot CLI
+ * bash) prints a big output; our post-tool hook, as Connect Other Agents writes it, hands it to our
+ * server and adds a context (the outputId, the calls, the notable lines, the last lines). The model
+ * reads that context: the field in it → the answer at once (0 calls of our tools); else
+ * search_tool_output {outputId, pattern} (the field on the matching line → the answer), else
+ * read_tool_output at the match's lineOffset. No context after the shell call ends the run "FAILED:".
+ */
+export function hookRecallScript({ tool, input, field }) {
+  const fieldOf = (text) => new RegExp(`${field}=([0-9a-f]{12})\\b`).exec(text)?.[1];
+  return (view) => {
+    const shell = view.calls.find((c) => c.name === tool);
+    if (!shell)
+      return view.callable.includes(tool) ? call(tool, input) : final(`FAILED: no ${tool} tool (offered: ${view.callable.join(', ')})`);
+    if (!shell.result) return final(`FAILED: the ${tool} call has no result`);
+    const found = hookContextIn(view.body);
+    if (!found) return final(`FAILED: no context from our hook in the request after ${tool}`);
+    const ours = view.calls.filter((c) => isOurs(c.name) && c.result);
+    const inContext = fieldOf(found.context);
+    if (!ours.length && inContext) return final(`The ${field} is ${inContext}.`);
+    const outputId = /retained as outputId "(out_[0-9a-z]+)"/.exec(found.context)?.[1];
+    if (!outputId) return final(`FAILED: no outputId in the hook's context: ${found.context.slice(0, 300)}`);
+    const search = ourTool(view.callable, 'search_tool_output');
+    const read = ourTool(view.callable, 'read_tool_output');
+    if (!search || !read) return loadOurTools(view) ?? final('FAILED: our tools are not callable');
+    const last = ours.at(-1);
+    if (!last) return call(search, { outputId, pattern: `${field}=` });
+    if (last.result.isError) return final(`FAILED: ${last.name} returned an error: ${last.result.text.slice(0, 300)}`);
+    const value = fieldOf(last.result.text);
+    if (value) return final(`The ${field} is ${value}.`);
+    if (last.name === search) {
+      const match = last.result.text
+        .split('\n')
+        .map((line) => safeJson(line.slice(line.indexOf('{'))))
+        .find((line) => typeof line?.lineOffset === 'number');
+      if (!match) return final(`FAILED: no match in the search result: ${last.result.text.slice(0, 300)}`);
+      return call(read, { outputId, offset: match.lineOffset, maxBytes: 256 });
+    }
+    return final(`FAILED: no ${field} in what ${last.name} returned`);
+  };
+}

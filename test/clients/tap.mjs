@@ -1,6 +1,6 @@
 // A preload (`node --import <this file>?out=<file> dist/mcp.js …`) that records what our MCP server
 // receives and sends, byte for byte with times, without changing either: stdin chunks as they are
-// emitted, stdout writes, and over HTTP each request's body chunks and each response's writes. The
+// emitted, stdout and stderr writes, and over HTTP each request's body chunks and each response's writes. The
 // suite reads the record (measure.mjs) to compare what the server sent with what the model received.
 // The clients' configuration files stay as the README writes them: a `node` on PATH (see clients.mjs)
 // adds this preload when it starts the server. It writes synchronously so nothing is lost at a kill.
@@ -19,6 +19,12 @@ if (out) {
   process.stdout.write = function (chunk, ...rest) {
     record({ kind: 'stdout', data: text(chunk, rest[0]) });
     return write.call(this, chunk, ...rest);
+  };
+  // Its log lines (e.g. "hook: retained … as out_…"), which the clients keep in places of their own or nowhere.
+  const writeErr = process.stderr.write;
+  process.stderr.write = function (chunk, ...rest) {
+    record({ kind: 'stderr', data: text(chunk, rest[0]) });
+    return writeErr.call(this, chunk, ...rest);
   };
   const emit = process.stdin.emit;
   process.stdin.emit = function (event, ...args) {
