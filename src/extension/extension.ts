@@ -15,6 +15,7 @@ import { describeSpillRoots, spillRootsOf } from './tools/spillRoots';
 import { RecallParticipant, registerRecallParticipant } from './chat/recallParticipant';
 import { registerInspector } from './inspector/register';
 import { registerAgents } from './agents/registerAgents';
+import { registerRunningCommands } from './running/runningView';
 
 /**
  * The composition root: builds the parts and registers them. Nothing heavy happens here: sql.js
@@ -72,6 +73,8 @@ export function activate(context: vscode.ExtensionContext): ToolOutputRecallApi 
       log,
       fireChanged: () => sessions.notifyChanged(),
     });
+    // run_command calls while they run: their tail as a document, and Cancel (the tree lists them).
+    registerRunningCommands(context);
     registerRecallParticipant(context, new RecallParticipant(sessions, readSettings, log));
     log.info(`activated in ${(performance.now() - started).toFixed(1)} ms; sessions in ${sessions.dir}`);
     return createApi(sessions);

@@ -17,6 +17,7 @@ import { killTree, signalGroup, spawnShell, type ShellTree } from './processTree
 import { splitFailureBudget, stderrExcerpt } from './stderrExcerpt';
 import { RUN_COMMAND_TOOL } from '../toolNames';
 import { COMMAND_GATE } from './workGate';
+import { ProgressTracker, type ProgressListener } from './progress';
 
 export interface RunCommandOptions {
   command: string;
@@ -36,6 +37,11 @@ export interface RunCommandOptions {
    * when the copy then cannot be kept, the result says so instead and nothing is recorded.
    */
   render?: (result: CommandResult) => string;
+  /**
+   * Told, at most a few times a second, the bytes so far and a bounded tail of the merged output, and
+   * once more (`done`) when the streams close (progress.ts). It only observes: the result is the same.
+   */
+  onProgress?: ProgressListener;
 }
 
 export interface CaptureLimits {
@@ -247,6 +253,7 @@ function capture(
   const err = new HeadTailBuffer(streamCap);
   // What the copy drops past its cap is scanned on its way out, so the preview can still name it.
   const merged = new HeadTailBuffer(mergedCap, { notable: 'command' });
+  const progress = options.onProgress ? new ProgressTracker(options.onProgress) : undefined;
   const finish = (exitCode: number | null, signal: NodeJS.Signals | null, flags: { timedOut: boolean; cancelled: boolean }): Captured => ({
     stdout: out.summary(),
     stderr: err.summary(),
@@ -271,10 +278,12 @@ function capture(
     child.stdout!.on('data', (chunk: Buffer) => {
       out.write(chunk);
       merged.write(chunk);
+      progress?.write('stdout', chunk);
     });
     child.stderr!.on('data', (chunk: Buffer) => {
       err.write(chunk);
       merged.write(chunk);
+      progress?.write('stderr', chunk);
     });
 
     const stop = (reason: 'timedOut' | 'cancelled') => {
@@ -287,6 +296,7 @@ function capture(
     let drainTimer: NodeJS.Timeout | undefined;
 
     const cleanup = () => {
+      progress?.finish();
       if (timer) clearTimeout(timer);
       if (drainTimer) clearTimeout(drainTimer);
       options.signal?.removeEventListener('abort', onAbort);

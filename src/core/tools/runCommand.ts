@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
 import { captureCommand, type CommandResult } from '../capture/captureCommand';
 import { queuedLine } from '../capture/workGate';
+import type { ProgressListener } from '../capture/progress';
 import { RecallError, clipEcho } from '../errors';
 import { READ_TOOL_OUTPUT_TOOL, RUN_COMMAND_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
 import type { RecallStore } from '../types';
@@ -27,6 +28,8 @@ export interface RunCommandContext {
   signal?: AbortSignal;
   /** Told why, when the command has to wait for a slot before it starts (for the log). */
   onQueued?: (reason: string) => void;
+  /** Told the bytes so far and a bounded tail while the command runs (captureCommand's onProgress). */
+  onProgress?: ProgressListener;
 }
 
 /**
@@ -62,6 +65,7 @@ export const runCommandSpec: RunningToolSpec<RunCommandInput, typeof RUN_COMMAND
       maxConcurrent: settings.commandsMaxConcurrent,
       signal: context.signal,
       onQueued: (reason) => log.info(`${RUN_COMMAND_TOOL} queued: ${reason}`),
+      onProgress: context.onCommandProgress,
     });
     log.info(describeCommandRun(result));
     if (result.outputId) context.onRetained?.();
@@ -99,6 +103,7 @@ export async function runCommandTool(input: RunCommandInput, context: RunCommand
       timeoutMs: (timeoutSeconds ?? context.defaultTimeoutSeconds) * 1000,
       signal: context.signal,
       onQueued: context.onQueued,
+      onProgress: context.onProgress,
       render: renderCommandResult,
     },
     context.store,

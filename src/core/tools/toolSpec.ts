@@ -10,6 +10,7 @@ import type { ReadPolicy } from '../files/readablePath';
 import type { SpillRoots } from '../files/vscodeSpillFiles';
 import type { RecallSettings } from '../settings';
 import type { RecallStore } from '../types';
+import type { ProgressListener } from '../capture/progress';
 
 /** Where a front end logs (the VS Code log channel and the MCP server's stderr log both fit). */
 export interface ToolLog {
@@ -41,6 +42,8 @@ export interface ToolContext {
   callTool?: NestedCall;
   /** Told when a run retained a copy (VS Code refreshes its views). */
   onRetained?: () => void;
+  /** Told what a running command printed so far (bytes, a bounded tail), a few times a second: VS Code shows it in its tree. */
+  onCommandProgress?: ProgressListener;
 }
 
 /** The context a spec runs with: invokeTool fills in the nested caller. */

@@ -11,6 +11,11 @@ import type { OutputInfo, RecallStore } from '../../core/types';
 import type { InspectorServices } from './register';
 import { RUN_COMMAND_TOOL } from '../../core/toolNames';
 import type { AgentSessionNode, AgentSessionSummary, TreeNode } from '../agents/agentSessions';
+import { RUNNING_COMMANDS, type RunningCommands } from '../running/runningCommands';
+import { runningItem, type RunningNode } from '../running/runningItem';
+
+/** What the tree holds: outputs, other agents' session groups, and the run_command calls running now (first). */
+type OutputsNode = TreeNode | RunningNode;
 
 export interface TreeItemSnapshot {
   id?: string;
@@ -26,20 +31,35 @@ type OwnOutput = OutputInfo & { sessionId?: string; agentSession?: string };
 /** Tree items get a resourceUri in this scheme only so the decoration provider can badge them. */
 const DECORATION_SCHEME = 'tool-output-recall-item';
 
-export class OutputsTree implements vscode.TreeDataProvider<TreeNode>, vscode.FileDecorationProvider, vscode.Disposable {
-  private readonly changeTree = new vscode.EventEmitter<TreeNode | undefined>();
+export class OutputsTree implements vscode.TreeDataProvider<OutputsNode>, vscode.FileDecorationProvider, vscode.Disposable {
+  private readonly changeTree = new vscode.EventEmitter<OutputsNode | undefined>();
   private readonly changeDecorations = new vscode.EventEmitter<vscode.Uri[] | undefined>();
   readonly onDidChangeTreeData = this.changeTree.event;
   readonly onDidChangeFileDecorations = this.changeDecorations.event;
-  private view: vscode.TreeView<TreeNode> | undefined;
+  private view: vscode.TreeView<OutputsNode> | undefined;
   private known = new Map<string, OutputInfo>();
   /** Other agents' outputs shown so far, by ID (for their badges). */
   private knownAgents = new Map<string, OutputInfo>();
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** The running items shown, by call ID: an update fires for the same element. */
+  private runningNodes = new Map<string, RunningNode>();
+  /** While a command runs, its item's elapsed time is redrawn every second. */
+  private ticker: ReturnType<typeof setInterval> | undefined;
+  private readonly runningSubscription: { dispose(): void };
 
-  constructor(private readonly services: InspectorServices) {}
+  constructor(
+    private readonly services: InspectorServices,
+    private readonly running: RunningCommands = RUNNING_COMMANDS,
+  ) {
+    // A new or finished call changes the list; bytes so far change one item (reported a few times a second at most).
+    this.runningSubscription = running.onDidChange((id) => {
+      const node = id === undefined ? undefined : this.runningNodes.get(id);
+      if (node) this.changeTree.fire(node);
+      else this.refresh();
+    });
+  }
 
-  attach(view: vscode.TreeView<TreeNode>): void {
+  attach(view: vscode.TreeView<OutputsNode>): void {
     this.view = view;
   }
 
@@ -55,11 +75,12 @@ export class OutputsTree implements vscode.TreeDataProvider<TreeNode>, vscode.Fi
   /** The selected output (a session group is not one), with this window's session that holds it. */
   selected(): OwnOutput | undefined {
     const node = this.view?.selection[0];
-    return node && !isGroup(node) ? node : undefined;
+    return node && !isGroup(node) && !isRunning(node) ? node : undefined;
   }
 
-  async getChildren(element?: TreeNode): Promise<TreeNode[]> {
+  async getChildren(element?: OutputsNode): Promise<OutputsNode[]> {
     if (element) return isGroup(element) ? this.agentOutputs(element) : [];
+    const running = this.runningChildren();
     const groups = await this.agentGroups();
     try {
       const store = await this.services.store();
@@ -70,11 +91,11 @@ export class OutputsTree implements vscode.TreeDataProvider<TreeNode>, vscode.Fi
         this.view.message = undefined;
         this.view.description = await this.describeSession(store, outputs);
       }
-      return [...outputs, ...groups];
+      return [...running, ...outputs, ...groups];
     } catch (error) {
       this.services.log.warn(`outputs view: ${describeError(error)}`);
       if (this.view) this.view.message = vscode.l10n.t('Retained outputs cannot be listed: {0}', describeError(error));
-      return groups;
+      return [...running, ...groups];
     }
   }
 
@@ -119,7 +140,7 @@ export class OutputsTree implements vscode.TreeDataProvider<TreeNode>, vscode.Fi
 
   /** What the tree shows, groups expanded (the `_toolOutputRecall.outputsTreeItems` command, for tests and diagnostics). */
   async snapshot(): Promise<TreeItemSnapshot[]> {
-    const describe = async (node: TreeNode): Promise<TreeItemSnapshot> => {
+    const describe = async (node: OutputsNode): Promise<TreeItemSnapshot> => {
       const item = this.getTreeItem(node);
       const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
       const children = isGroup(node) ? await Promise.all((await this.getChildren(node)).map(describe)) : undefined;
@@ -134,8 +155,9 @@ export class OutputsTree implements vscode.TreeDataProvider<TreeNode>, vscode.Fi
     return Promise.all((await this.getChildren()).map(describe));
   }
 
-  getTreeItem(node: TreeNode): vscode.TreeItem {
+  getTreeItem(node: OutputsNode): vscode.TreeItem {
     if (isGroup(node)) return agentSessionItem(node.summary);
+    if (isRunning(node)) return runningItem(node, this.running.get(node.id));
     const info = node;
     const facts = factsOf(info);
     const item = new vscode.TreeItem(labelOf(info), vscode.TreeItemCollapsibleState.None);
@@ -177,14 +199,32 @@ export class OutputsTree implements vscode.TreeDataProvider<TreeNode>, vscode.Fi
     return undefined;
   }
 
+  /** The running calls' items (the same element per call), and the ticker while there are any. */
+  private runningChildren(): RunningNode[] {
+    const calls = this.running.list();
+    this.runningNodes = new Map(calls.map((call) => [call.id, this.runningNodes.get(call.id) ?? { kind: 'running', id: call.id }]));
+    if (calls.length > 0 && !this.ticker) {
+      this.ticker = setInterval(() => {
+        for (const node of this.runningNodes.values()) this.changeTree.fire(node);
+      }, 1000);
+    } else if (calls.length === 0 && this.ticker) {
+      clearInterval(this.ticker);
+      this.ticker = undefined;
+    }
+    return [...this.runningNodes.values()];
+  }
+
   dispose(): void {
+    if (this.ticker) clearInterval(this.ticker);
+    this.runningSubscription.dispose();
     if (this.timer) clearTimeout(this.timer);
     this.changeTree.dispose();
     this.changeDecorations.dispose();
   }
 }
 
-const isGroup = (node: TreeNode): node is AgentSessionNode => (node as AgentSessionNode).kind === 'agentSession';
+const isGroup = (node: OutputsNode): node is AgentSessionNode => (node as AgentSessionNode).kind === 'agentSession';
+const isRunning = (node: OutputsNode): node is RunningNode => (node as RunningNode).kind === 'running';
 
 function labelOf(info: OutputInfo): string {
   const text = (info.title ?? info.tool ?? info.outputId).split('\n')[0].trim() || info.outputId;

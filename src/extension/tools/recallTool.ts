@@ -8,13 +8,14 @@
 import * as vscode from 'vscode';
 import { RecallError } from '../../core/errors';
 import type { RecallSettings } from '../../core/settings';
-import { RUN_CODE_TOOL } from '../../core/toolNames';
+import { RUN_CODE_TOOL, RUN_COMMAND_TOOL } from '../../core/toolNames';
 import { invokeTool, nestedToolNames, toolSpec, type ToolInput, type ToolName } from '../../core/tools/registry';
 import { toolErrorText, unknownToolText } from '../../core/tools/parts';
 import type { Confirmation, NestedCall, ToolContext } from '../../core/tools/toolSpec';
 import type { RecallStore } from '../../core/types';
 import type { SpillRoots } from '../../core/files/vscodeSpillFiles';
 import { bytesForTokenBudget, textResult } from './toolResult';
+import { RUNNING_COMMANDS, type RunningCommands } from '../running/runningCommands';
 
 type InvocationToken = vscode.LanguageModelToolInvocationOptions<object>['toolInvocationToken'];
 
@@ -37,6 +38,8 @@ export interface RecallToolDeps {
   spillRoots?: SpillRoots;
   /** run_code's nested calls; defaults to `invokeToolText` (vscode.lm.invokeTool), injectable for tests. */
   invokeTool?: ToolInvoker;
+  /** Where a run_command call shows while it runs (the Retained Outputs tree, with Cancel); default: this window's RUNNING_COMMANDS. */
+  running?: RunningCommands;
 }
 
 export class RecallTool<N extends ToolName> implements vscode.LanguageModelTool<ToolInput<N>> {
@@ -62,6 +65,7 @@ export class RecallTool<N extends ToolName> implements vscode.LanguageModelTool<
     const spec = toolSpec(this.name);
     const abort = new AbortController();
     const subscription = token.onCancellationRequested(() => abort.abort());
+    let running: ReturnType<RunningCommands['start']> | undefined;
     try {
       if (spec.effect === 'runs' && !this.deps.isTrusted()) {
         throw new Error(
@@ -75,6 +79,10 @@ export class RecallTool<N extends ToolName> implements vscode.LanguageModelTool<
         );
       }
       const settings = this.deps.settings();
+      // Shown in the tree while it runs; its Cancel aborts the same signal as the request's cancellation.
+      const command = (options.input as { command?: unknown }).command;
+      if (this.name === RUN_COMMAND_TOOL && typeof command === 'string')
+        running = (this.deps.running ?? RUNNING_COMMANDS).start(command, abort);
       const context: ToolContext = {
         store: this.deps.store,
         settings,
@@ -88,6 +96,7 @@ export class RecallTool<N extends ToolName> implements vscode.LanguageModelTool<
             : undefined,
         callTool: this.nestedCall(options.toolInvocationToken, token),
         onRetained: this.deps.onRetained,
+        onCommandProgress: running?.progress,
       };
       const work = () => invokeTool(this.name, options.input, context);
       const run =
@@ -104,6 +113,7 @@ export class RecallTool<N extends ToolName> implements vscode.LanguageModelTool<
       if (run.isError) throw token.isCancellationRequested ? new vscode.CancellationError() : new Error(run.text);
       return textResult(run.text);
     } finally {
+      running?.end();
       subscription.dispose();
     }
   }
