@@ -80,7 +80,8 @@ export function mcpExchange(tap) {
       const method = request.msg.method;
       if ((method === 'initialize' || method === 'server/discover') && !out.initialize)
         out.initialize = { method, sentAt: request.t, repliedAt: t, protocol: msg.result?.protocolVersion };
-      if (method === 'tools/list') out.toolsListed ??= { at: t, names: (msg.result?.tools ?? []).map((tool) => tool.name) };
+      if (method === 'tools/list')
+        out.toolsListed ??= { at: t, askedAt: request.t, names: (msg.result?.tools ?? []).map((tool) => tool.name) };
       if (method === 'tools/call') {
         const content = msg.result?.content ?? [];
         out.calls.push({

@@ -132,11 +132,11 @@ function raceSection(race) {
       '',
       `${CLIENT_NAMES[cli]} (times in ms after the CLI started):`,
       '',
-      '| Run | Server spawned | initialize sent | initialize replied | tools/list replied | First model request | Our tools offered | Load |',
-      '|---|---|---|---|---|---|---|---|',
+      '| Run | Server spawned | initialize sent | initialize replied | tools/list asked | tools/list replied | First model request (tools in it) | Our tools offered | Load |',
+      '|---|---|---|---|---|---|---|---|---|',
       ...rows.map(
         (r) =>
-          `| ${r.run} | ${ms(r.serverSpawnedMs)} | ${ms(r.initializeSentMs)} | ${ms(r.initializeRepliedMs)} | ${ms(r.toolsListedMs)} | ${ms(r.firstModelRequestMs)} | ${yes(r.ourToolsOffered)} | ${r.load.toFixed(1)} |`,
+          `| ${r.run} | ${ms(r.serverSpawnedMs)} | ${ms(r.initializeSentMs)} | ${ms(r.initializeRepliedMs)} | ${ms(r.toolsAskedMs)} | ${ms(r.toolsListedMs)} | ${ms(r.firstModelRequestMs)} (${r.firstRequestTools ?? '–'}) | ${yes(r.ourToolsOffered)} | ${r.load.toFixed(1)} |`,
       ),
     );
   return out.join('\n');

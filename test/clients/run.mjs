@@ -244,7 +244,10 @@ async function main() {
           rows.length === raceRuns && offered === raceRuns,
           `runs without: ${rows
             .filter((r) => !r.ourToolsOffered)
-            .map((r) => `${r.run} (first request at ${r.firstModelRequestMs} ms, tools/list replied at ${r.toolsListedMs} ms)`)
+            .map(
+              (r) =>
+                `${r.run} (tools/list asked at ${r.toolsAskedMs} ms, replied at ${r.toolsListedMs} ms; first model request at ${r.firstModelRequestMs} ms with ${r.firstRequestTools} tools)`,
+            )
             .join(', ')}`,
         );
       }
@@ -273,8 +276,11 @@ async function main() {
         );
         check(
           `${label}: the field reached the model in ≤ 2 calls of our tools${fieldAt === 'end' ? " (0: it is in the context's tail)" : ''}, the command ran once`,
-          r.answer.includes(r.checksum) && r.ourCalls.length <= (fieldAt === 'end' ? 0 : 2) && r.commandRuns === 1 && r.shellCalls === 1,
-          `model's answer ${JSON.stringify(r.modelAnswer.slice(0, 200))}; our calls ${JSON.stringify(r.ourCalls).slice(0, 400)}; command runs ${r.commandRuns}; shell calls ${r.shellCalls}`,
+          r.modelAnswer.includes(r.checksum) &&
+            r.ourCalls.length <= (fieldAt === 'end' ? 0 : 2) &&
+            r.commandRuns === 1 &&
+            r.shellCalls === 1,
+          `model's answer ${JSON.stringify(r.modelAnswer.slice(0, 200))} (the CLI printed ${JSON.stringify(r.answer.slice(0, 100))}); our calls ${JSON.stringify(r.ourCalls).slice(0, 400)}; command runs ${r.commandRuns}; shell calls ${r.shellCalls}`,
         );
       }
 

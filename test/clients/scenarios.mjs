@@ -245,8 +245,10 @@ export async function startupRace({ cli, scratch, bins, runs, busy }) {
         serverSpawnedMs: at(tap?.spawnedAt),
         initializeSentMs: at(exchange.initialize?.sentAt),
         initializeRepliedMs: at(exchange.initialize?.repliedAt),
+        toolsAskedMs: at(exchange.toolsListed?.askedAt),
         toolsListedMs: at(exchange.toolsListed?.at),
         firstModelRequestMs: at(first?.at),
+        firstRequestTools: first ? first.view.callable.length + first.view.deferred.length : undefined,
         ourToolsOffered: first ? offersOurTools(first) : false,
         load: busy ? busy.load() : loadavg()[0],
       });
@@ -255,7 +257,7 @@ export async function startupRace({ cli, scratch, bins, runs, busy }) {
     }
     const last = rows.at(-1);
     console.log(
-      `  ${cli} run ${last.run}: first model request at ${last.firstModelRequestMs ?? '–'} ms, our tools ${last.ourToolsOffered ? 'offered' : 'NOT offered'}, tools/list replied at ${last.toolsListedMs ?? '–'} ms, load ${last.load.toFixed(1)}`,
+      `  ${cli} run ${last.run}: first model request at ${last.firstModelRequestMs ?? '–'} ms, our tools ${last.ourToolsOffered ? 'offered' : 'NOT offered'}, tools/list asked at ${last.toolsAskedMs ?? '–'} ms, replied at ${last.toolsListedMs ?? '–'} ms, load ${last.load.toFixed(1)}`,
     );
   }
   return rows;
