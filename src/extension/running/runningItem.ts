@@ -18,12 +18,14 @@ export const SHOW_RUNNING_COMMAND = 'toolOutputRecall.showRunningCommand';
 export const CANCEL_RUNNING_COMMAND = 'toolOutputRecall.cancelRunningCommand';
 
 export function runningItem(node: RunningNode, call: RunningCommand | undefined, now = Date.now()): vscode.TreeItem {
-  const item = new vscode.TreeItem(call ? commandLabel(call.command) : node.id, vscode.TreeItemCollapsibleState.None);
+  // Short, so that the bytes so far and the elapsed time (the description) fit beside it in a side bar.
+  const item = new vscode.TreeItem(call ? commandLabel(call.command, RUNNING_LABEL_CHARS) : node.id, vscode.TreeItemCollapsibleState.None);
   item.id = node.id;
   item.contextValue = call?.cancelling ? `${RUNNING_CONTEXT}-cancelling` : RUNNING_CONTEXT;
   if (!call) return item;
+  // The spinning icon says it runs; the description keeps to what changes, so it fits a narrow side bar.
   const state = call.cancelling ? vscode.l10n.t('stopping') : vscode.l10n.t('running');
-  item.description = [state, formatBytes(call.totalBytes), formatElapsed(now - call.startedAt)].join(' · ');
+  item.description = [...(call.cancelling ? [state] : []), formatBytes(call.totalBytes), formatElapsed(now - call.startedAt)].join(' · ');
   item.iconPath = new vscode.ThemeIcon('loading~spin');
   item.command = { command: SHOW_RUNNING_COMMAND, title: vscode.l10n.t('Show Running Output'), arguments: [node] };
   const md = new vscode.MarkdownString();
@@ -42,14 +44,17 @@ export function runningItem(node: RunningNode, call: RunningCommand | undefined,
     ].join('\n'),
   );
   item.tooltip = md;
-  item.accessibilityInformation = { label: [commandLabel(call.command), item.description].join(', ') };
+  item.accessibilityInformation = { label: [commandLabel(call.command), state, item.description].join(', ') };
   return item;
 }
 
-/** The command's first line, at most 80 characters. */
-export function commandLabel(command: string): string {
+/** Characters of the command a running item's label shows (the tooltip and the document show it whole). */
+export const RUNNING_LABEL_CHARS = 20;
+
+/** The command's first line, at most `max` characters. */
+export function commandLabel(command: string, max = 80): string {
   const text = command.split('\n')[0].trim() || command.trim();
-  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
 /** Elapsed time for a person: "7 s", "3 min 4 s". */
