@@ -205,7 +205,8 @@ export class OutputsTree implements vscode.TreeDataProvider<OutputsNode>, vscode
     this.runningNodes = new Map(calls.map((call) => [call.id, this.runningNodes.get(call.id) ?? { kind: 'running', id: call.id }]));
     if (calls.length > 0 && !this.ticker) {
       this.ticker = setInterval(() => {
-        for (const node of this.runningNodes.values()) this.changeTree.fire(node);
+        // Only calls still running: an ended one leaves the tree at the next refresh.
+        for (const node of this.runningNodes.values()) if (this.running.get(node.id)) this.changeTree.fire(node);
       }, 1000);
     } else if (calls.length === 0 && this.ticker) {
       clearInterval(this.ticker);
