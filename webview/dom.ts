@@ -72,6 +72,11 @@ export function toggle(
   return element;
 }
 
+/** Whether `element` scrolls its own content (wide layout), or grows with it (narrow: the document scrolls). */
+export function ownScroller(element: HTMLElement): boolean {
+  return getComputedStyle(element).overflowY !== 'visible';
+}
+
 // The latest centring per container: a newer one (another jump) ends an older one's corrections.
 const centring = new WeakMap<HTMLElement, HTMLElement>();
 
@@ -81,11 +86,20 @@ const centring = new WeakMap<HTMLElement, HTMLElement>();
  * wrapped lines are taller: the chunks that come into view after the first scroll grow and push the
  * element away. So it is centred again on the following frames until it stays put (at most `frames`).
  */
-export function scrollWithin(container: HTMLElement, element: HTMLElement, frames = 10): void {
+export function scrollWithin(box: HTMLElement, element: HTMLElement, frames = 10): void {
+  // In a narrow view the text areas grow with their lines and the document scrolls (inspector.css):
+  // the element is centred in the part of the window below what sticks at its top (the pager's head).
+  const own = ownScroller(box);
+  const container = own ? box : ((document.scrollingElement as HTMLElement | null) ?? box);
   const offset = (): number => {
-    const box = container.getBoundingClientRect();
     const target = element.getBoundingClientRect();
-    return target.top - box.top - container.clientTop - (container.clientHeight - target.height) / 2;
+    if (!own) {
+      const sticky = [...document.querySelectorAll<HTMLElement>('.pager-head')].find((e) => getComputedStyle(e).position === 'sticky');
+      const top = sticky ? Math.max(0, sticky.getBoundingClientRect().bottom) : 0;
+      return target.top - top - (window.innerHeight - top - target.height) / 2;
+    }
+    const bounds = container.getBoundingClientRect();
+    return target.top - bounds.top - container.clientTop - (container.clientHeight - target.height) / 2;
   };
   centring.set(container, element);
   container.scrollTop += offset();

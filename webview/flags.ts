@@ -5,7 +5,7 @@
 import * as l10n from '@vscode/l10n';
 import { h } from './dom';
 import { bytes, bytesExact, num, sentences } from './format';
-import type { DescribeResult, PageResult, StreamFacts } from './protocol';
+import type { DescribeResult, StreamFacts } from './protocol';
 import { hideTooltip, withTooltip } from './tooltip';
 
 export type Tone = 'ok' | 'warn' | 'error' | 'muted';
@@ -24,7 +24,11 @@ export interface Flag {
 /** The plain-words sentence for the one combination people misread. */
 export const endOfSaved = (): string => l10n.t('You reached the end of what was saved, and what was saved is not all.');
 
-export function computeFlags(d: DescribeResult, page: PageResult | undefined): Flag[] {
+/**
+ * The output's flags: facts of the whole output, the same whichever page is on screen and wherever
+ * the inspector is (editor or side view). A page's own facts (its bytes, hasMore) are the pager's.
+ */
+export function computeFlags(d: DescribeResult): Flag[] {
   const { info, command, unreadable } = d;
   const flags: Flag[] = [];
 
@@ -95,39 +99,6 @@ export function computeFlags(d: DescribeResult, page: PageResult | undefined): F
           ),
         },
   );
-
-  if (page) {
-    const end = !page.hasMore;
-    flags.push(
-      end
-        ? {
-            key: 'hasMore',
-            label: 'hasMore',
-            value: 'false',
-            raw: 'false',
-            tone: page.complete ? 'ok' : 'warn',
-            tip: page.complete
-              ? l10n.t('hasMore=false on this page: it reaches the end of the copy, and the copy is the whole output.')
-              : l10n.t('hasMore=false with complete=false: you reached the end of what was saved, and what was saved is not all.'),
-          }
-        : {
-            key: 'hasMore',
-            label: 'hasMore',
-            value: 'true',
-            raw: 'true',
-            tip: l10n.t('hasMore=true on this page: more saved bytes follow; the next page starts at byte {0}.', num(page.nextOffset)),
-          },
-    );
-  } else {
-    flags.push({
-      key: 'hasMore',
-      label: 'hasMore',
-      value: '—',
-      raw: 'none',
-      tone: 'muted',
-      tip: l10n.t('hasMore describes one page; no page of the copy is showing.'),
-    });
-  }
 
   flags.push(
     info.droppedBytes > 0

@@ -12,7 +12,7 @@
 import './translations';
 import './inspector.css';
 import * as l10n from '@vscode/l10n';
-import { button, h, scrollWithin, toggle } from './dom';
+import { button, h, ownScroller, scrollWithin, toggle } from './dom';
 import { bytes, num, time } from './format';
 import { computeFlags, endOfSaved, renderFlags } from './flags';
 import { HostConnection, HostError, type VsCodeApi } from './ipc';
@@ -189,6 +189,7 @@ class Inspector {
       before!.info.totalBytes === this.describe.info.totalBytes
     ) {
       this.renderHeader(this.describe);
+      this.search.setCopy(this.describe.info);
       this.renderBanners();
       this.renderFlags();
       renderSession(this.session, this.describe.session);
@@ -198,6 +199,7 @@ class Inspector {
     this.renderHeader(this.describe);
     this.renderPreview();
     this.pager.setOutput(this.describe, this.state!.pageBytes);
+    this.search.setCopy(this.describe.info);
     this.renderBanners();
     this.renderFlags();
     renderSession(this.session, this.describe.session);
@@ -263,9 +265,12 @@ class Inspector {
             : undefined,
       },
     });
-    // What matters most in a cut preview is where it was cut: show the marker first.
+    // What matters most in a cut preview is where it was cut: show the marker first (in its own
+    // scroller; a narrow view, where the document scrolls, stays at its top).
     const marker =
-      first && markerLine !== undefined ? lineRow(this.previewText, markerLine)?.querySelector<HTMLElement>('mark.omission') : null;
+      first && ownScroller(this.previewText) && markerLine !== undefined
+        ? lineRow(this.previewText, markerLine)?.querySelector<HTMLElement>('mark.omission')
+        : null;
     if (marker) scrollWithin(this.previewText, marker);
   }
 
@@ -335,11 +340,11 @@ class Inspector {
   }
 
   private renderFlags(): void {
-    if (this.describe) renderFlags(this.flags, computeFlags(this.describe, this.pager.page));
+    if (this.describe) renderFlags(this.flags, computeFlags(this.describe));
   }
 
   private onPage(page: PageResult | undefined): void {
-    this.renderFlags();
+    // The output's flags do not depend on the page (its hasMore is the pager's): only the banners do.
     this.renderBanners();
     if (page) this.persist({ offset: page.offset, pageBytes: this.pager.pageBytes });
   }

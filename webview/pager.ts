@@ -5,10 +5,11 @@
  * (the latest position is sent when it returns), so dragging over 8 MiB never floods the host.
  */
 import * as l10n from '@vscode/l10n';
-import { button, h, scrollWithin, uid } from './dom';
+import { button, h, ownScroller, scrollWithin, uid } from './dom';
+import { hideTooltip, withTooltip } from './tooltip';
 import { num } from './format';
 import type { HostConnection } from './ipc';
-import { MAX_PAGE_BYTES, type DescribeResult, type PageResult } from './protocol';
+import { MAX_PAGE_BYTES, type DescribeResult, type PageResult, type SnapMode } from './protocol';
 import { LEAD_DELAY_MS, PageEdges, type PageBody } from './pageEdges';
 import { PageErrorBox } from './pageError';
 import { charIndexAtByte, lineRow, renderText } from './textView';
@@ -33,6 +34,8 @@ export class Pager {
   private sliderPending: number | undefined;
   private dragging = false;
   private focusLine: number | undefined;
+  /** The next page painted scrolls its capture-gap marker into view (Capture gap). */
+  private focusGap = false;
   private view: ViewOptions = { wrap: true, raw: false };
   private readonly edges: PageEdges;
   private leadTimer: ReturnType<typeof setTimeout> | undefined;
@@ -53,6 +56,10 @@ export class Pager {
   private readonly sizeNote = h('span', { className: 'field-note', attrs: { role: 'status', hidden: true } });
   private readonly status = h('div', { className: 'page-status', attrs: { 'aria-live': 'polite' } });
   private readonly seen = h('div', { className: 'page-seen' });
+  /** The page's own flag (hasMore), beside its position: it describes this page, not the output. */
+  private readonly more = h('div', { className: 'page-more-slot' });
+  /** Says that line numbers past the capture gap count the copy's lines, when the page is past it. */
+  private readonly linesNote = h('div', { className: 'lines-note', attrs: { hidden: true } });
   private readonly error = new PageErrorBox({ go: (offset) => void this.go(offset), end: () => void this.end() });
   readonly text = h('div', {
     className: 'page-text',
@@ -125,19 +132,26 @@ export class Pager {
     this.element = h(
       'section',
       { className: 'pager', attrs: { 'aria-label': l10n.t('Page through the retained copy') } },
+      // The navigation, slider and the page's position: in a narrow view (the side bar), where the
+      // document scrolls, they stay at the top while the page is read (inspector.css).
       h(
         'div',
-        { className: 'toolbar', attrs: { role: 'toolbar', 'aria-label': l10n.t('Page navigation') } },
-        b.start,
-        b.prev,
-        b.next,
-        b.end,
-        b.omitted,
-        b.gap,
+        { className: 'pager-head' },
+        h(
+          'div',
+          { className: 'toolbar', attrs: { role: 'toolbar', 'aria-label': l10n.t('Page navigation') } },
+          b.start,
+          b.prev,
+          b.next,
+          b.end,
+          b.omitted,
+          b.gap,
+        ),
+        this.slider,
+        h('div', { className: 'status-row' }, this.status, this.more, this.seen),
+        this.linesNote,
       ),
       h('div', { className: 'toolbar' }, offsetGroup, sizeGroup),
-      this.slider,
-      h('div', { className: 'status-row' }, this.status, this.seen),
       this.error.element,
       this.text,
     );
@@ -208,6 +222,8 @@ export class Pager {
       this.text.replaceChildren(h('p', { className: 'unreadable' }, describe.unreadable?.message ?? l10n.t('The copy cannot be read.')));
       this.status.textContent = '';
       this.seen.textContent = '';
+      this.more.replaceChildren();
+      this.linesNote.hidden = true;
       this.events.onPage(undefined);
     }
   }
@@ -218,8 +234,11 @@ export class Pager {
     if (this.page) this.render(this.page);
   }
 
-  /** Shows the page at `offset`; `snap: 'before'` moves a mid-character offset back to a boundary. */
-  async go(offset: number, snap: 'exact' | 'before' = 'exact', focusLine?: number): Promise<boolean> {
+  /**
+   * Shows the page at `offset`; `snap: 'before'` moves a mid-character offset back to a boundary,
+   * `'line'` to the start of the next line (the slider: a page then starts with a whole line).
+   */
+  async go(offset: number, snap: SnapMode = 'exact', focusLine?: number): Promise<boolean> {
     const outputId = this.describe?.info.outputId;
     if (!outputId) return false;
     return this.fetch(() => this.conn.request('page', { outputId, offset, maxBytes: this.pageBytes, snap }), focusLine);
@@ -246,8 +265,13 @@ export class Pager {
   goToCaptureGap(): Promise<boolean> {
     const gap = this.describe?.info.gapOffset;
     if (gap === undefined) return Promise.resolve(false);
-    // Start a little before the gap so both sides of it are on screen.
-    return this.go(Math.max(0, gap - Math.floor(this.pageBytes / 2)), 'before');
+    // Start a little before the gap so both sides of it are in the page, and scroll its marker into view.
+    const start = Math.max(0, gap - Math.floor(this.pageBytes / 2));
+    return this.fetchPage(
+      () => this.conn.request('page', { outputId: this.describe!.info.outputId, offset: start, maxBytes: this.pageBytes, snap: 'before' }),
+      undefined,
+      true,
+    );
   }
 
   private slide(value: number): void {
@@ -256,7 +280,7 @@ export class Pager {
       return;
     }
     this.sliderBusy = true;
-    void this.go(value, 'before').finally(() => {
+    void this.go(value, 'line').finally(() => {
       this.sliderBusy = false;
       const pending = this.sliderPending;
       this.sliderPending = undefined;
@@ -279,13 +303,18 @@ export class Pager {
     await this.go(Number(typed), 'exact');
   }
 
-  private async fetch(request: () => Promise<PageResult>, focusLine?: number): Promise<boolean> {
+  private fetch(request: () => Promise<PageResult>, focusLine?: number): Promise<boolean> {
+    return this.fetchPage(request, focusLine, false);
+  }
+
+  private async fetchPage(request: () => Promise<PageResult>, focusLine: number | undefined, focusGap: boolean): Promise<boolean> {
     const seq = ++this.seq;
     try {
       const page = await request();
       if (seq !== this.seq) return false; // a newer navigation won
       this.clearError();
       this.focusLine = focusLine;
+      this.focusGap = focusGap;
       this.render(page);
       return true;
     } catch (error) {
@@ -336,9 +365,17 @@ export class Pager {
     // stay on screen: the view was at the top already, or keeps its place. The scroll is read and
     // reset before the new text goes in, while the layout is clean: after, each would lay out the
     // new page there and then, not in the frame.
-    const focus = this.focusLine !== undefined;
+    const focus = this.focusLine !== undefined || this.focusGap;
     const reuse = !focus && (keepScroll || this.text.scrollTop === 0);
-    if (!focus && !keepScroll) this.text.scrollTop = 0;
+    if (!focus && !keepScroll) {
+      this.text.scrollTop = 0;
+      // A narrow view scrolls as a whole (the text is no scroller then): show the new page's top.
+      if (!ownScroller(this.text)) {
+        const head = this.element.querySelector('.pager-head')?.getBoundingClientRect().bottom ?? 0;
+        const top = this.text.getBoundingClientRect().top;
+        if (top < head) document.scrollingElement?.scrollBy(0, top - head);
+      }
+    }
     renderText(this.text, body.text, {
       firstLine: page.firstLine,
       raw: this.view.raw,
@@ -357,6 +394,9 @@ export class Pager {
       row?.classList.add('focus-line');
       const target = row?.querySelector<HTMLElement>('mark.match') ?? row;
       if (target) scrollWithin(this.text, target);
+    } else if (this.focusGap) {
+      const marker = this.text.querySelector<HTMLElement>('.gap-inline');
+      if (marker) scrollWithin(this.text, marker);
     }
   }
 
@@ -373,7 +413,7 @@ export class Pager {
     if (!body || this.page !== page || this.view.raw) return;
     const top = this.text.scrollTop;
     this.paintText(page, body, true);
-    if (this.focusLine === undefined) this.text.scrollTop = top;
+    if (this.focusLine === undefined && !this.focusGap) this.text.scrollTop = top;
   }
 
   private updateStatus(page: PageResult): void {
@@ -404,6 +444,19 @@ export class Pager {
       lines,
     });
     this.slider.setAttribute('aria-valuetext', label);
+    this.renderMore(page);
+    // The copy's line numbers: past a capture gap they are not the output's (the lines dropped there
+    // are not known, only their bytes), so the page says what it counts.
+    const gapOffset = this.describe?.info.gapOffset;
+    const pastGap = gapOffset !== undefined && page.nextOffset > gapOffset && !this.describe?.info.complete;
+    this.linesNote.hidden = !pastGap;
+    this.text.dataset.lines = pastGap ? 'copy' : 'output';
+    this.linesNote.textContent = pastGap
+      ? l10n.t(
+          "Line numbers after byte {offset} count the copy's lines, not the output's: the {dropped} bytes dropped there held lines that are not counted.",
+          { offset: num(gapOffset), dropped: num(this.describe?.info.droppedBytes ?? 0) },
+        )
+      : '';
     const omitted = this.describe?.preview.omitted;
     if (!omitted) {
       this.seen.textContent = this.describe?.preview.source === 'unavailable' ? '' : l10n.t('The model saw this page in its preview.');
@@ -420,6 +473,29 @@ export class Pager {
         : seen === 'none'
           ? l10n.t("The model did not see this page: it is in the preview's omitted range.")
           : l10n.t("The model saw only part of this page: the preview's omitted range starts or ends here.");
+  }
+
+  /** The page's hasMore, with what it means here (a chip with a tooltip, as the output's flags). */
+  private renderMore(page: PageResult): void {
+    const focused = this.more.contains(document.activeElement);
+    hideTooltip();
+    const end = !page.hasMore;
+    const tip = end
+      ? page.complete
+        ? l10n.t('hasMore=false on this page: it reaches the end of the copy, and the copy is the whole output.')
+        : l10n.t('hasMore=false with complete=false: you reached the end of what was saved, and what was saved is not all.')
+      : l10n.t('hasMore=true on this page: more saved bytes follow; the next page starts at byte {0}.', num(page.nextOffset));
+    const chip = h(
+      'span',
+      {
+        className: `flag page-flag${end ? (page.complete ? ' tone-ok' : ' tone-warn') : ''}`,
+        attrs: { tabindex: 0, 'aria-label': `hasMore: ${String(!end)}`, 'data-page-flag': 'hasMore', 'data-value': String(!end) },
+      },
+      h('span', { className: 'flag-label' }, 'hasMore'),
+      h('span', { className: 'flag-value' }, String(!end)),
+    );
+    this.more.replaceChildren(withTooltip(chip, tip));
+    if (focused) chip.focus();
   }
 
   private updateButtons(page: PageResult): void {

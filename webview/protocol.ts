@@ -84,8 +84,13 @@ export interface DescribeResult {
 export type SnapMode =
   /** Use the offset as typed: a mid-character offset is an error (MID_CHARACTER_OFFSET). */
   | 'exact'
-  /** Move to the nearest character boundary at or before the offset (the slider). */
-  | 'before';
+  /** Move to the nearest character boundary at or before the offset. */
+  | 'before'
+  /**
+   * The slider: move to the start of the next line (the offset itself when a line starts there), so
+   * a page never starts mid-line; the character boundary before it when no line starts within a page.
+   */
+  | 'line';
 
 export interface PageParams {
   outputId: string;

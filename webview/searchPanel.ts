@@ -6,7 +6,7 @@ import * as l10n from '@vscode/l10n';
 import { h, toggle, uid } from './dom';
 import { num } from './format';
 import type { HostConnection } from './ipc';
-import type { SearchMatch } from './protocol';
+import type { OutputInfo, SearchMatch } from './protocol';
 import { renderInline } from './textView';
 
 export interface SearchQuery {
@@ -37,6 +37,8 @@ export class SearchPanel {
   private matches: SearchMatch[] = [];
   private active = -1;
   private seq = 0;
+  /** What the copy lacks (an incomplete copy): a search cannot find what was dropped. */
+  private missing: string | undefined;
   private readonly input = h('input', {
     className: 'input search-input',
     attrs: {
@@ -89,6 +91,23 @@ export class SearchPanel {
       this.regex.setAttribute('aria-pressed', String(query.regex));
       this.caseSensitive.setAttribute('aria-pressed', String(query.caseSensitive));
     }
+  }
+
+  /** The copy's facts (after each describe): an incomplete copy's summaries say what was not searched. */
+  setCopy(info: Pick<OutputInfo, 'complete' | 'droppedBytes' | 'gapOffset'>): void {
+    this.missing = info.complete
+      ? undefined
+      : info.droppedBytes > 0 && info.gapOffset !== undefined
+        ? l10n.t(
+            'The copy is incomplete: {dropped} bytes of the output were dropped at byte {offset} and are not in it, so a match there cannot be found.',
+            { dropped: num(info.droppedBytes), offset: num(info.gapOffset) },
+          )
+        : info.droppedBytes > 0
+          ? l10n.t(
+              'The copy is incomplete: {0} bytes of the output were dropped and are not in it, so a match there cannot be found.',
+              num(info.droppedBytes),
+            )
+          : l10n.t('The copy is incomplete: the tool reported missing bytes, and a match in them cannot be found.');
   }
 
   query(): SearchQuery | undefined {
@@ -144,7 +163,7 @@ export class SearchPanel {
     this.active = -1;
     this.list.removeAttribute('aria-activedescendant');
     const count = num(matches.length);
-    this.summary.textContent =
+    const found =
       matches.length === 0
         ? l10n.t('No matches in the copy.')
         : truncated
@@ -152,6 +171,8 @@ export class SearchPanel {
           : matches.length === 1
             ? l10n.t('1 match. Choose one to show its page.')
             : l10n.t('{0} matches. Choose one to show its page.', count);
+    this.summary.textContent = this.missing ? `${found} ${this.missing}` : found;
+    this.summary.dataset.incomplete = this.missing ? 'true' : 'false';
     this.list.hidden = matches.length === 0;
     this.list.replaceChildren(
       ...matches.map((match, index) => {

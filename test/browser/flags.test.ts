@@ -7,7 +7,7 @@ import type { SessionStore } from '../../src/core/store/sessionStore';
 import type { OutputInfo } from '../../src/core/types';
 import { PanelDouble, test, type TestContext } from './harness';
 import { commandOutput, tempStore } from './fixtures';
-import { assertNoErrors, flags, navigate, shownPage, shownPreview } from './helpers';
+import { assertNoErrors, flags, navigate, pageFlag, shownPage, shownPreview } from './helpers';
 
 const PLAIN_END = 'you reached the end of what was saved, and what was saved is not all';
 
@@ -32,10 +32,11 @@ async function expectEngineFlags(panel: PanelDouble, store: SessionStore, output
   if (!info.evicted) {
     const page = await shownPage(panel.page);
     const engine = await store.read(outputId, page.offset, 4096);
-    assert.equal(shown.hasMore.value, String(engine.hasMore), 'hasMore of the page on screen');
+    assert.equal((await pageFlag(panel.page)).value, String(engine.hasMore), 'hasMore of the page on screen, with the pager');
   } else {
-    assert.equal(shown.hasMore.value, 'none');
+    assert.equal(await panel.page.$('[data-page-flag]'), null, 'no page, no hasMore');
   }
+  assert.equal(shown.hasMore, undefined, "hasMore is the page's, not among the output's flags");
   // Every flag explains itself in plain words.
   for (const [key, flag] of Object.entries(shown)) assert.ok(flag.tip.length > 20, `${key} has a tooltip`);
   return info;
@@ -101,16 +102,17 @@ test('incomplete copy: flags match; hasMore=false with complete=false is explain
   // At the end of what was saved.
   await navigate(panel.page, () => panel.page.click('button:has-text("End")'));
   const end = await flags(panel.page);
+  const endMore = await pageFlag(panel.page);
   const engineEnd = await store.read(result.outputId, (await shownPage(panel.page)).offset, 4096);
   assert.equal(engineEnd.hasMore, false);
   assert.equal(engineEnd.complete, false);
-  assert.equal(end.hasMore.value, 'false');
+  assert.equal(endMore.value, 'false');
   assert.equal(end.complete.value, 'false');
-  assert.ok(end.hasMore.tip.includes(PLAIN_END), `hasMore tooltip: ${end.hasMore.tip}`);
+  assert.ok(endMore.tip.includes(PLAIN_END), `hasMore tooltip: ${endMore.tip}`);
   assert.ok(((await panel.page.textContent('.banner.end-of-saved')) ?? '').toLowerCase().includes(PLAIN_END));
 
   // Tooltips show on keyboard focus, not only on hover.
-  await panel.page.focus('[data-flag="hasMore"]');
+  await panel.page.focus('[data-page-flag="hasMore"]');
   await panel.page.waitForSelector('.tooltip:not([hidden])');
   assert.ok(((await panel.page.textContent('.tooltip')) ?? '').includes(PLAIN_END));
   await panel.page.keyboard.press('Escape');

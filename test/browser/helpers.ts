@@ -65,6 +65,16 @@ export async function flags(page: Page): Promise<Record<string, { value: string;
   );
 }
 
+/** The page's own flag (hasMore), shown with the pager: its value and its tooltip's text. */
+export async function pageFlag(page: Page): Promise<{ value: string; tip: string }> {
+  return page.evaluate(() => {
+    const e = document.querySelector<HTMLElement>('[data-page-flag="hasMore"]');
+    if (!e) return { value: 'none', tip: '' };
+    const tipId = e.getAttribute('aria-describedby');
+    return { value: e.dataset.value ?? '', tip: (tipId && document.getElementById(tipId)?.textContent) || '' };
+  });
+}
+
 export async function typeOffset(page: Page, offset: number | string): Promise<void> {
   await page.fill('.input.offset', String(offset));
   await page.press('.input.offset', 'Enter');

@@ -49,8 +49,8 @@ function visibleLabels(panel: PanelDouble): Promise<{ where: string; text: strin
     for (const e of document.querySelectorAll<HTMLElement>('button:not([hidden]) .label, h2, .field-label, .field-unit, .flag-label'))
       add(e.className || e.tagName, e.textContent);
     for (const e of document.querySelectorAll<HTMLElement>('[aria-label]')) {
-      // Marks and flags name the output's own text or value in their label; the rest are fixed texts.
-      if (!e.matches('mark, [data-flag]')) add(`aria-label of ${e.className || e.tagName}`, e.getAttribute('aria-label'));
+      // Marks and flags (the page's hasMore too) name the output's own text or value in their label; the rest are fixed texts.
+      if (!e.matches('mark, [data-flag], [data-page-flag]')) add(`aria-label of ${e.className || e.tagName}`, e.getAttribute('aria-label'));
     }
     for (const e of document.querySelectorAll<HTMLElement>('button[title], .toggle[title]')) add(`title of ${e.className}`, e.title);
     add('search placeholder', document.querySelector<HTMLInputElement>('.search-input')?.placeholder);

@@ -212,16 +212,27 @@ export class InspectorSession {
     const store = await this.host.store();
     const { index } = await this.analysis(store);
     let start = offset;
-    if (snap === 'before') start = Math.min(offset, Math.max(0, index.totalBytes - 1));
+    if (snap !== 'exact') start = Math.min(offset, Math.max(0, index.totalBytes - 1));
     const firstLine = this.lineBeside(store, index, start);
+    // A line starts at `start` when the byte before it is a newline (a read there fails mid-character: not one).
+    const lineStart = snap === 'line' && start > 0 ? this.startsLine(store, start) : Promise.resolve(true);
     let read: ReadResult;
     try {
       read = await store.read(this.outputId, start, size);
     } catch (error) {
       // The slider lands anywhere; move back to the start of the character it hit.
-      if (snap !== 'before' || !isRecallError(error, 'MID_CHARACTER_OFFSET')) throw error;
+      if (snap === 'exact' || !isRecallError(error, 'MID_CHARACTER_OFFSET')) throw error;
       start = Number(error.details.before);
       read = await store.read(this.outputId, start, size);
+    }
+    if (snap === 'line' && !(await lineStart)) {
+      // Mid-line: start at the next line when one starts within the page (else the page stays here).
+      const newline = read.text.indexOf('\n');
+      const next = newline < 0 ? -1 : start + Buffer.byteLength(read.text.slice(0, newline + 1));
+      if (next > start && next < read.totalBytes) {
+        const line = await firstLine;
+        return withLines(line + 1, offset, next, await store.read(this.outputId, next, size));
+      }
     }
     return withLines(await firstLine, offset, start, read);
   }
@@ -246,6 +257,15 @@ export class InspectorSession {
       read = await store.read(this.outputId, start, Math.max(1, stop - start));
     }
     return withLines(await firstLine, stop - size, start, read);
+  }
+
+  /** Whether the byte before `offset` is a newline. */
+  private async startsLine(store: RecallStore, offset: number): Promise<boolean> {
+    try {
+      return (await store.read(this.outputId, offset - 1, 4)).text.startsWith('\n');
+    } catch {
+      return false; // mid-character: the byte before is part of a character, not a newline
+    }
   }
 
   /**
