@@ -22,7 +22,7 @@ function connect(connectJs, { workspace, serverRoot, agent, env }) {
 export const CLAUDE = {
   name: 'Claude Code',
   /** Writes `.mcp.json` in the workspace (project scope) for `how`: stdio | http | connect. */
-  configure({ how, workspace, home, url, connectJs, shim }) {
+  configure({ how, workspace, home, url, connectJs, shim, alwaysLoad = false }) {
     mkdirSync(workspace, { recursive: true });
     const file = path.join(workspace, '.mcp.json');
     if (how === 'connect')
@@ -33,8 +33,13 @@ export const CLAUDE = {
         env: baseEnv({ home, shim }),
       });
     // Claude Code expands ${VAR} in .mcp.json, so the token stays in the environment.
-    const entry =
-      how === 'http' ? { type: 'http', url, headers: { Authorization: `Bearer \${${TOKEN_ENV}}` } } : { command: 'node', args: [DIST_MCP] };
+    // `alwaysLoad: true` (its entry schema has it): Claude Code connects the server before its first turn instead of beside it.
+    const entry = {
+      ...(how === 'http'
+        ? { type: 'http', url, headers: { Authorization: `Bearer \${${TOKEN_ENV}}` } }
+        : { command: 'node', args: [DIST_MCP] }),
+      ...(alwaysLoad ? { alwaysLoad: true } : {}),
+    };
     writeFileSync(file, `${JSON.stringify({ mcpServers: { [KEY]: entry } }, null, 2)}\n`);
     return { file };
   },

@@ -55,6 +55,13 @@ export const CODE_FACTS = {
   ],
 };
 
+/** The start-up race's rows: each client over stdio with the README's entry, and Claude Code's entry with `alwaysLoad`. */
+export const RACE_NAMES = {
+  codex: 'Codex over stdio',
+  claude: 'Claude Code over stdio',
+  'claude-alwaysLoad': 'Claude Code over stdio, entry with `"alwaysLoad": true`',
+};
+
 export const CLIENT_NAMES = { claude: 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', qwen: 'Qwen Code', copilot: 'Copilot CLI' };
 
 /** `files`: per client, the installed binary or the folder of its bundle (searched whole); clients left out are not searched. */
@@ -111,7 +118,7 @@ function raceSection(race) {
   if (!race?.clients) return '';
   const loads = Object.values(race.clients).flatMap((rows) => rows.map((r) => r.load));
   const out = [
-    `Issue 31 §1, under heavy load: ${race.busy} busy processes (\`node -e 'for(;;){}'\`, four per core) ran for the whole scenario; the 1-minute load average was ${race.loadAtStart.toFixed(1)} when the first run started and ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} as the runs ended. Each client over stdio with the README's entry (Codex with its default start-up grace, \`mcp_optional_startup_grace_ms\` 1,000 ms) and a model that answers at once:`,
+    `Issue 31 §1, under heavy load: ${race.busy} busy processes (\`node -e 'for(;;){}'\`, four per core) ran for the whole scenario; the 1-minute load average was ${race.loadAtStart.toFixed(1)} when the first run started and ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} as the runs ended. Each client over stdio with the README's entry (Codex with its default start-up grace, \`mcp_optional_startup_grace_ms\` 1,000 ms; Claude Code also with \`"alwaysLoad": true\` in its entry) and a model that answers at once:`,
     '',
     '| Client | Runs whose first model request offered our tools | Load average (min–max) | First model request (ms after start, median, max) | tools/list replied (ms, median, max) |',
     '|---|---|---|---|---|',
@@ -124,13 +131,13 @@ function raceSection(race) {
     const offered = rows.filter((r) => r.ourToolsOffered).length;
     const l = rows.map((r) => r.load);
     out.push(
-      `| ${CLIENT_NAMES[cli]} | **${offered}/${rows.length}** | ${Math.min(...l).toFixed(1)}–${Math.max(...l).toFixed(1)} | ${stat(rows.map((r) => r.firstModelRequestMs))} | ${stat(rows.map((r) => r.toolsListedMs))} |`,
+      `| ${RACE_NAMES[cli]} | **${offered}/${rows.length}** | ${Math.min(...l).toFixed(1)}–${Math.max(...l).toFixed(1)} | ${stat(rows.map((r) => r.firstModelRequestMs))} | ${stat(rows.map((r) => r.toolsListedMs))} |`,
     );
   }
   for (const [cli, rows] of Object.entries(race.clients))
     out.push(
       '',
-      `${CLIENT_NAMES[cli]} (times in ms after the CLI started):`,
+      `${RACE_NAMES[cli]} (times in ms after the CLI started):`,
       '',
       '| Run | Server spawned | initialize sent | initialize replied | tools/list asked | tools/list replied | First model request (tools in it) | Our tools offered | Load |',
       '|---|---|---|---|---|---|---|---|---|',

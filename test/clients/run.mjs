@@ -31,7 +31,7 @@ import {
   ensureClients,
 } from '../../scripts/clients/setup.mjs';
 import { DIST_MCP, root } from './clients.mjs';
-import { CLIENT_NAMES, codeFacts, renderReport } from './report.mjs';
+import { CLIENT_NAMES, RACE_NAMES, codeFacts, renderReport } from './report.mjs';
 import {
   HOOKED_CLIS,
   busyProcesses,
@@ -220,27 +220,33 @@ async function main() {
 
     // Issue 31 §1: Codex (its default 1 s start-up grace) and Claude Code over stdio, under four busy
     // processes per core for the whole scenario, offer our tools in the first model request every time.
-    const racing = ['codex', 'claude'].filter(wanted);
+    // Claude Code twice: the README's entry, and the entry with `"alwaysLoad": true` (its schema's key that
+    // makes it connect the server before its first turn instead of beside it).
+    const racing = [
+      ['codex', 'codex', {}],
+      ['claude', 'claude', {}],
+      ['claude', 'claude-alwaysLoad', { alwaysLoad: true }],
+    ].filter(([cli]) => wanted(cli));
     if (racing.length) {
       const busy = busyProcesses({ perCore: 4 });
       try {
         const loadAtStart = await busy.ready();
         console.log(`\nStart-up race under load: ${busy.count} busy processes (4 per core), load average ${loadAtStart.toFixed(1)}`);
         measured.race = { busy: busy.count, loadAtStart, runs: raceRuns, clients: {} };
-        for (const cli of racing) {
-          console.log(`\n${cli === 'codex' ? 'Codex' : 'Claude Code'} over stdio, ${raceRuns} runs`);
-          measured.race.clients[cli] = await startupRace({ cli, scratch, bins, runs: raceRuns, busy });
+        for (const [cli, key, configure] of racing) {
+          console.log(`\n${RACE_NAMES[key]}, ${raceRuns} runs`);
+          measured.race.clients[key] = await startupRace({ cli, scratch, bins, runs: raceRuns, busy, configure });
         }
         measured.race.loadAtEnd = busy.load();
       } finally {
         busy.stop();
       }
-      for (const cli of racing) {
-        const rows = measured.race.clients[cli];
+      for (const [, key] of racing) {
+        const rows = measured.race.clients[key];
         const offered = rows.filter((r) => r.ourToolsOffered).length;
         const loads = rows.map((r) => r.load);
         check(
-          `${cli === 'codex' ? 'Codex' : 'Claude Code'} over stdio under load (${measured.race.busy} busy processes, load ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}): our tools in the first model request in ${offered}/${raceRuns} runs`,
+          `${RACE_NAMES[key]} under load (${measured.race.busy} busy processes, load ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}): our tools in the first model request in ${offered}/${raceRuns} runs`,
           rows.length === raceRuns && offered === raceRuns,
           `runs without: ${rows
             .filter((r) => !r.ourToolsOffered)

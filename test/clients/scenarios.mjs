@@ -225,17 +225,18 @@ const firstLoopRequest = (requests) =>
  * offer our tools? With `busy`, under busyProcesses() for the whole scenario; each row has the load
  * average when the run ended.
  */
-export async function startupRace({ cli, scratch, bins, runs, busy }) {
+export async function startupRace({ cli, scratch, bins, runs, busy, configure = {} }) {
   const agent = agentFor(cli, bins);
   const rows = [];
   for (let i = 0; i < runs; i++) {
     const f = scratchFolders(scratch, `${cli}-race-${i}`);
     const model = await startModel(answerScript());
     try {
-      agent.configure({ how: 'stdio', ...f, modelPort: model.port });
+      agent.configure({ how: 'stdio', ...f, modelPort: model.port, ...configure });
       const run = await agent.run({ prompt: 'hello', ...f, modelPort: model.port, waitForServers: false, limitMs: 180_000 });
       const tap = readTaps(f.taps).find((t) => !t.argv.includes('hook'));
       const exchange = tap ? mcpExchange(tap) : {};
+      writeFileSync(path.join(f.dir, 'requests.json'), JSON.stringify(model.requests));
       const first = firstLoopRequest(model.requests);
       const at = (t) => (t === undefined ? undefined : Math.round(t - run.started));
       rows.push({
