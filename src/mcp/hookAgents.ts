@@ -54,6 +54,9 @@ const bigEnough = (text: string): boolean => text.length >= RETAIN_FROM_BYTES / 
 const contextAnswer = (hookEventName: string) => (context: string) =>
   `${JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext: context } })}\n`;
 
+/** The lines Gemini CLI 0.61.0's run_shell_command adds after the output, in its order; the process group line always. */
+const GEMINI_TRAILER =
+  /(?:\n\[?Error: [^\n]*)?(?:\n\[?Exit Code: -?\d+\]?)?(?:\n\[?Signal: [^\n]*)?(?:\n\[?Background PIDs: [^\n]*)?\nProcess Group PGID: [^\n]*$/;
 const UNTRUSTED_OPEN = '<untrusted_context>\nOutput: ';
 const UNTRUSTED_CLOSE = '\n</untrusted_context>';
 
@@ -66,6 +69,9 @@ export const GEMINI_AFTER_TOOL: HookAgent = {
     // Gemini's wrapper, not the command's output: offsets in the copy are the output's own.
     if (text.startsWith(UNTRUSTED_OPEN)) text = text.slice(UNTRUSTED_OPEN.length);
     if (text.endsWith(UNTRUSTED_CLOSE)) text = text.slice(0, -UNTRUSTED_CLOSE.length);
+    // And its status lines after the output (Error, Exit Code, Signal, Background PIDs, then the
+    // process group it always adds): taken off only when that last line is there.
+    text = text.replace(GEMINI_TRAILER, '');
     if (!bigEnough(text)) return undefined;
     return {
       agent: 'gemini-cli',

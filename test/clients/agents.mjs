@@ -22,7 +22,7 @@ function connect(connectJs, { workspace, serverRoot, agent, env }) {
 export const CLAUDE = {
   name: 'Claude Code',
   /** Writes `.mcp.json` in the workspace (project scope) for `how`: stdio | http | connect. */
-  configure({ how, workspace, home, url, connectJs, shim, alwaysLoad = false }) {
+  configure({ how, workspace, home, url, connectJs, shim, alwaysLoad = true }) {
     mkdirSync(workspace, { recursive: true });
     const file = path.join(workspace, '.mcp.json');
     if (how === 'connect')

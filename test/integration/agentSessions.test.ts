@@ -221,6 +221,7 @@ describe('Connect Other Agents', function () {
     assert.deepEqual(written.mcpServers['tool-output-recall'], {
       command: 'node',
       args: [result.launcher, '--workspace', fs.realpathSync(workspace())],
+      alwaysLoad: true,
     });
     // The copy lives outside the extension's folder (which an update replaces).
     const ext = vscode.extensions.getExtension(EXTENSION_ID)!;

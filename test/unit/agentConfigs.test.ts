@@ -184,7 +184,7 @@ describe('agent configs: entries and names', () => {
       file: '/srv/proj/.mcp.json',
       format: 'json',
       scope: 'workspace',
-      entry: { command: 'node', args: [launch.launcher, '--workspace', '/srv/proj'] },
+      entry: { command: 'node', args: [launch.launcher, '--workspace', '/srv/proj'], alwaysLoad: true },
     });
     assert.deepEqual(agentTarget('cursor', launch, env).entry, {
       command: 'node',

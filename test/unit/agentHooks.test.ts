@@ -25,7 +25,11 @@ const geminiEvent = (output: string) => ({
   hook_event_name: 'AfterTool',
   tool_name: 'run_shell_command',
   tool_input: { command: 'make release' },
-  tool_response: { llmContent: `<untrusted_context>\nOutput: ${output}\n[Exit Code: 0]\n</untrusted_context>`, returnDisplay: output },
+  // As Gemini CLI 0.61.0 sends it (seen live): the output without its last line break, then its own status lines.
+  tool_response: {
+    llmContent: `<untrusted_context>\nOutput: ${output.replace(/\n$/, '')}\n[Exit Code: 0]\nProcess Group PGID: 4242\n</untrusted_context>`,
+    returnDisplay: output,
+  },
 });
 const qwenEvent = (output: string) => ({
   session_id: 's1',
@@ -98,8 +102,9 @@ describe('hooks for agents’ own shell tools', function () {
         assert.match(context, /read_tool_output \{"outputId": "out_/);
         assert.match(context, /ERROR: disk full on \/var/);
         assert.match(context, new RegExp(FIELD));
-        // The copy is the command's output (Gemini's wrapper taken off, its status lines kept): its size, its first and last bytes.
-        const expected = Buffer.from(name.startsWith('gemini') ? `${OUTPUT}\n[Exit Code: 0]` : OUTPUT);
+        // The copy is the command's output (Gemini's wrapper and status lines taken off): its size, its first and last bytes.
+        // (Gemini's own status lines are taken off; the line break it took off the end cannot be restored.)
+        const expected = Buffer.from(name.startsWith('gemini') ? OUTPUT.replace(/\n$/, '') : OUTPUT);
         const first = await readPage(server, outputId, 0);
         assert.equal(first.totalBytes, expected.length);
         assert.equal(first.text, expected.subarray(0, 4096).toString());

@@ -147,7 +147,9 @@ export function agentTarget(id: AgentId, launch: ServerLaunch, env: NodeJS.Proce
         file: path.join(launch.workspace, '.mcp.json'),
         format: 'json',
         scope: 'workspace',
-        entry: { command: launch.node, args },
+        // alwaysLoad: Claude Code 2.1.332 connects a server beside its first turn unless its entry says so, and
+        // then its first model request may go out without our tools (19 of 20 runs under load, test/clients).
+        entry: { command: launch.node, args, alwaysLoad: true },
       };
     case 'cursor':
       // Cursor expands ${workspaceFolder} itself, so the entry names no path of this machine's but the launcher.
