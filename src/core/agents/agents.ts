@@ -172,25 +172,19 @@ export function agentTarget(id: AgentId, launch: ServerLaunch, env: NodeJS.Proce
         entry: { command: launch.node, args, tool_timeout_sec: CODEX_TOOL_TIMEOUT_SEC },
       };
     case 'gemini-cli':
-      // The project's settings (beside the user's ~/.gemini/settings.json, which Gemini merges with it).
-      // Its MCP calls wait 10 minutes by default, as long as run_command's longest timeout.
+    case 'qwen-code': {
+      // The project's settings (beside the user's, which each merges with it). Gemini's MCP calls wait
+      // 10 minutes by default, as long as run_command's longest timeout.
+      const folder = id === 'gemini-cli' ? '.gemini' : '.qwen';
       return {
         id,
         name: AGENTS[id].name,
-        file: path.join(launch.workspace, '.gemini', 'settings.json'),
+        file: path.join(launch.workspace, folder, 'settings.json'),
         format: 'json',
         scope: 'workspace',
         entry: { command: launch.node, args },
       };
-    case 'qwen-code':
-      return {
-        id,
-        name: AGENTS[id].name,
-        file: path.join(launch.workspace, '.qwen', 'settings.json'),
-        format: 'json',
-        scope: 'workspace',
-        entry: { command: launch.node, args },
-      };
+    }
     case 'copilot-cli':
       // One file for every project, as `copilot mcp add` writes it: the entry names the workspace.
       return {
