@@ -119,6 +119,8 @@ describe('connect flow', function () {
     assert.ok(detail.includes(path.join('.cursor', 'mcp.json')), `Cursor is checked:\n${detail}`);
     assert.ok(detail.includes('.mcp.json'), `Claude Code is checked:\n${detail}`);
     assert.ok(!detail.includes('config.toml'), `Codex (~/.codex/config.toml, global) is not checked by default:\n${detail}`);
+    // Claude Code's hook retains the file Claude Code saved into the session (an outputId), not only points at it.
+    assert.match(detail, /Claude Code saves it to, so it is kept in the session with an outputId/, `Claude Code's hook note:\n${detail}`);
     assert.equal(await done, undefined, 'cancelled');
     assert.deepEqual(written(), [], 'nothing written');
   });

@@ -156,7 +156,7 @@ function hookNote(id: AgentId): string | undefined {
   switch (id) {
     case 'claude-code':
       return vscode.l10n.t(
-        '(The hook tells Claude Code where its Bash saved an output too large to show, and how to search that file with the server.)',
+        '(The hook hands the server the whole output of a Bash command too large for Claude Code to show, read from the file Claude Code saves it to, so it is kept in the session with an outputId, and tells the model how to read and search it. With no server of Claude Code running, it points the model at that file instead.)',
       );
     case 'gemini-cli':
       return vscode.l10n.t(
