@@ -25,9 +25,17 @@ export function registerSessionCommands(sessions: SessionManager, log: vscode.Lo
       return store.sessionId;
     }),
     command('forkSession', async () => {
+      const parent = sessions.sessionId ?? (await sessions.existingStore())?.sessionId;
+      const parentName = parent ? await sessions.views.name(parent).catch(() => parent) : undefined;
       const store = await sessions.forkSession();
+      // What makes it a fork, in words: New Session's message says nothing of the session before.
       void vscode.window.showInformationMessage(
-        vscode.l10n.t('Tool Output Recall: forked into session {0}; it shares no outputs with the previous one.', store.sessionId),
+        parentName
+          ? vscode.l10n.t(
+              'Tool Output Recall: started a fork of the session {parent}. The fork starts empty and its name says which session it came from; the outputs of {parent} stay there (Switch Session… goes back).',
+              { parent: parentName },
+            )
+          : vscode.l10n.t('Tool Output Recall: new session {0}.', store.sessionId),
       );
       return store.sessionId;
     }),
@@ -102,7 +110,7 @@ async function sessionItems(
       const parts = summary && sessionParts(summary, vscode.env.language);
       const state = s.current ? vscode.l10n.t('current session') : s.locked ? vscode.l10n.t('open in another window') : undefined;
       return {
-        label: parts ? `${parts.when} · ${parts.first}` : s.sessionId,
+        label: parts ? [parts.when, parts.first, parts.fork].filter(Boolean).join(' · ') : s.sessionId,
         description: [parts?.contents ?? formatBytes(s.bytes), state].filter(Boolean).join(' · '),
         detail: s.sessionId,
         sessionId: s.sessionId,

@@ -132,6 +132,36 @@ describe('sessions keep open tabs', function () {
     assert.equal(await api.sessionId(), id);
   });
 
+  it('Fork Session is told apart from New Session: its message and its name in the picker say which session it was forked from', async () => {
+    await run('newSession');
+    const parent = await api.sessionId();
+    await api.retain('parent output\n', { tool: 'run_command', title: 'sh parent-of-the-fork.sh' });
+    await vscode.commands.executeCommand('notifications.clearAll');
+    const fork = await run<string>('forkSession');
+    assert.ok(fork && fork !== parent);
+    await vscode.commands.executeCommand('notifications.showList');
+    const told = '.notifications-center .notification-list-item:has-text("sh parent-of-the-fork.sh")';
+    await workbench.waitFor(told);
+    const message = await workbench.text(told);
+    if (vscode.env.language === 'en') assert.match(message, /started a fork of the session .+ · sh parent-of-the-fork\.sh/);
+    assert.ok(!message.includes(fork), `the message names the parent as a person knows it, not the fork's ID: ${message}`);
+    await vscode.commands.executeCommand('notifications.hideList');
+
+    const picking = run('switchSession');
+    try {
+      const row = (id: string) => `.quick-input-widget .quick-input-list .monaco-list-row:has-text("${id}")`;
+      await workbench.waitFor(row(fork));
+      const forkRow = await workbench.text(row(fork));
+      assert.ok(forkRow.includes('sh parent-of-the-fork.sh'), `the fork's row names its parent by its first command: ${forkRow}`);
+      if (vscode.env.language === 'en') assert.match(forkRow, /fork of /);
+      const parentRow = await workbench.text(row(parent));
+      assert.ok(!/fork of /.test(parentRow), `the parent is no fork: ${parentRow}`);
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+    }
+    assert.equal(await picking, undefined);
+  });
+
   it('Delete Session asks first, naming the session as a person knows it and saying that a new session starts', async () => {
     await run('newSession');
     const id = await api.sessionId();

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { RecallError } from '../../src/core/errors';
 import type { OutputInfo } from '../../src/core/types';
-import { sessionName, sessionParts, summarize } from '../../src/extension/sessions/sessionNames';
+import { sessionName, sessionParts, sessionShortName, summarize } from '../../src/extension/sessions/sessionNames';
 import { InspectorSession, toErrorView, type InspectorHost } from '../../src/extension/inspector/requestHandler';
 import type { HostToWebview } from '../../webview/protocol';
 
@@ -46,6 +46,17 @@ describe('session names', () => {
     const parts = sessionParts(summarize('s20261205-ad2f7f183669', undefined, []), 'en-US');
     assert.deepEqual(parts, { when: 'Dec 5, 2026', first: 'no command yet', contents: 'no outputs' });
     assert.equal(sessionParts(summarize('s1', undefined, [output({ title: 'x', totalBytes: 1 })]), 'en-US').contents, '1 output · 1 B');
+  });
+
+  it("a fork's name says which session it was forked from, by that session's name; other sessions' names say nothing of it", () => {
+    const parent = summarize('s20261205-000000000001', started, [output({ createdAt: started, title: 'sh build-log.sh' })]);
+    const forkOf = sessionShortName(parent, 'en-US');
+    const when = new Date(started).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' });
+    assert.equal(forkOf, `${when} · sh build-log.sh`);
+    const fork = { ...summarize('s20261205-000000000002', started + 60_000, []), forkOf };
+    assert.equal(sessionParts(fork, 'en-US').fork, `fork of ${when} · sh build-log.sh`);
+    assert.match(sessionName(fork, 'en-US'), /· no command yet · no outputs · fork of .+ · sh build-log\.sh$/);
+    assert.ok(!sessionName(parent, 'en-US').includes('fork of'));
   });
 });
 

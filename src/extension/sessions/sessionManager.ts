@@ -16,6 +16,8 @@ export type ManagedStore = OpenedStore;
 export type StoreOpener = (options: OpenStoreOptions) => Promise<ManagedStore>;
 
 const LAST_SESSION_KEY = 'toolOutputRecall.lastSession';
+/** Which session each fork of this workspace was forked from (child ID -> parent ID): its name says so. */
+const FORKS_KEY = 'toolOutputRecall.forks';
 
 /**
  * Owns "the current session" of this window: opens it lazily (activation stays light), resumes
@@ -94,13 +96,29 @@ export class SessionManager implements vscode.Disposable {
     });
   }
 
-  /** A new session that shares no copies with the current one. */
+  /**
+   * A new session that shares no copies with the current one but records it as its parent: its name
+   * says "fork of <parent>" (forkedFrom), where New Session's says nothing of the session before.
+   */
   forkSession(): Promise<ManagedStore> {
     return this.serialized(async () => {
       const parent = this.current?.store.sessionId;
       await this.closeCurrent();
-      return this.activate(newSessionId(), parent);
+      const id = newSessionId();
+      if (parent) await this.state.update(FORKS_KEY, { ...this.forks(), [id]: parent });
+      return this.activate(id, parent);
     });
+  }
+
+  /** The session `sessionId` was forked from in this workspace, if it is a fork. */
+  forkedFrom(sessionId: string): string | undefined {
+    const parent = this.forks()[sessionId];
+    return typeof parent === 'string' && isSessionIdShape(parent) ? parent : undefined;
+  }
+
+  private forks(): Record<string, string> {
+    const known = this.state.get<Record<string, string>>(FORKS_KEY);
+    return known && typeof known === 'object' ? known : {};
   }
 
   /** Deletes the current session's file (its IDs stop resolving) and starts a new session. */

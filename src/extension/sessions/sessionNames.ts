@@ -23,6 +23,8 @@ export interface SessionSummary {
   outputs: number;
   /** Their bytes. */
   retainedBytes: number;
+  /** For a fork (Fork Session), the session it was forked from, as a person knows it: when it started and its first command. */
+  forkOf?: string;
 }
 
 /** Longest first command a name carries, in UTF-16 units. */
@@ -49,9 +51,10 @@ export function summarize(sessionId: string, startedAt: number | undefined, outp
   };
 }
 
-/** The parts of a session's name: when, what first, how much. */
-export function sessionParts(summary: SessionSummary, locale?: string): { when: string; first: string; contents: string } {
+/** The parts of a session's name: when, what first, how much, and for a fork which session it came from. */
+export function sessionParts(summary: SessionSummary, locale?: string): { when: string; first: string; contents: string; fork?: string } {
   return {
+    ...(summary.forkOf !== undefined ? { fork: l10n.t('fork of {0}', summary.forkOf) } : {}),
     when: startedText(summary, locale),
     first: summary.firstCommand ?? l10n.t('no command yet'),
     contents:
@@ -64,10 +67,20 @@ export function sessionParts(summary: SessionSummary, locale?: string): { when: 
   };
 }
 
-/** The session's name in one line: "Dec 5, 2026, 9:30 PM · sh build-log.sh · 3 outputs · 1.2 MiB". */
+/**
+ * The session's name in one line: "Dec 5, 2026, 9:30 PM · sh build-log.sh · 3 outputs · 1.2 MiB",
+ * and for a fork "… · fork of Dec 5, 2026, 9:10 PM · sh build-log.sh".
+ */
 export function sessionName(summary: SessionSummary, locale?: string): string {
-  const { when, first, contents } = sessionParts(summary, locale);
-  return l10n.t('{when} · {first} · {contents}', { when, first, contents });
+  const { when, first, contents, fork } = sessionParts(summary, locale);
+  const name = l10n.t('{when} · {first} · {contents}', { when, first, contents });
+  return fork ? `${name} · ${fork}` : name;
+}
+
+/** A session named briefly, as a fork names its parent: when it started and its first command. */
+export function sessionShortName(summary: SessionSummary, locale?: string): string {
+  const { when, first } = sessionParts(summary, locale);
+  return `${when} · ${first}`;
 }
 
 function startedText(summary: SessionSummary, locale: string | undefined): string {

@@ -17,7 +17,7 @@ import { currentSignature, signatureText } from '../../core/store/readOnlyView';
 import { listSessions, sessionFile } from '../../core/store/sessionFiles';
 import type { RecallStore } from '../../core/types';
 import type { SessionManager } from './sessionManager';
-import { sessionName, summarize, type SessionOrigin, type SessionSummary } from './sessionNames';
+import { sessionName, sessionShortName, summarize, type SessionOrigin, type SessionSummary } from './sessionNames';
 
 /** Earlier sessions kept read into memory at once (each holds its index); the least recently used goes. */
 const MAX_LOADED = 4;
@@ -34,7 +34,8 @@ export class SessionViews implements vscode.Disposable {
   private readonly subscription: vscode.Disposable;
 
   constructor(
-    private readonly manager: Pick<SessionManager, 'dir' | 'sessionId' | 'store' | 'existingStore' | 'onDidChange' | 'switchSession'>,
+    private readonly manager: Pick<SessionManager, 'dir' | 'sessionId' | 'store' | 'existingStore' | 'onDidChange' | 'switchSession'> &
+      Partial<Pick<SessionManager, 'forkedFrom'>>,
     private readonly quotaBytes: () => number,
     private readonly log: vscode.LogOutputChannel,
     private readonly locale: () => string = () => vscode.env.language,
@@ -113,11 +114,27 @@ export class SessionViews implements vscode.Disposable {
   /** The current session's name, from the outputs it lists (the tree has them at hand). */
   async currentName(store: RecallStore & { file?: string }, outputs: Parameters<typeof summarize>[2]): Promise<string> {
     const summary = summarize(store.sessionId, await this.startedAt(store.sessionId, store.file), outputs);
-    return this.named(summary);
+    return this.named(await this.withFork(summary));
   }
 
-  /** What a session's name is made of, computed from its data (cached while its files do not change). */
+  /** What a session's name is made of, computed from its data (cached while its files do not change); a fork's names its parent. */
   async summary(sessionId: string): Promise<SessionSummary> {
+    return this.withFork(await this.ownSummary(sessionId));
+  }
+
+  /** A fork's summary names the session it was forked from (briefly: when it started, its first command). */
+  private async withFork(summary: SessionSummary): Promise<SessionSummary> {
+    const parent = this.manager.forkedFrom?.(summary.sessionId);
+    if (!parent) return summary;
+    const forkOf = await this.ownSummary(parent).then(
+      (own) => sessionShortName(own, this.locale()),
+      // Deleted or unreadable: the name it was last shown with, else its ID.
+      () => this.lastNames.get(parent) ?? parent,
+    );
+    return { ...summary, forkOf };
+  }
+
+  private async ownSummary(sessionId: string): Promise<SessionSummary> {
     if (await this.isCurrent(sessionId)) {
       const store = await this.manager.store();
       return summarize(sessionId, await this.startedAt(sessionId, (store as { file?: string }).file), await store.list());
