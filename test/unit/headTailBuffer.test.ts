@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { capBytes, gapMarker, HeadTailBuffer } from '../../src/core/capture/headTailBuffer';
+import { capBytes, gapMarker, HeadTailBuffer, StreamCounter } from '../../src/core/capture/headTailBuffer';
 import { decode, mixedBytes, mixedText } from './helpers/mixedText';
 import { makeRng, seedFromEnv } from './helpers/prng';
 
@@ -110,6 +110,27 @@ describe('HeadTailBuffer', () => {
       sink.write(Buffer.from('é😀a'.repeat(Math.ceil(size / 7))).subarray(0, size));
       const { totalBytes, droppedBytes, complete } = sink.finish();
       assert.deepEqual(sink.summary(), { totalBytes, droppedBytes, complete }, `size ${size}`);
+    }
+  });
+
+  it('StreamCounter counts a stream as a sink of the same cap would, without keeping it', () => {
+    const seed = seedFromEnv(2718);
+    const rng = makeRng(seed);
+    for (let round = 0; round < 300; round++) {
+      const cap = rng.int(1024, 6000);
+      // Text, binary and ASCII runs between characters, so the cut lands on every kind of byte.
+      const written = Buffer.from(
+        rng.chance(0.3) ? mixedBytes(rng, rng.int(0, cap * 4), 0.5) : mixedText(rng, rng.int(cap - 500, cap * 4)),
+      );
+      const sink = new HeadTailBuffer(cap);
+      const count = new StreamCounter(cap);
+      for (let at = 0; at < written.length;) {
+        const size = rng.int(1, rng.chance(0.2) ? cap * 2 : 40);
+        sink.write(written.subarray(at, at + size));
+        count.write(written.subarray(at, at + size));
+        at += size;
+      }
+      assert.deepEqual(count.summary(), sink.summary(), `seed ${seed}, round ${round}, cap ${cap}, ${written.length} bytes`);
     }
   });
 

@@ -142,13 +142,13 @@ describe('work gate: real commands and programs', function () {
 
   it('bounds the capture buffers in flight: commands that would pass the bytes bound wait', async () => {
     const work = dirs.make();
-    // Each command reserves 4 × 64 KiB (three sinks and the finished copy): two fit in 600 KiB.
-    COMMAND_GATE.configure({ maxConcurrent: 10, maxBytes: 600 * KiB });
+    // Each command reserves 196 KiB (stderr's and the merged sink, the finished copy: 64 KiB each; stdout's count: 4 KiB): two fit in 500 KiB.
+    COMMAND_GATE.configure({ maxConcurrent: 10, maxBytes: 500 * KiB });
     const runs = Array.from({ length: 3 }, () =>
       captureCommand({ command: blocking(work), cwd: work }, undefined, { streamBytes: 64 * KiB }),
     );
     assert.ok(await eventually(() => started(work) === 2 && COMMAND_GATE.state().queued === 1), JSON.stringify(COMMAND_GATE.state()));
-    assert.equal(COMMAND_GATE.state().reservedBytes, 2 * 256 * KiB);
+    assert.equal(COMMAND_GATE.state().reservedBytes, 2 * 196 * KiB);
     writeFileSync(path.join(work, 'go'), '');
     const results = await Promise.all(runs);
     assert.equal(peakRunning(work), 2);
@@ -156,7 +156,7 @@ describe('work gate: real commands and programs', function () {
     assert.equal(queued.length, 1);
     assert.match(
       queued[0].queued!.reason,
-      /^the 2 commands running held 0\.5 MiB of capture buffers, and with this one's 0\.3 MiB they would pass the 0\.6 MiB allowed in flight$/,
+      /^the 2 commands running held 0\.4 MiB of capture buffers, and with this one's 0\.2 MiB they would pass the 0\.5 MiB allowed in flight$/,
     );
   });
 

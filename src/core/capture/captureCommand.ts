@@ -8,11 +8,11 @@ import * as path from 'node:path';
 import { RecallError, clipEcho, describeError } from '../errors';
 import { DEFAULT_LIMITS } from '../limits';
 import { previewHeadTail } from '../preview';
-import { retainOrExplain } from '../retention';
+import { NO_STORE_REASON, retainOrExplain } from '../retention';
 import { newOutputId } from '../ids';
 import type { NotableDigest, RecallStore } from '../types';
 import { commandEnv } from './commandEnv';
-import { HeadTailBuffer, type CappedBytes } from './headTailBuffer';
+import { HeadTailBuffer, StreamCounter, type CappedBytes } from './headTailBuffer';
 import { killTree, signalGroup, spawnShell, type ShellTree } from './processTree';
 import { splitFailureBudget, stderrExcerpt } from './stderrExcerpt';
 import { RUN_COMMAND_TOOL } from '../toolNames';
@@ -33,8 +33,9 @@ export interface RunCommandOptions {
   onQueued?: (reason: string) => void;
   /**
    * The text a model will get for the result, recorded with the retained copy as its preview
-   * (`extra.preview`) in the copy's one journal record. Called for a result that names its copy;
-   * when the copy then cannot be kept, the result says so instead and nothing is recorded.
+   * (`extra.preview`) in the copy's one journal record, and returned as the result's `text`. Called
+   * once per result: again only when the copy its first text names cannot be kept (the result then
+   * says so instead, and nothing is recorded).
    */
   render?: (result: CommandResult) => string;
   /**
@@ -93,6 +94,19 @@ export interface CommandResult {
 /** After the shell exits, how long to wait for pipes still held open by its background children. */
 const PIPE_DRAIN_MS = 1000;
 
+/** A result and the text `options.render` made of it. */
+export type RenderedCommandResult = CommandResult & { text: string };
+
+export function captureCommand(
+  options: RunCommandOptions & { render: NonNullable<RunCommandOptions['render']> },
+  store: RecallStore | undefined,
+  limits?: Partial<CaptureLimits>,
+): Promise<RenderedCommandResult>;
+export function captureCommand(
+  options: RunCommandOptions,
+  store: RecallStore | undefined,
+  limits?: Partial<CaptureLimits>,
+): Promise<CommandResult>;
 export async function captureCommand(
   options: RunCommandOptions,
   store: RecallStore | undefined,
@@ -115,8 +129,8 @@ export async function captureCommand(
   const mergedCap = Math.min(streamBytes, store?.copyBytes ?? streamBytes);
 
   if (limits.maxConcurrent !== undefined) COMMAND_GATE.configure({ maxConcurrent: limits.maxConcurrent });
-  // The three sinks, and the finished copy built from the merged one.
-  const admission = await COMMAND_GATE.enter(2 * streamBytes + 2 * mergedCap, options.signal, options.onQueued);
+  // stderr's sink, stdout's count (a bit per tail byte), the merged sink and the finished copy built from it.
+  const admission = await COMMAND_GATE.enter(streamBytes + Math.ceil(streamBytes / 16) + 2 * mergedCap, options.signal, options.onQueued);
   try {
     const queued = admission.waitedFor ? { waitedMs: admission.waitedMs, reason: admission.waitedFor } : undefined;
     return await captureAndPreview(command, cwd, options, store, { previewBytes, streamBytes, mergedCap, queued });
@@ -159,11 +173,14 @@ async function captureAndPreview(
   };
 
   const copy = captured.merged;
+  const rendered = (result: CommandResult, text = options.render?.(result)): CommandResult | RenderedCommandResult =>
+    text === undefined ? result : { ...result, text };
   const failed = captured.timedOut || captured.signal !== null || (captured.exitCode !== null && captured.exitCode !== 0);
   if (copy.complete && copy.bytes.length <= previewBytes) {
     const whole = copy.bytes.toString('utf8');
     // Invalid bytes decode to U+FFFD (3 bytes each): binary output can outgrow the preview budget.
-    if (Buffer.byteLength(whole) <= previewBytes) return { ...base, preview: whole, previewTruncated: false, recovery: 'not-needed' };
+    if (Buffer.byteLength(whole) <= previewBytes)
+      return rendered({ ...base, preview: whole, previewTruncated: false, recovery: 'not-needed' });
   }
   const split = failed && !captured.cancelled ? splitFailureBudget(previewBytes, stderr.totalBytes) : { merged: previewBytes, stderr: 0 };
   const withCopy = (outputId: string | undefined, recoveryReason?: string): CommandResult => {
@@ -193,9 +210,12 @@ async function captureAndPreview(
     if (copy.dropped) result.droppedNotable = copy.dropped;
     return result;
   };
+  // No copy can be kept: one preview, which says so.
+  if (!store) return rendered(withCopy(undefined, NO_STORE_REASON));
   // The id is made first, so the text that names it is recorded with the copy in one journal record.
   const outputId = newOutputId();
   const hoped = withCopy(outputId);
+  const text = options.render?.(hoped);
   const { retained, unavailableReason } = await retainOrExplain(store, copy.bytes, {
     outputId,
     tool: RUN_COMMAND_TOOL,
@@ -213,10 +233,10 @@ async function captureAndPreview(
       stdout,
       stderr,
       cwd,
-      ...(options.render ? { preview: options.render(hoped) } : {}),
+      ...(text === undefined ? {} : { preview: text }),
     },
   });
-  return retained ? hoped : withCopy(undefined, unavailableReason);
+  return retained ? rendered(hoped, text) : rendered(withCopy(undefined, unavailableReason));
 }
 
 /** How a failed command ended, in the words of the result's status line. */
@@ -229,7 +249,7 @@ function failure(captured: Captured): string {
 type StreamCount = Pick<CappedBytes, 'totalBytes' | 'droppedBytes' | 'complete'>;
 
 interface Captured {
-  /** The streams are capped like the merged copy, but only counted: the merged copy is what is kept. */
+  /** The streams are capped like the merged copy, but only counted: the merged copy is what is kept. stdout's bytes are not held. */
   stdout: StreamCount;
   stderr: StreamCount;
   /** stderr's captured bytes (head, gap marker and tail when capped), built only when asked for. */
@@ -249,7 +269,8 @@ function capture(
   mergedCap: number,
   options: RunCommandOptions,
 ): Promise<Captured> {
-  const out = new HeadTailBuffer(streamCap);
+  const out = new StreamCounter(streamCap);
+  // stderr's bytes are held for the excerpt a failed command shows beside its preview.
   const err = new HeadTailBuffer(streamCap);
   // What the copy drops past its cap is scanned on its way out, so the preview can still name it.
   const merged = new HeadTailBuffer(mergedCap, { notable: 'command' });

@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { countNewlines, lastCompleteBoundary } from '../utf8';
 import { NotableScanner, TEXT_BYTES } from '../notable/scanner';
 import type { NotableKind } from '../notable/patterns';
@@ -31,6 +32,14 @@ export interface HeadTailOptions {
   notable?: NotableKind;
 }
 
+/** How a cap splits: the head's bytes, the tail's once the marker takes its reserve, and the ring's (tail and reserve). */
+function capShape(cap: number): { headCap: number; tailCap: number; ringCap: number } {
+  if (!Number.isInteger(cap) || cap < MARKER_RESERVE * 4)
+    throw new RangeError(`cap must be an integer of at least ${MARKER_RESERVE * 4} bytes`);
+  const headCap = Math.floor((cap - MARKER_RESERVE) / 2);
+  return { headCap, tailCap: cap - MARKER_RESERVE - headCap, ringCap: cap - headCap };
+}
+
 /**
  * A write-only byte sink capped at `cap` bytes: it keeps the first half and a ring of the last half,
  * counts what falls between, and never holds more than the cap however much is written. Used for
@@ -60,11 +69,7 @@ export class HeadTailBuffer {
     options: HeadTailOptions = {},
   ) {
     this.notableKind = options.notable;
-    if (!Number.isInteger(cap) || cap < MARKER_RESERVE * 4)
-      throw new RangeError(`cap must be an integer of at least ${MARKER_RESERVE * 4} bytes`);
-    this.headCap = Math.floor((cap - MARKER_RESERVE) / 2);
-    this.tailCap = cap - MARKER_RESERVE - this.headCap;
-    this.ringCap = cap - this.headCap;
+    ({ headCap: this.headCap, tailCap: this.tailCap, ringCap: this.ringCap } = capShape(cap));
     // Grown on demand: a command that prints 10 bytes must not cost 8 MiB.
     this.head = Buffer.allocUnsafe(Math.min(this.headCap, 64 * 1024));
   }
@@ -161,8 +166,8 @@ export class HeadTailBuffer {
     return { ...digest, lines: digest.lines.map((line) => ({ ...line, dropped: true })) };
   }
 
-  /** What `finish` would report, without building the bytes (for streams only counted). */
-  summary(): Pick<CappedBytes, 'totalBytes' | 'droppedBytes' | 'complete'> {
+  /** What `finish` would report, without building the bytes (for stderr, whose bytes only a failure's excerpt builds). */
+  summary(): StreamSummary {
     const { droppedBytes } = this.cut();
     return { totalBytes: this.total, droppedBytes, complete: droppedBytes === 0 };
   }
@@ -197,6 +202,84 @@ export class HeadTailBuffer {
     grown.set(this.head.subarray(0, this.headLength));
     this.head = grown;
   }
+}
+
+type StreamSummary = Pick<CappedBytes, 'totalBytes' | 'droppedBytes' | 'complete'>;
+
+/**
+ * What a HeadTailBuffer of `cap` would `summary()` for a stream, without its bytes: for a stream
+ * that is only counted (stdout, whose bytes the merged copy keeps). Its cut reads only the head's
+ * last character and whether the tail's first bytes continue one, so it keeps the head's last 4
+ * bytes and one bit per tail byte (set: a UTF-8 continuation byte), a sixteenth of the cap.
+ */
+export class StreamCounter {
+  private readonly headCap: number;
+  private readonly tailCap: number;
+  private total = 0;
+  /** The head's last bytes (the most a character takes), which say where its last whole character ends. */
+  private headEnd = Buffer.alloc(0);
+  /** Bit `p % tailCap` for the byte at stream offset `p` past the head; made when the head is full. */
+  private continues: Uint8Array | undefined;
+
+  constructor(readonly cap: number) {
+    ({ headCap: this.headCap, tailCap: this.tailCap } = capShape(cap));
+  }
+
+  write(chunk: Uint8Array): void {
+    const at = this.total;
+    this.total += chunk.length;
+    const intoHead = Math.max(0, Math.min(chunk.length, this.headCap - at));
+    if (intoHead > 0) this.headEnd = Buffer.concat([this.headEnd, chunk.subarray(intoHead - Math.min(intoHead, 4), intoHead)]).subarray(-4);
+    // Only the last tailCap bytes can be the tail's first ones.
+    const from = Math.max(intoHead, chunk.length - this.tailCap);
+    if (from < chunk.length) this.mark(chunk.subarray(from), at + from);
+  }
+
+  summary(): StreamSummary {
+    if (this.total <= this.cap) return { totalBytes: this.total, droppedBytes: 0, complete: true };
+    // As HeadTailBuffer.cut: the head ends before a character it would split, the tail skips up to
+    // three continuation bytes at its start.
+    const headEnd = this.headCap - this.headEnd.length + lastCompleteBoundary(this.headEnd, this.headEnd.length);
+    const tailStart = this.total - this.tailCap;
+    let skip = 0;
+    while (skip < 3 && skip < this.tailCap && this.isContinuation(tailStart + skip)) skip++;
+    const droppedBytes = this.total - headEnd - (this.tailCap - skip);
+    return { totalBytes: this.total, droppedBytes, complete: false };
+  }
+
+  private isContinuation(offset: number): boolean {
+    const bit = offset % this.tailCap;
+    return (this.continues![bit >> 3] & (1 << (bit & 7))) !== 0;
+  }
+
+  /** Sets the bits of `bytes`, which start at stream offset `at`: cleared in bulk for ASCII, else byte by byte. */
+  private mark(bytes: Uint8Array, at: number): void {
+    const bits = (this.continues ??= new Uint8Array(Math.ceil(this.tailCap / 8)));
+    const ascii = isAscii(bytes);
+    for (let done = 0; done < bytes.length;) {
+      const start = (at + done) % this.tailCap;
+      const run = Math.min(bytes.length - done, this.tailCap - start);
+      if (ascii) {
+        clearBits(bits, start, start + run);
+      } else {
+        for (let i = 0; i < run; i++) {
+          const bit = start + i;
+          if ((bytes[done + i] & 0xc0) === 0x80) bits[bit >> 3] |= 1 << (bit & 7);
+          else bits[bit >> 3] &= ~(1 << (bit & 7));
+        }
+      }
+      done += run;
+    }
+  }
+}
+
+/** Clears bits [from, to): whole bytes at once, the ends bit by bit. */
+function clearBits(bits: Uint8Array, from: number, to: number): void {
+  let start = from;
+  let end = to;
+  for (; start < end && (start & 7) !== 0; start++) bits[start >> 3] &= ~(1 << (start & 7));
+  for (; end > start && (end & 7) !== 0; end--) bits[(end - 1) >> 3] &= ~(1 << ((end - 1) & 7));
+  if (end > start) bits.fill(0, start >> 3, end >> 3);
 }
 
 function dropFront(parts: Buffer[], count: number): Buffer[] {

@@ -1,6 +1,6 @@
 /**
- * How much work of one kind this process runs at once. Every `run_command` holds up to three capture
- * buffers of `streamBytes` and a finished copy, every `run_code` a Node process: without a bound, a
+ * How much work of one kind this process runs at once. Every `run_command` holds up to two capture
+ * buffers of `streamBytes` (stderr, the merged copy) and a finished copy, every `run_code` a Node process: without a bound, a
  * client that sends 200 calls at once gets 200 children and gigabytes held. Work beyond the bound
  * waits in a queue, first come first served, and is told afterwards how long it waited and why.
  */

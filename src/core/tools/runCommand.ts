@@ -96,7 +96,8 @@ export function resolveCwd(baseDir: string, cwd: string | undefined): string {
  */
 export async function runCommandTool(input: RunCommandInput, context: RunCommandContext): Promise<{ text: string; result: CommandResult }> {
   const { command, timeoutSeconds } = input;
-  const result = await captureCommand(
+  // Rendered once, by the capture: the same text the copy recorded as its preview, in its one journal record.
+  const { text, ...result } = await captureCommand(
     {
       command,
       cwd: resolveCwd(context.baseDir, input.cwd),
@@ -109,8 +110,7 @@ export async function runCommandTool(input: RunCommandInput, context: RunCommand
     context.store,
     { previewBytes: context.previewBytes, streamBytes: context.streamBytes, maxConcurrent: context.maxConcurrent },
   );
-  // The same rendering the copy recorded as its preview, in its one journal record.
-  return { text: renderCommandResult(result), result };
+  return { text, result };
 }
 
 /** One log line about a finished command. */
