@@ -1,6 +1,7 @@
 // The MCP server's session: one per process, locked like the extension's, resumable with --session,
 // pruned by the extension's policy; and the HTTP front's checks (path, Host/Origin, bearer token).
 import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, realpathSync, utimesSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -83,6 +84,31 @@ describe('mcp: sessions', function () {
       await lock.release();
     }
   });
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`ends by ${signal}, the signal it was sent, once its session is closed: the lock goes, the output stays`, async () => {
+      const workspace = dirs.make();
+      const store = dirs.make();
+      const server = await connectStdio(['--workspace', workspace, '--store', store]);
+      const ran = okText(await server.client.callTool({ name: 'run_command', arguments: { command: 'seq 1 30000' } }));
+      const outputId = /outputId "(out_[0-9a-f]+)"/.exec(ran)![1];
+      const sessionId = sessionOf(server.stderr());
+      const child = (server.transport as unknown as { _process: ChildProcess })._process;
+      const ended = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('exit', (code, how) => resolve([code, how])));
+      child.kill(signal);
+      // Killed by the signal itself (not exit code 0): the conventional end, without Node's teardown.
+      assert.deepEqual(await ended, [null, signal]);
+      assert.match(server.stderr(), new RegExp(`stopping \\(${signal}\\)`));
+      assert.equal(existsSync(path.join(store, `${sessionId}.sqlite.lock`)), false);
+      const resumed = await connectStdio(['--workspace', workspace, '--store', store, '--session', sessionId]);
+      try {
+        const page = okText(await resumed.client.callTool({ name: 'read_tool_output', arguments: { outputId, offset: 0, maxBytes: 8 } }));
+        assert.equal(JSON.parse(page.split('\n')[0]).text, '1\n2\n3\n4\n');
+      } finally {
+        await resumed.close();
+      }
+    });
+  }
 
   it('keeps sessions in the per-workspace state folder by default', async () => {
     const workspace = dirs.make();

@@ -287,8 +287,10 @@ export class Checkpointer {
         this.pendingWrite = undefined;
         this.source.database();
         try {
-          await this.checkpointNow();
-          collectGarbageInWorker();
+          // Collected by what it left: the first checkpoint of a new session leaves a few KiB, and a
+          // full collection then (100-170 ms of this thread) held up the close of a server stopped
+          // just after it started.
+          collectGarbageInWorker(await this.checkpointNow());
           this.failure = undefined;
           this.failures = 0;
         } catch (error) {
@@ -331,7 +333,8 @@ export class Checkpointer {
     for (const { n } of due) await fs.rm(segmentFile(this.file, n), { force: true }).catch(() => undefined);
   }
 
-  private async checkpointNow(): Promise<void> {
+  /** Resolves with the bytes of garbage it left (copies read back, segments built, the index exported). */
+  private async checkpointNow(): Promise<number> {
     // 1. Rotate, between changes: the copies pending then are those the rotated journals hold. Later
     //    ones stay pending (their rows go out in this index without placements; replay restores
     //    their content from the current journal).
@@ -340,9 +343,11 @@ export class Checkpointer {
       seq: this.source.lastSeq(),
       batch: [...this.pendingContent],
     }));
+    const readBack = batch.reduce((sum, [, content]) => sum + content.length, 0);
     // 2. Their chunks, and the live chunks of segments worth rewriting, into new segments.
     const writer = new SegmentWriter(this.file, () => this.nextSegment++);
     const recorded = new Set<number>();
+    let exported: number;
     try {
       const rewrites = await writeSegments(writer, batch, {
         index: () => this.source.database(),
@@ -364,6 +369,7 @@ export class Checkpointer {
       db.run("INSERT OR REPLACE INTO session (key, value) VALUES ('next_segment', ?)", [String(this.nextSegment)]);
       compactIfWasteful(db);
       const data = db.export();
+      exported = data.byteLength;
       applyPragmas(db);
       await atomicWriteFile(this.file, data);
       // 4. No durable index names these now; they go after a grace period (see removeDoomed).
@@ -385,6 +391,7 @@ export class Checkpointer {
       await fs.rm(rotated.path, { force: true });
       this.rotatedBytes.delete(rotated.n);
     }
+    return readBack + writer.builtBytes + exported;
   }
 
   /** See notDurable. A segment gone since was dead and removed: nothing names it. */

@@ -137,6 +137,8 @@ export class SegmentWriter {
   readonly written: number[] = [];
   /** Written, not yet fsync'd (see sync). */
   private readonly unsynced: fs.FileHandle[] = [];
+  /** Bytes of the segment files built so far: garbage once they are written (see Checkpointer.flush). */
+  builtBytes = 0;
 
   constructor(
     private readonly file: string,
@@ -164,6 +166,7 @@ export class SegmentWriter {
     if (!segment) return undefined;
     this.current = undefined;
     const data = buildSegment(segment.rows);
+    this.builtBytes += data.length;
     const path = segmentFile(this.file, segment.n);
     this.written.push(segment.n);
     const handle = await fs.open(path, 'wx', 0o600);

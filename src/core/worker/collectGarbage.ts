@@ -15,8 +15,8 @@
  *
  * That collection (the one DevTools' button runs) costs more than gc() did, and a collection after
  * every search of a small copy cost more than the search: so callers say how much garbage they left,
- * and a collection runs once a thread's garbage reaches GARBAGE_BUDGET_BYTES (a checkpoint, which says
- * nothing, collects at once).
+ * and a collection runs once a thread's garbage reaches GARBAGE_BUDGET_BYTES (a checkpoint counts the
+ * copies it read back, the segments it built and the index it exported).
  */
 import type { Session } from 'node:inspector';
 import { isMainThread } from 'node:worker_threads';
@@ -33,14 +33,12 @@ let garbage = 0;
 
 /**
  * `bytes`: the garbage the caller just left (buffers it has finished with); the collection waits until
- * the thread's garbage reaches GARBAGE_BUDGET_BYTES. Without it, collects now.
+ * the thread's garbage reaches GARBAGE_BUDGET_BYTES.
  */
-export function collectGarbageInWorker(bytes?: number): void {
+export function collectGarbageInWorker(bytes: number): void {
   if (isMainThread) return;
-  if (bytes !== undefined) {
-    garbage += bytes;
-    if (garbage < GARBAGE_BUDGET_BYTES) return;
-  }
+  garbage += bytes;
+  if (garbage < GARBAGE_BUDGET_BYTES) return;
   garbage = 0;
   if (pending) return;
   const inspector = inspectorSession();
