@@ -216,7 +216,7 @@ function previewSourceName(source: DescribeResult['preview']['source']): string 
 function streamFlag(key: 'stdout' | 'stderr', name: string, s: StreamFacts): Flag {
   const value = s.complete
     ? l10n.t('{0} (all)', bytes(s.totalBytes))
-    : l10n.t('{captured} of {total}', { captured: bytes(s.capturedBytes), total: bytes(s.totalBytes) });
+    : l10n.t('{captured} kept of {total}', { captured: bytes(s.capturedBytes), total: bytes(s.totalBytes) });
   const tip = s.complete
     ? l10n.t('The command wrote {total} to {stream}; capture kept all of them.', { total: bytesExact(s.totalBytes), stream: name })
     : l10n.t('The command wrote {total} to {stream}; capture kept {captured} (its head and tail) and dropped {dropped} in between.', {

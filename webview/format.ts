@@ -35,3 +35,16 @@ export function time(epochMs: number): string {
   // The host sets <html lang> to VS Code's display language; a browser test page has its own.
   return date.toLocaleString(document.documentElement.lang || undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 }
+
+/**
+ * An output's sizes, named by what each measures: "output 884 KiB" when the copy holds all of it,
+ * else "output 9.5 MiB · copy 884 KiB" (the copy is what pages and searches read). The tree says the
+ * same (src/extension/sizes.ts `outputSizes`, checked equal by test/unit/sizes.test.ts).
+ */
+export function outputSizes(info: { totalBytes: number; droppedBytes: number; complete: boolean }, exact = false): string {
+  const format = exact ? bytesExact : bytes;
+  const output = info.totalBytes + info.droppedBytes;
+  return info.droppedBytes > 0
+    ? l10n.t('output {output} · copy {copy}', { output: bytes(output), copy: format(info.totalBytes) })
+    : l10n.t('output {0}', format(output));
+}

@@ -13,7 +13,7 @@ import './translations';
 import './inspector.css';
 import * as l10n from '@vscode/l10n';
 import { button, h, ownScroller, scrollWithin, toggle } from './dom';
-import { bytes, num, time } from './format';
+import { bytes, bytesExact, num, outputSizes, time } from './format';
 import { computeFlags, endOfSaved, renderFlags } from './flags';
 import { HostConnection, HostError, type VsCodeApi } from './ipc';
 import { Pager } from './pager';
@@ -219,7 +219,7 @@ class Inspector {
       info.tool ?? l10n.t('tool unknown'),
       h('code', { className: 'output-id' }, info.outputId),
       time(info.createdAt),
-      l10n.t('{size} ({bytes} bytes)', { size: bytes(info.totalBytes), bytes: num(info.totalBytes) }),
+      h('span', { className: 'output-sizes' }, outputSizes(info, true)),
       d.totalLines !== undefined ? (d.totalLines === 1 ? l10n.t('1 line') : l10n.t('{0} lines', num(d.totalLines))) : undefined,
       command.cwd ? l10n.t('in {0}', command.cwd) : undefined,
     ].filter((fact) => fact !== undefined);
@@ -240,7 +240,7 @@ class Inspector {
       recomputed: preview.note ?? '',
       unavailable: preview.note ?? '',
     };
-    const size = preview.text !== undefined ? ` ${l10n.t('{0} bytes.', num(new TextEncoder().encode(preview.text).length))}` : '';
+    const size = preview.text !== undefined ? ` ${l10n.t('Preview: {0}.', bytesExact(new TextEncoder().encode(preview.text).length))}` : '';
     this.previewInfo.dataset.source = preview.source;
     this.previewInfo.replaceChildren(h('span', { className: 'preview-source' }, words[preview.source]), size);
     this.previewText.dataset.source = preview.source;

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { showError } from './showError';
 import type { SessionManager } from './sessions/sessionManager';
-import { formatBytes } from '../core/limits';
+import { sizeText } from './sizes';
 import { describeError } from '../core/errors';
 import { sessionParts } from './sessions/sessionNames';
 
@@ -111,7 +111,7 @@ async function sessionItems(
       const state = s.current ? vscode.l10n.t('current session') : s.locked ? vscode.l10n.t('open in another window') : undefined;
       return {
         label: parts ? [parts.when, parts.first, parts.fork].filter(Boolean).join(' · ') : s.sessionId,
-        description: [parts?.contents ?? formatBytes(s.bytes), state].filter(Boolean).join(' · '),
+        description: [parts?.contents ?? sizeText(s.bytes), state].filter(Boolean).join(' · '),
         detail: s.sessionId,
         sessionId: s.sessionId,
       };

@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import { describeError } from '../../core/errors';
-import { formatBytes } from '../../core/limits';
+import { outputSizes, sizeExact, sizeText } from '../sizes';
 import type { OutputInfo, RecallStore } from '../../core/types';
 import type { InspectorServices } from './register';
 import { RUN_COMMAND_TOOL } from '../../core/toolNames';
@@ -38,6 +38,8 @@ export class OutputsTree implements vscode.TreeDataProvider<OutputsNode>, vscode
   readonly onDidChangeFileDecorations = this.changeDecorations.event;
   private view: vscode.TreeView<OutputsNode> | undefined;
   private known = new Map<string, OutputInfo>();
+  /** Outputs whose label another output of the list shares: which run each is (oldest 1), of how many. */
+  private repeats = new Map<string, { n: number; of: number }>();
   /** Other agents' outputs shown so far, by ID (for their badges). */
   private knownAgents = new Map<string, OutputInfo>();
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -86,6 +88,7 @@ export class OutputsTree implements vscode.TreeDataProvider<OutputsNode>, vscode
       const store = await this.services.store();
       const outputs: OwnOutput[] = (await store.list()).map((info) => ({ ...info, sessionId: store.sessionId }));
       this.known = new Map(outputs.map((info) => [info.outputId, info]));
+      this.repeats = repeatsOf(outputs);
       this.changeDecorations.fire(undefined);
       if (this.view) {
         this.view.message = undefined;
@@ -111,7 +114,7 @@ export class OutputsTree implements vscode.TreeDataProvider<OutputsNode>, vscode
     if (named !== undefined) return named;
     const live = outputs.filter((o) => !o.evicted);
     const size = live.reduce((sum, o) => sum + o.totalBytes, 0);
-    return outputs.length === 0 ? undefined : vscode.l10n.t('{count} retained · {size}', { count: live.length, size: formatBytes(size) });
+    return outputs.length === 0 ? undefined : vscode.l10n.t('{count} retained · {size}', { count: live.length, size: sizeText(size) });
   }
 
   /** A group per session another agent's MCP server keeps for this workspace, after this window's outputs. */
@@ -162,7 +165,17 @@ export class OutputsTree implements vscode.TreeDataProvider<OutputsNode>, vscode
     const facts = factsOf(info);
     const item = new vscode.TreeItem(labelOf(info), vscode.TreeItemCollapsibleState.None);
     item.id = info.outputId;
-    item.description = [info.tool, formatTime(info.createdAt), formatBytes(info.totalBytes), facts.status].filter(Boolean).join(' · ');
+    // What tells repeated commands apart comes first (the side bar cuts the end): which run, when, how it ended.
+    const repeat = info.agentSession ? undefined : this.repeats.get(info.outputId);
+    item.description = [
+      repeat && vscode.l10n.t('run {n} of {count}', { n: repeat.n, count: repeat.of }),
+      formatTime(info.createdAt),
+      facts.status,
+      outputSizes(info),
+      info.tool === RUN_COMMAND_TOOL ? undefined : info.tool,
+    ]
+      .filter(Boolean)
+      .join(' · ');
     // Another agent's copies are read-only: their own context value, without Delete.
     const kind = info.agentSession ? 'agentOutput' : 'output';
     item.contextValue = info.evicted ? `${kind}-evicted` : kind;
@@ -224,6 +237,22 @@ export class OutputsTree implements vscode.TreeDataProvider<OutputsNode>, vscode
   }
 }
 
+/** For outputs whose label (their command) another output shares: which run each is, oldest first, of how many. */
+function repeatsOf(outputs: readonly OutputInfo[]): Map<string, { n: number; of: number }> {
+  const byLabel = new Map<string, OutputInfo[]>();
+  for (const info of outputs) {
+    const label = labelOf(info);
+    byLabel.set(label, [...(byLabel.get(label) ?? []), info]);
+  }
+  const repeats = new Map<string, { n: number; of: number }>();
+  for (const same of byLabel.values()) {
+    if (same.length < 2) continue;
+    same.sort((a, b) => a.createdAt - b.createdAt || a.outputId.localeCompare(b.outputId));
+    same.forEach((info, i) => repeats.set(info.outputId, { n: i + 1, of: same.length }));
+  }
+  return repeats;
+}
+
 const isGroup = (node: OutputsNode): node is AgentSessionNode => (node as AgentSessionNode).kind === 'agentSession';
 const isRunning = (node: OutputsNode): node is RunningNode => (node as RunningNode).kind === 'running';
 
@@ -256,8 +285,12 @@ function tooltipOf(info: OutputInfo, status: string | undefined): vscode.Markdow
   const lines = [
     `${info.tool ?? vscode.l10n.t('unknown tool')} · ${new Date(info.createdAt).toLocaleString(vscode.env.language)}`,
     `${info.outputId}`,
-    vscode.l10n.t('{size} ({bytes} bytes)', { size: formatBytes(info.totalBytes), bytes: info.totalBytes.toLocaleString('en-US') }) +
-      (status ? ` · ${status}` : ''),
+    (info.droppedBytes > 0
+      ? vscode.l10n.t('Output: {output}. Retained copy: {copy}.', {
+          output: sizeExact(info.totalBytes + info.droppedBytes),
+          copy: sizeExact(info.totalBytes),
+        })
+      : vscode.l10n.t('Output: {0}, all in the retained copy.', sizeExact(info.totalBytes))) + (status ? ` · ${status}` : ''),
     info.evicted
       ? vscode.l10n.t('Evicted: the copy was removed to keep the session within its quota; its content is gone.')
       : info.complete
@@ -283,7 +316,7 @@ function agentSessionItem(session: AgentSessionSummary): vscode.TreeItem {
     session.startedAt !== undefined
       ? vscode.l10n.t('started {0}', formatTime(session.startedAt))
       : vscode.l10n.t('written {0}', formatTime(session.modifiedAt));
-  item.description = [when, formatBytes(session.bytes), state].join(' · ');
+  item.description = [when, sizeText(session.bytes), state].join(' · ');
   item.contextValue = session.live ? 'agentSession-live' : 'agentSession-ended';
   item.iconPath = new vscode.ThemeIcon(
     session.live ? 'broadcast' : 'history',
@@ -298,7 +331,7 @@ function agentSessionItem(session: AgentSessionSummary): vscode.TreeItem {
         ? [vscode.l10n.t('Started {0}', new Date(session.startedAt).toLocaleString(vscode.env.language))]
         : []),
       vscode.l10n.t('Last written {0}', new Date(session.modifiedAt).toLocaleString(vscode.env.language)),
-      vscode.l10n.t('{size} ({bytes} bytes)', { size: formatBytes(session.bytes), bytes: session.bytes.toLocaleString('en-US') }),
+      sizeExact(session.bytes),
       session.live
         ? vscode.l10n.t('Live: its server is running; new outputs appear here as it retains them.')
         : vscode.l10n.t('Ended: no server holds it any more.'),

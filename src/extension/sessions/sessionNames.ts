@@ -6,7 +6,7 @@
  * with these functions.
  */
 import * as l10n from '@vscode/l10n';
-import { formatBytes } from '../../core/limits';
+import { sizeText } from '../sizes';
 import type { OutputInfo } from '../../core/types';
 import type { SessionOrigin } from './sessionStats';
 
@@ -62,7 +62,7 @@ export function sessionParts(summary: SessionSummary, locale?: string): { when: 
         ? l10n.t('no outputs')
         : l10n.t('{outputs} · {size}', {
             outputs: summary.outputs === 1 ? l10n.t('1 output') : l10n.t('{0} outputs', summary.outputs.toLocaleString(locale)),
-            size: formatBytes(summary.retainedBytes),
+            size: sizeText(summary.retainedBytes),
           }),
   };
 }
