@@ -5,7 +5,7 @@ import { KiB, MiB } from '../../src/core/limits';
 import { CHUNK_BYTES } from '../../src/core/store/chunks';
 import { openStore } from '../../src/core/store/sessionStore';
 import { serveStores } from '../../src/core/store/worker';
-import type { WorkerReply } from '../../src/core/store/workerProtocol';
+import type { WorkerReply } from '../../src/core/worker/reply';
 import { storedChunks } from './helpers/storedChunks';
 import { useTempDirs } from './helpers/tempDirs';
 
@@ -110,15 +110,15 @@ describe('store worker: slices written into the buffer the caller sends', functi
   it('fills the buffer at the offset and sends it back; a buffer of the wrong size is INVALID_ARGUMENT saying what it must be', async () => {
     const w = worker();
     try {
-      const opened = await w.call({ op: 'open', options: { dir: dirs.make(), checkpoints: 'manual' } });
+      const opened = await w.call({ op: 'open', args: [{ dir: dirs.make(), checkpoints: 'manual' }] });
       assert.ok(opened.ok);
       const { handle } = opened.result as { handle: number };
       const bytes = randomBytes(3 * CHUNK_BYTES);
-      const retained = await w.call({ op: 'retain', handle, content: new Uint8Array(bytes) });
+      const retained = await w.call({ op: 'retain', handle, args: [new Uint8Array(bytes)] });
       assert.ok(retained.ok);
       const { outputId } = retained.result as { outputId: string };
       const into = new Uint8Array(bytes.length);
-      const filled = await w.call({ op: 'slice', handle, outputId, from: CHUNK_BYTES, to: 2 * CHUNK_BYTES, into }, [into.buffer]);
+      const filled = await w.call({ op: 'slice', handle, args: [outputId, CHUNK_BYTES, 2 * CHUNK_BYTES, into] }, [into.buffer]);
       assert.ok(filled.ok);
       const back = (filled.result as { bytes: Uint8Array }).bytes;
       assert.equal(back.length, bytes.length);
@@ -127,11 +127,11 @@ describe('store worker: slices written into the buffer the caller sends', functi
         back.subarray(0, CHUNK_BYTES).every((byte) => byte === 0),
         'the rest of the buffer untouched',
       );
-      const wrong = await w.call({ op: 'slice', handle, outputId, from: 0, to: CHUNK_BYTES, into: new Uint8Array(10) });
+      const wrong = await w.call({ op: 'slice', handle, args: [outputId, 0, CHUNK_BYTES, new Uint8Array(10)] });
       assert.ok(!wrong.ok);
       assert.equal(wrong.error.code, 'INVALID_ARGUMENT');
       assert.match(wrong.error.message, new RegExp(`"into" must be a Uint8Array of the copy's ${bytes.length} bytes`));
-      await w.call({ op: 'close', handle });
+      await w.call({ op: 'close', handle, args: [] });
     } finally {
       w.close();
     }

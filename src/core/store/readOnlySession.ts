@@ -22,7 +22,7 @@ import type { promises as fs } from 'node:fs';
 import type { Database } from 'sql.js';
 import { RecallError, describeError } from '../errors';
 import { DEFAULT_LIMITS, JOURNAL_LIMIT_QUOTAS } from '../limits';
-import type { OutputInfo, ReadResult, RecallStore, RetainResult, SearchOptions, SearchResult, StoreStats } from '../types';
+import type { OutputInfo, ReadResult, RecallStore, SearchOptions, SearchResult, StoreStats } from '../types';
 import { ChunkReader } from './chunkReader';
 import { readRow, searchRow } from './rowReads';
 import { annotateRow, insertOutputRow, lookupRow, outputStats, toInfo, type OutputRow } from './outputRows';
@@ -32,6 +32,7 @@ import { SEGMENT_GONE, SegmentCache, placedChunks, type ChunkRow } from './segme
 import { currentSignature, readView, signatureText, type RawView, type Signature } from './readOnlyView';
 import { replayIndex, replaySteps } from './replayRule';
 import { loadSqlJs } from './sqljs';
+import { CHANGE_OPS, STORE_OPS, type ChangeOp } from './storeOps';
 
 /** Reads the index again this many times when a segment it named is gone, then gives up. */
 const SEGMENT_RETRIES = 5;
@@ -62,7 +63,30 @@ interface View {
   createdAt: number | undefined;
 }
 
-export class ReadOnlySession implements RecallStore {
+/**
+ * Every operation of the store's table that changes a session (`changes` in storeOps.ts), refused with
+ * REFUSED in the words the table gives: a new one is refused here without code of its own.
+ */
+abstract class Refusals {
+  static {
+    for (const op of CHANGE_OPS) {
+      Object.defineProperty(Refusals.prototype, op, {
+        value(this: Refusals): Promise<never> {
+          return Promise.reject(this.refusal(STORE_OPS[op].changes));
+        },
+        writable: true,
+        configurable: true,
+      });
+    }
+  }
+
+  protected abstract refusal(what: string): RecallError;
+}
+/** Called with or without the arguments a store would take: every call is refused alike. */
+type RefusedChanges = { [K in ChangeOp & keyof RecallStore]: (...args: Parameters<RecallStore[K]> | []) => ReturnType<RecallStore[K]> };
+const WithRefusals = Refusals as abstract new () => Refusals & RefusedChanges;
+
+export class ReadOnlySession extends WithRefusals implements RecallStore {
   readonly copyBytes = DEFAULT_LIMITS.copyBytes;
   readonly journalLimitBytes: number;
   private view: View | undefined;
@@ -79,6 +103,7 @@ export class ReadOnlySession implements RecallStore {
     readonly file: string,
     readonly quotaBytes: number,
   ) {
+    super();
     this.journalLimitBytes = JOURNAL_LIMIT_QUOTAS * quotaBytes;
     this.segments = new SegmentCache(file);
   }
@@ -182,22 +207,6 @@ export class ReadOnlySession implements RecallStore {
     return { ...outputStats(view.db), journalBytes: view.journalBytes, journalLimitBytes: this.journalLimitBytes };
   }
 
-  retain(): Promise<RetainResult> {
-    return Promise.reject(this.refusal('retain outputs in'));
-  }
-
-  remove(): Promise<void> {
-    return Promise.reject(this.refusal('remove outputs from'));
-  }
-
-  annotate(): Promise<void> {
-    return Promise.reject(this.refusal('annotate outputs in'));
-  }
-
-  delete(): Promise<void> {
-    return Promise.reject(this.refusal('delete'));
-  }
-
   /** Frees the view; nothing on disk is touched. */
   async close(): Promise<void> {
     this.closed = true;
@@ -209,7 +218,7 @@ export class ReadOnlySession implements RecallStore {
     this.segments.clear();
   }
 
-  private refusal(what: string): RecallError {
+  protected refusal(what: string): RecallError {
     return new RecallError(
       'REFUSED',
       `Session ${this.view?.sessionId ?? this.file} belongs to another process (an MCP server's, for an agent outside VS Code) and is shown read-only: VS Code does not ${what} it. Its owner (or the user, once it has ended) manages it.`,

@@ -29,13 +29,14 @@ import { RecallError, describeError } from '../errors';
 import { newSessionId } from '../ids';
 import { checkSearchRequest } from '../search';
 import { DEFAULT_SEARCH_TIMEOUT_MS } from '../search/lane';
-import type { OpenReport, OutputInfo, ReadResult, RecallStore, RetainMeta, RetainResult, SearchOptions, SearchResult } from '../types';
+import type { OpenReport, RecallStore, RetainMeta, RetainResult, SearchOptions, SearchResult } from '../types';
+import type { CallOptions } from '../worker/host';
+import { defaultWorkerPath } from '../worker/script';
 import type { OpenStoreOptions } from './storeOptions';
 import { checkAnnotation } from './outputRows';
+import { PLAIN_OPS, type ArgsOf, type OpenedStore, type PlainOp, type ResultOf, type StoreOp, type WorkerOpenOptions } from './storeOps';
 import { encodeContent } from './workerContent';
-import { WorkerHost, type CallOptions, type StoreLink } from './workerHost';
-import { defaultWorkerPath } from '../worker/script';
-import type { OpenedStore, ResultOf, StoreStats, WorkerOp, WorkerOpenOptions, WorkerRequest } from './workerProtocol';
+import { StoreWorkerHost, type StoreLink } from './workerHost';
 
 export { DEFAULT_SEARCH_TIMEOUT_MS };
 
@@ -90,9 +91,9 @@ export async function openWorkerStore(options: WorkerStoreOptions): Promise<Work
   const { workerPath, execArgv, callTimeoutMs, ...storeOptions } = options;
   const timeoutMs = callTimeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS;
   checkTimeout('callTimeoutMs', timeoutMs);
-  let host: WorkerHost;
+  let host: StoreWorkerHost;
   try {
-    host = WorkerHost.acquire(path.resolve(workerPath ?? defaultWorkerPath()), execArgv);
+    host = StoreWorkerHost.acquire(path.resolve(workerPath ?? defaultWorkerPath()), execArgv);
   } catch (error) {
     throw new RecallError(
       'STORE_UNAVAILABLE',
@@ -108,7 +109,7 @@ export async function openWorkerStore(options: WorkerStoreOptions): Promise<Work
     forkedFrom: storeOptions.forkedFrom,
   };
   try {
-    const opened = await host.call('open', undefined, { options: openOptions });
+    const opened = await host.call('open', undefined, [openOptions]);
     return new WorkerStore(host, opened, timeoutMs);
   } catch (error) {
     host.release();
@@ -116,7 +117,28 @@ export async function openWorkerStore(options: WorkerStoreOptions): Promise<Work
   }
 }
 
-export class WorkerStore implements RecallStore {
+/**
+ * The store's calls: `call` sends an operation of the table (storeOps.ts) with its arguments, and
+ * every plain operation there is a method that does just that (`read`, `info`, `list`, `stats`,
+ * `remove`, `flush`, …), made from the table here, so a new one needs no code in this file.
+ */
+abstract class StoreCalls {
+  /** @internal sends `op` for this store (STORE_CLOSED once it is closed). */
+  abstract call<K extends StoreOp>(op: K, args: ArgsOf<K>, options?: CallOptions): Promise<ResultOf<K>>;
+}
+for (const op of PLAIN_OPS) {
+  Object.defineProperty(StoreCalls.prototype, op, {
+    value(this: StoreCalls, ...args: unknown[]) {
+      return this.call(op, args as ArgsOf<typeof op>);
+    },
+    writable: true,
+    configurable: true,
+  });
+}
+type PlainCalls = { [K in PlainOp]: (...args: ArgsOf<K>) => Promise<ResultOf<K>> };
+const WithPlainCalls = StoreCalls as abstract new () => StoreCalls & PlainCalls;
+
+export class WorkerStore extends WithPlainCalls implements RecallStore {
   readonly sessionId: string;
   readonly file: string;
   /** What happened on open (a file moved aside), for the caller to show. */
@@ -133,11 +155,12 @@ export class WorkerStore implements RecallStore {
 
   /** @internal use openWorkerStore or fork */
   constructor(
-    private readonly host: WorkerHost,
+    private readonly host: StoreWorkerHost,
     opened: OpenedStore,
     /** Time limit of one search (0: none). */
     readonly callTimeoutMs: number,
   ) {
+    super();
     this.sessionId = opened.sessionId;
     this.file = opened.file;
     this.openReport = opened.openReport;
@@ -167,14 +190,14 @@ export class WorkerStore implements RecallStore {
       content.byteOffset === 0 &&
       content.byteLength === content.buffer.byteLength
     ) {
-      return this.call('retain', { content, meta }, { transfer: [content.buffer] });
+      return this.call('retain', [content, meta], { transfer: [content.buffer] });
     }
-    if (typeof content !== 'string' && !(content instanceof Uint8Array)) return this.call('retain', { content, meta });
-    return this.call('retain', { content: [] /* set by encode */, meta }, { encode: () => encodeContent(content) });
-  }
-
-  read(outputId: string, offset?: number, maxBytes?: number): Promise<ReadResult> {
-    return this.call('read', { outputId, offset, maxBytes });
+    if (typeof content !== 'string' && !(content instanceof Uint8Array)) return this.call('retain', [content, meta]);
+    const encode = async (): Promise<{ args: unknown[]; transfer?: ArrayBuffer[] }> => {
+      const { content: parts, transfer } = await encodeContent(content);
+      return { args: [parts, meta], transfer };
+    };
+    return this.call('retain', [[] /* set by encode */, meta], { encode });
   }
 
   /**
@@ -209,17 +232,13 @@ export class WorkerStore implements RecallStore {
    * joined there, held the copy twice in the search worker and left 8 MiB of garbage here.)
    */
   private async fetchCopy(outputId: string): Promise<{ parts: Uint8Array[]; totalBytes: number; complete: boolean }> {
-    const first = await this.call('slice', { outputId, from: 0, to: SLICE_BYTES });
+    const first = await this.call('slice', [outputId, 0, SLICE_BYTES]);
     let { totalBytes, complete } = first;
     if (totalBytes <= first.bytes.length) return { parts: [first.bytes], totalBytes, complete };
     let copy: Uint8Array = new Uint8Array(totalBytes);
     copy.set(first.bytes);
     for (let from = SLICE_BYTES; from < totalBytes; from += SLICE_BYTES) {
-      const slice = await this.call(
-        'slice',
-        { outputId, from, to: from + SLICE_BYTES, into: copy },
-        { transfer: [copy.buffer as ArrayBuffer] },
-      );
+      const slice = await this.call('slice', [outputId, from, from + SLICE_BYTES, copy], { transfer: [copy.buffer as ArrayBuffer] });
       ({ totalBytes, complete } = slice);
       copy = slice.bytes;
     }
@@ -228,24 +247,8 @@ export class WorkerStore implements RecallStore {
 
   /** The whole copy, as a Buffer over the bytes the worker transferred (no copy on this thread). */
   async readAll(outputId: string): Promise<Buffer> {
-    const bytes = await this.call('readAll', { outputId });
+    const bytes = await this.call('readAll', [outputId]);
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  }
-
-  info(outputId: string): Promise<OutputInfo> {
-    return this.call('info', { outputId });
-  }
-
-  list(): Promise<OutputInfo[]> {
-    return this.call('list', {});
-  }
-
-  stats(): Promise<StoreStats> {
-    return this.call('stats', {});
-  }
-
-  remove(outputId: string): Promise<void> {
-    return this.call('remove', { outputId });
   }
 
   /**
@@ -254,19 +257,14 @@ export class WorkerStore implements RecallStore {
    */
   async annotate(outputId: string, extra: Record<string, unknown>): Promise<void> {
     this.ensureOpen();
-    return this.call('annotate', { outputId, extra: checkAnnotation(extra) });
-  }
-
-  /** Waits until every change so far is durable in the session file. */
-  flush(): Promise<void> {
-    return this.call('flush', {});
+    return this.call('annotate', [outputId, checkAnnotation(extra)]);
   }
 
   /** A new session in the same folder, worker and limits that shares no copies with this one. */
   async fork(): Promise<WorkerStore> {
     this.host.retainRef();
     try {
-      const opened = await this.call('fork', { sessionId: newSessionId() });
+      const opened = await this.call('fork', [newSessionId()]);
       return new WorkerStore(this.host, opened, this.callTimeoutMs);
     } catch (error) {
       this.host.release();
@@ -302,7 +300,7 @@ export class WorkerStore implements RecallStore {
 
   /** @internal test hook: make the worker die the way a crash would (`exit`: process.exit; `throw`: an uncaught exception). */
   debugCrashWorker(how: 'exit' | 'throw' = 'exit'): Promise<void> {
-    return this.host.call('debugCrash', undefined, { how });
+    return this.host.call('debugCrash', undefined, [how]);
   }
 
   /** @internal the worker's thread id (changes when the worker is restarted). */
@@ -318,7 +316,7 @@ export class WorkerStore implements RecallStore {
         return;
       }
       try {
-        await this.host.call(op, this.link, {});
+        await this.host.call(op, this.link.handle, []);
       } catch (error) {
         if (!this.unavailable) throw error;
         if (op === 'delete') await fs.rm(this.file, { force: true });
@@ -329,13 +327,10 @@ export class WorkerStore implements RecallStore {
     }
   }
 
-  private async call<K extends Exclude<WorkerOp, 'open' | 'debugCrash' | 'close' | 'delete'>>(
-    op: K,
-    args: Omit<Extract<WorkerRequest, { op: K }>, 'id' | 'op' | 'handle'>,
-    options: CallOptions = {},
-  ): Promise<ResultOf<K>> {
+  /** @internal sends `op` for this store (see StoreCalls); `open`, `close`, `delete` go through their own methods. */
+  async call<K extends StoreOp>(op: K, args: ArgsOf<K>, options: CallOptions = {}): Promise<ResultOf<K>> {
     this.ensureOpen();
-    return this.host.call(op, this.link, args, options);
+    return this.host.call(op, this.link.handle, args, options);
   }
 
   private ensureOpen(): void {

@@ -3,7 +3,7 @@
  * thread: small content as is, large content in transferred parts, one per event-loop turn.
  */
 export interface Encoded {
-  args: Record<string, unknown>;
+  content: string | Uint8Array | Uint8Array[];
   transfer?: ArrayBuffer[];
 }
 
@@ -24,7 +24,7 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
  */
 export async function encodeContent(content: string | Uint8Array): Promise<Encoded> {
   if (typeof content === 'string') {
-    if (content.length <= INLINE_BYTES / 2) return { args: { content } };
+    if (content.length <= INLINE_BYTES / 2) return { content };
     const parts: Uint8Array[] = [];
     for (let at = 0; at < content.length;) {
       let end = Math.min(content.length, at + PART_CHARS);
@@ -40,7 +40,7 @@ export async function encodeContent(content: string | Uint8Array): Promise<Encod
   // of Node's shared pool), and transferring its buffer would detach the caller's bytes.
   if (content.byteLength <= INLINE_BYTES) {
     const copy = new Uint8Array(content);
-    return { args: { content: copy }, transfer: [copy.buffer] };
+    return { content: copy, transfer: [copy.buffer] };
   }
   const parts: Uint8Array[] = [];
   for (let at = 0; at < content.byteLength; at += PART_BYTES) {
@@ -55,5 +55,5 @@ function packParts(parts: Uint8Array[]): Encoded {
   const exact = parts.map((part) =>
     part.byteOffset === 0 && part.byteLength === part.buffer.byteLength && part.buffer instanceof ArrayBuffer ? part : new Uint8Array(part),
   );
-  return { args: { content: exact }, transfer: exact.map((part) => part.buffer as ArrayBuffer) };
+  return { content: exact, transfer: exact.map((part) => part.buffer as ArrayBuffer) };
 }

@@ -1,5 +1,5 @@
 /**
- * The reply envelope both worker lanes use (the store's, store/workerProtocol.ts, and the search's,
+ * The reply envelope both worker lanes use (the store's, worker/serve.ts, and the search's,
  * search/protocol.ts): every request gets exactly one reply with its \`id\`, a result or an error.
  */
 import type { RecallErrorCode } from '../errors';

@@ -1,0 +1,239 @@
+/**
+ * The store's operation table: one entry per operation a store has across the worker boundary, which
+ * says the lane it runs on and how the worker runs it. Everything else follows from it: the store
+ * worker dispatches by it (worker.ts), `WorkerStore` gets a method per plain operation from it
+ * (workerClient.ts), and each operation's arguments and result are its `SessionStore` method's (or its
+ * `run`'s) — there is no second list of them.
+ *
+ * - `lane`: `store`, the store worker, which owns the sql.js database; `search`, the search worker
+ *   (search/lane.ts), where `WorkerStore.search` runs each search on a copy it fetches from the store
+ *   worker in slices.
+ * - `now`: on the store lane, starts the moment it arrives (a short read an interactive reader waits
+ *   on). Without it the operation waits in the store worker's queue and starts in turn (worker/serve.ts).
+ * - `run`: how the store worker runs it; without one, the `SessionStore` method of the same name, with
+ *   the call's arguments.
+ * - `method: false`: `WorkerStore` writes the method itself (it transfers bytes, checks arguments
+ *   first, or keeps state); without it, `WorkerStore` gets one that sends the call as it is.
+ * - `changes`: it changes the session, so the read-only view of another process's session
+ *   (readOnlySession.ts) refuses it with REFUSED, in these words ("VS Code does not retain outputs in it").
+ *
+ * A request is `{ id, op, handle?, args }` (worker/serve.ts): `handle` names one of several stores in
+ * the worker (the current session, a fork, another session being looked at), handed out by `open` and
+ * `fork`, never reused within a worker and meaningless in another. Bytes travel as transferred
+ * ArrayBuffers where possible (`retain` content, `slice` and `readAll` results); everything else is
+ * plain structured-clone data.
+ */
+import * as path from 'node:path';
+import { RecallError } from '../errors';
+import type { OpenReport, RetainMeta } from '../types';
+import { collectGarbageInWorker } from '../worker/collectGarbage';
+import type { Outcome } from '../worker/serve';
+import { handOver, openStore, type SessionStore } from './sessionStore';
+
+/** A store inside one worker. */
+export type StoreHandle = number;
+
+/** What the worker needs to open (or create) a session. `sessionId` is always set by the client. */
+export interface WorkerOpenOptions {
+  dir: string;
+  sessionId: string;
+  quotaBytes?: number;
+  copyBytes?: number;
+  journalLimitBytes?: number;
+  forkedFrom?: string;
+}
+
+/** Content as it crosses to the worker: a string, a Uint8Array, or large content as parts the worker joins. */
+export type RetainContent = string | Uint8Array | Uint8Array[];
+
+/** Describes an opened store (reply to `open` and `fork`). */
+export interface OpenedStore {
+  handle: StoreHandle;
+  sessionId: string;
+  file: string;
+  openReport: OpenReport;
+  resumed: boolean;
+  copyBytes: number;
+  quotaBytes: number;
+  journalLimitBytes: number;
+}
+
+/** The stores of one worker, as a request's run sees them. */
+export interface StoreDesk {
+  /** The store the request names by its handle; STORE_CLOSED when there is none. */
+  store(): SessionStore;
+  /** Gives `store` a handle. */
+  register(store: SessionStore): OpenedStore;
+  /** Frees the request's handle, handing back its store if it had one. */
+  release(): SessionStore | undefined;
+}
+
+interface StoreOpSpec {
+  lane: 'store' | 'search';
+  now?: true;
+  method?: false;
+  changes?: string;
+  run?: (desk: StoreDesk, ...args: never[]) => Promise<Outcome>;
+}
+
+export const STORE_OPS = {
+  open: {
+    lane: 'store',
+    now: true,
+    method: false,
+    run: async (desk: StoreDesk, options: WorkerOpenOptions) => ({ result: desk.register(await openStore(options)) }),
+  },
+  read: { lane: 'store', now: true },
+  info: { lane: 'store', now: true },
+  list: { lane: 'store', now: true },
+  stats: { lane: 'store', now: true },
+  retain: { lane: 'store', method: false, changes: 'retain outputs in', run: retainJoined },
+  /**
+   * Bytes [from, to) of a copy (clamped to it) with its size and completeness: how a search fetches a
+   * copy for the search worker, a slice per turn, so reads get through between slices. With `into`
+   * (the whole copy's buffer, transferred), the slice is written into it at `from` and it comes back
+   * as `bytes`: one buffer travels back and forth instead of a new one per slice.
+   */
+  slice: { lane: 'store', method: false, run: sliceInto },
+  /** The bytes come back as a transferred Uint8Array that spans its whole buffer. */
+  readAll: {
+    lane: 'store',
+    method: false,
+    run: async (desk: StoreDesk, outputId: string) => {
+      // A fresh buffer of exactly these bytes: the store's may be a view shared with its cache.
+      const copy = new Uint8Array(await desk.store().readAll(outputId));
+      return { result: copy, transfer: [copy.buffer] };
+    },
+  },
+  remove: { lane: 'store', changes: 'remove outputs from' },
+  /** `extra` as checked and JSON-normalised by the client (the store checks it again). */
+  annotate: { lane: 'store', method: false, changes: 'annotate outputs in' },
+  flush: { lane: 'store' },
+  /** A new, empty session in the parent's folder with its limits; `sessionId` is chosen by the client. */
+  fork: {
+    lane: 'store',
+    method: false,
+    run: async (desk: StoreDesk, sessionId: string) => {
+      const parent = desk.store();
+      const fork = await openStore({
+        dir: path.dirname(parent.file),
+        sessionId,
+        quotaBytes: parent.quotaBytes,
+        copyBytes: parent.copyBytes,
+        journalLimitBytes: parent.journalLimitBytes,
+        forkedFrom: parent.sessionId,
+      });
+      return { result: desk.register(fork) };
+    },
+  },
+  /** Closes the store and frees its handle. */
+  close: {
+    lane: 'store',
+    method: false,
+    run: async (desk: StoreDesk) => {
+      await desk.release()?.close();
+      return { result: undefined };
+    },
+  },
+  /** Deletes the session's files, closes the store and frees its handle. */
+  delete: {
+    lane: 'store',
+    method: false,
+    changes: 'delete',
+    run: async (desk: StoreDesk) => {
+      const store = desk.store();
+      desk.release();
+      await store.delete();
+      return { result: undefined };
+    },
+  },
+  search: { lane: 'search', method: false },
+  /** @internal test hook: make the worker die the way a real failure would. */
+  debugCrash: {
+    lane: 'store',
+    now: true,
+    method: false,
+    run: async (_desk: StoreDesk, how: 'exit' | 'throw') => {
+      if (how === 'exit') process.exit(70);
+      setImmediate(() => {
+        throw new Error('store worker crashed on purpose (debugCrash)');
+      });
+      return { result: undefined };
+    },
+  },
+} satisfies Record<string, StoreOpSpec>;
+
+export type StoreOps = typeof STORE_OPS;
+export type StoreOp = keyof StoreOps;
+
+/** An operation's arguments: its `run`'s after the desk, else its `SessionStore` method's. */
+export type ArgsOf<K extends StoreOp> = StoreOps[K] extends { run: (desk: StoreDesk, ...args: infer A) => unknown }
+  ? A
+  : K extends keyof SessionStore
+    ? SessionStore[K] extends (...args: infer A) => unknown
+      ? A
+      : never
+    : never;
+
+/** An operation's result: its `run`'s, else its `SessionStore` method's. */
+export type ResultOf<K extends StoreOp> = StoreOps[K] extends { run: (...args: never[]) => Promise<Outcome<infer R>> }
+  ? R
+  : K extends keyof SessionStore
+    ? SessionStore[K] extends (...args: never[]) => Promise<infer R>
+      ? R
+      : never
+    : never;
+
+/** Every operation's arguments and result, as the worker host carries them. */
+export type StoreOpShapes = { [K in StoreOp]: { args: ArgsOf<K>; result: ResultOf<K> } };
+
+/** The operations `WorkerStore` sends as they are, one method each. */
+export type PlainOp = { [K in StoreOp]: StoreOps[K] extends { method: false } ? never : K }[StoreOp];
+export const PLAIN_OPS = (Object.keys(STORE_OPS) as StoreOp[]).filter((op): op is PlainOp => !('method' in STORE_OPS[op]));
+
+/** The operations that change a session: a read-only view refuses them. */
+export type ChangeOp = { [K in StoreOp]: StoreOps[K] extends { changes: string } ? K : never }[StoreOp];
+export const CHANGE_OPS = (Object.keys(STORE_OPS) as StoreOp[]).filter((op): op is ChangeOp => 'changes' in STORE_OPS[op]);
+
+/** How the store worker runs `op`, or undefined when it does not (not an operation, or another lane's). */
+export function storeRun(op: string): { now: boolean; run: (desk: StoreDesk, args: unknown[]) => Promise<Outcome> } | undefined {
+  if (!Object.hasOwn(STORE_OPS, op)) return undefined;
+  const spec: StoreOpSpec = STORE_OPS[op as StoreOp];
+  if (spec.lane !== 'store') return undefined;
+  const run = spec.run as ((desk: StoreDesk, ...args: unknown[]) => Promise<Outcome>) | undefined;
+  return {
+    now: spec.now === true,
+    run: run
+      ? (desk, args) => run(desk, ...args)
+      : async (desk, args) => {
+          const store = desk.store() as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+          return { result: await store[op](...args) };
+        },
+  };
+}
+
+async function retainJoined(desk: StoreDesk, content: RetainContent, meta?: RetainMeta) {
+  const store = desk.store();
+  // Joined into a buffer of the worker's own, handed over: the store need not copy it again.
+  const whole = Array.isArray(content) && content.every((part) => part instanceof Uint8Array) ? handOver(Buffer.concat(content)) : content;
+  try {
+    return { result: await store.retain(whole as string | Uint8Array, meta) };
+  } finally {
+    // The copy is in the journal now; its parts and the joined buffer are garbage V8 would keep for
+    // a while. Counted once this request is answered: until then they are still referenced from here.
+    if (Array.isArray(content) && whole instanceof Uint8Array) setImmediate(collectGarbageInWorker, 2 * whole.byteLength);
+  }
+}
+
+async function sliceInto(desk: StoreDesk, outputId: string, from: number, to: number, into?: Uint8Array) {
+  const slice = await desk.store().slice(outputId, from, to);
+  if (into && (!(into instanceof Uint8Array) || into.length !== slice.totalBytes))
+    throw new RecallError('INVALID_ARGUMENT', `slice: "into" must be a Uint8Array of the copy's ${slice.totalBytes} bytes.`);
+  // Into the caller's buffer, or a fresh one of exactly these bytes: the store's may be a view of its cache.
+  const bytes = into ?? new Uint8Array(slice.bytes.length);
+  bytes.set(slice.bytes, into ? from : 0);
+  // A slice leaves about twice its size of garbage (the chunks read, joined): collected every few
+  // MiB, not left for V8 to take only under pressure.
+  collectGarbageInWorker(2 * slice.bytes.length);
+  return { result: { ...slice, bytes }, transfer: [bytes.buffer as ArrayBuffer] };
+}
