@@ -3,7 +3,7 @@
 // JavaScript, because the extension-host tests are compiled without the DOM's types. Each takes one
 // JSON argument and returns JSON. Selectors name classes and data attributes, never English labels.
 
-/* global document, getComputedStyle, CSSStyleSheet, requestAnimationFrame, MutationObserver -- they run in the page */
+/* global document, window, getComputedStyle, CSSStyleSheet, requestAnimationFrame, MutationObserver -- they run in the page */
 // playwright sends each function's source to the page: they can use nothing outside themselves.
 // "Rendered" means checkVisibility({ contentVisibilityAuto: true }): not inside a chunk of lines the
 // browser skips because it is out of view.
@@ -36,6 +36,61 @@ export const PROBES = {
         { value: e.dataset.value ?? '', shown: e.querySelector('.flag-value')?.textContent ?? '' },
       ]),
     );
+  },
+
+  /**
+   * The side view's layout (issue 29 item 6), measured as test/browser/sideView.test.ts measures it:
+   * the elements that scroll besides the document and those inside another scroller; the search
+   * placeholder's width against the room its box has; controls past the edge or cut; and, with the
+   * document scrolled into the page of the copy, where the pager's head sits and how much of the page
+   * shows below it. The view's own size too (what the side bar gives it).
+   */
+  sideViewLayout: () => {
+    const doc = document.scrollingElement;
+    const name = (e) => `${e.tagName.toLowerCase()}.${[...e.classList].join('.')}`;
+    const scrolls = (e) => {
+      const style = getComputedStyle(e);
+      return (
+        (/(auto|scroll)/.test(style.overflowY) && e.scrollHeight > e.clientHeight + 1) ||
+        (/(auto|scroll)/.test(style.overflowX) && e.scrollWidth > e.clientWidth + 1)
+      );
+    };
+    const all = [...document.querySelectorAll('#app *')].filter((e) => e.offsetParent !== null);
+    const scrollers = all.filter(scrolls);
+    const nested = scrollers.filter((e) => scrollers.some((other) => other !== e && other.contains(e))).map(name);
+    // The placeholder as the box draws it: typed in as its value, does the text overflow the box?
+    const input = document.querySelector('.search-input');
+    const typed = input.value;
+    input.value = input.placeholder;
+    const placeholderWidth = input.scrollWidth;
+    const room = input.clientWidth;
+    input.value = typed;
+    const width = document.documentElement.clientWidth;
+    const clipped = [...document.querySelectorAll('#app button:not([hidden]), #app input, #app .flag, #app .field, #app label')]
+      .filter((e) => e.offsetParent !== null)
+      .filter((e) => {
+        const box = e.getBoundingClientRect();
+        return box.right > width + 0.5 || box.left < -0.5 || (e.tagName === 'BUTTON' && e.scrollWidth > e.clientWidth + 1);
+      })
+      .map((e) => `${name(e)} "${e.textContent?.trim() ?? ''}"`);
+    const text = document.querySelector('.page-text');
+    const before = doc.scrollTop;
+    doc.scrollTop = text.getBoundingClientRect().top + doc.scrollTop + 200;
+    const head = document.querySelector('.pager-head').getBoundingClientRect();
+    const box = text.getBoundingClientRect();
+    const pageVisible = Math.min(box.bottom, window.innerHeight) - Math.max(box.top, head.bottom);
+    const headTop = head.top;
+    doc.scrollTop = before;
+    return {
+      view: { width: window.innerWidth, height: window.innerHeight },
+      docOverflow: doc.scrollHeight - doc.clientHeight,
+      scrollers: scrollers.map(name),
+      nested,
+      headTop,
+      pageVisible,
+      placeholder: { text: input.placeholder, width: placeholderWidth, room },
+      clipped,
+    };
   },
 
   /** When this document was loaded (performance.timeOrigin): a reloaded page has a new one. */

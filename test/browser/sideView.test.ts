@@ -36,11 +36,14 @@ function measure(page: PanelDouble['page']): Promise<Layout> {
     const all = [...document.querySelectorAll('#app *')].filter((e) => (e as HTMLElement).offsetParent !== null || e === document.body);
     const scrollers = all.filter(scrolls);
     const nested = scrollers.filter((e) => scrollers.some((other) => other !== e && other.contains(e))).map(name);
+    // The placeholder as the box draws it: typed in as its value, does the text overflow the box?
+    // (A canvas measure of the font missed a cut of a few pixels that the real host showed.)
     const input = document.querySelector<HTMLInputElement>('.search-input')!;
-    const style = getComputedStyle(input);
-    const ctx = document.createElement('canvas').getContext('2d')!;
-    ctx.font = `${style.fontSize} ${style.fontFamily}`;
-    const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    const typed = input.value;
+    input.value = input.placeholder;
+    const placeholderWidth = input.scrollWidth;
+    const room = input.clientWidth;
+    input.value = typed;
     const width = document.documentElement.clientWidth;
     const clipped = [
       ...document.querySelectorAll<HTMLElement>('#app button:not([hidden]), #app input, #app .flag, #app .field, #app label'),
@@ -64,7 +67,7 @@ function measure(page: PanelDouble['page']): Promise<Layout> {
       nested,
       headTop,
       pageVisible,
-      placeholder: { text: input.placeholder, width: ctx.measureText(input.placeholder).width, room },
+      placeholder: { text: input.placeholder, width: placeholderWidth, room },
       clipped,
     };
   });
