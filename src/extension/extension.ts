@@ -12,6 +12,7 @@ import { createApi, type ToolOutputRecallApi } from './api';
 import { TOOL_NAMES } from '../core/tools/registry';
 import { RecallTool } from './tools/recallTool';
 import { describeSpillRoots, spillRootsOf } from './tools/spillRoots';
+import { keepTerminalOutputs } from './tools/terminalOutputKeeper';
 import { RecallParticipant, registerRecallParticipant } from './chat/recallParticipant';
 import { registerInspector } from './inspector/register';
 import { registerAgents } from './agents/registerAgents';
@@ -56,6 +57,7 @@ export function activate(context: vscode.ExtensionContext): ToolOutputRecallApi 
       new CheckpointWatch(sessions, log),
       ...registerSessionCommands(sessions, log),
       ...TOOL_NAMES.map((name) => vscode.lm.registerTool(name, new RecallTool(name, toolDeps))),
+      keepTerminalOutputs({ ...toolDeps, roots: spillRoots, retain: (content, meta) => sessions.retain(content, meta) }),
     );
     // Other agents' MCP sessions for this workspace: shown (read-only) beside this window's outputs.
     const agents = registerAgents(context, {

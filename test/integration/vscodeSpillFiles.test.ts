@@ -15,7 +15,9 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { EXTENSION_ID, firstLineJson, invoke, invokeError, recallApi, workspaceDir } from './helpers/host';
+import { openReadOnlySession } from '../../src/core/store/readOnlySession';
+import type { OutputInfo } from '../../src/core/types';
+import { EXTENSION_ID, firstLineJson, invoke, invokeError, recallApi, waitFor, workspaceDir } from './helpers/host';
 import { testLog } from './log';
 
 /** `--user-data-dir` from the command line of this process's nearest ancestor that has one (Linux /proc), if any. */
@@ -70,6 +72,7 @@ describe("Local harness: VS Code's own saved results (the terminal tool's and Co
   this.timeout(120_000);
   let terminalFolder: string;
   let chatFolder: string;
+  let sessionsFolder: string;
   /** Files and folders this suite made, removed afterwards (never a folder the host made). */
   const made: string[] = [];
   const mkdirOwn = (dir: string): void => {
@@ -95,6 +98,7 @@ describe("Local harness: VS Code's own saved results (the terminal tool's and Co
     terminalFolder = path.join(cacheHome, 'copilot-terminal-output');
     const copilotId = vscode.extensions.all.find((e) => e.id.toLowerCase() === 'github.copilot-chat')?.id ?? 'GitHub.copilot-chat';
     chatFolder = path.join(workspaceStorageOf(userData), copilotId, 'chat-session-resources');
+    sessionsFolder = path.join(workspaceStorageOf(userData), EXTENSION_ID, 'sessions');
     const workspace = fs.realpathSync(workspaceDir());
     for (const folder of [terminalFolder, chatFolder])
       assert.ok(!folder.startsWith(workspace + path.sep), `${folder} lies outside the workspace`);
@@ -141,6 +145,66 @@ describe("Local harness: VS Code's own saved results (the terminal tool's and Co
       (await invoke('read_file_page', { path: json, byteOffset: found.lineOffset, maxBytes: 64 })).text,
       /"title": "Crash on save"/,
     );
+  });
+
+  /** The current session's output kept from `file`, once the extension has retained it (read from the session file, as another window would). */
+  async function keptFrom(file: string): Promise<OutputInfo> {
+    const api = await recallApi();
+    const sessionFile = path.join(sessionsFolder, `${await api.sessionId()}.sqlite`);
+    let kept: OutputInfo | undefined;
+    await waitFor(`a retained copy of ${file} in ${sessionFile}`, async () => {
+      const session = await openReadOnlySession(sessionFile);
+      try {
+        kept = (await session.list()).find((output) => output.extra?.savedFile === file);
+      } finally {
+        await session.close();
+      }
+      return kept !== undefined;
+    });
+    return kept!;
+  }
+
+  /** The whole retained copy, paged through the extension's API. */
+  async function copyOf(outputId: string): Promise<Buffer> {
+    const api = await recallApi();
+    const parts: Buffer[] = [];
+    for (let offset = 0, more = true; more;) {
+      const page = await api.read(outputId, offset, 4096);
+      parts.push(Buffer.from(page.text, 'utf8'));
+      offset = page.nextOffset;
+      more = page.hasMore;
+    }
+    return Buffer.concat(parts);
+  }
+
+  it('keeps each terminal output file in the session as it appears (VS Code deletes it when the chat ends): the same bytes, or past the copy cap its head and tail', async () => {
+    const small = path.join(terminalFolder, `copilot-terminal-output-${randomUUID()}.txt`);
+    made.push(small);
+    const text = `${'✓ compiled module ünïcode\n'.repeat(9000)}ERROR: build failed at step 7\n`;
+    fs.writeFileSync(small, text);
+    const kept = await keptFrom(small);
+    assert.equal(kept.tool, 'run_in_terminal');
+    assert.equal(kept.complete, true);
+    assert.equal(kept.totalBytes, Buffer.byteLength(text));
+    assert.ok((await copyOf(kept.outputId)).equals(Buffer.from(text)), 'the copy is the file, byte for byte');
+    fs.rmSync(small); // as VS Code does when the chat session ends: the copy stays
+    assert.equal((await (await recallApi()).read(kept.outputId, 0, 64)).text.slice(0, 17), '✓ compiled module');
+
+    const copyBytes = vscode.workspace.getConfiguration('toolOutputRecall').get<number>('copyBytes')!;
+    const big = path.join(terminalFolder, `copilot-terminal-output-${randomUUID()}.txt`);
+    made.push(big);
+    const line = 'é'.repeat(63) + '\n'; // 127 bytes: the cap's halves fall inside a character
+    const lines = Math.ceil((copyBytes + 1_000_000) / Buffer.byteLength(line));
+    const whole = Buffer.from(`FIRST LINE\n${line.repeat(lines)}LAST LINE\n`);
+    fs.writeFileSync(big, whole);
+    const cut = await keptFrom(big);
+    assert.equal(cut.complete, false);
+    assert.ok(cut.totalBytes <= copyBytes, `${cut.totalBytes} ≤ ${copyBytes}`);
+    assert.equal(cut.totalBytes + cut.droppedBytes, whole.length, 'the dropped bytes are counted');
+    const copy = await copyOf(cut.outputId);
+    assert.equal(copy.length, cut.totalBytes);
+    assert.ok(copy.toString('utf8').startsWith('FIRST LINE\n') && copy.toString('utf8').endsWith('LAST LINE\n'));
+    assert.ok(!copy.toString('utf8').includes('\ufffd'), 'no character split at the cut');
   });
 
   it('another name in the same folders is REFUSED (and a chat result one folder too shallow)', async () => {
