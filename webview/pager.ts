@@ -6,8 +6,9 @@
  */
 import * as l10n from '@vscode/l10n';
 import { button, h, ownScroller, scrollWithin, uid } from './dom';
-import { hideTooltip, withTooltip } from './tooltip';
+import { hideTooltip } from './tooltip';
 import { num } from './format';
+import { linesNote, moreChip, seenByModel, statusText } from './pageFacts';
 import type { HostConnection } from './ipc';
 import { MAX_PAGE_BYTES, type DescribeResult, type PageResult, type SnapMode } from './protocol';
 import { LEAD_DELAY_MS, PageEdges, type PageBody } from './pageEdges';
@@ -417,85 +418,21 @@ export class Pager {
   }
 
   private updateStatus(page: PageResult): void {
-    const totalLines = this.describe?.totalLines;
-    const one = page.firstLine === page.lastLine;
-    const lineArgs = { first: num(page.firstLine), last: num(page.lastLine), total: num(totalLines ?? 0) };
-    const lines = one ? l10n.t('line {first}', lineArgs) : l10n.t('lines {first}–{last}', lineArgs);
-    const linesOfTotal =
-      totalLines === undefined
-        ? lines
-        : one
-          ? l10n.t('line {first} of {total}', lineArgs)
-          : l10n.t('lines {first}–{last} of {total}', lineArgs);
-    const range = l10n.t('Bytes {from} to {to} of {total}', {
-      from: num(page.offset),
-      to: num(page.nextOffset),
-      total: num(page.totalBytes),
-    });
-    const snapped =
-      page.offset !== page.requestedOffset && page.requestedOffset < page.offset + 4 && page.requestedOffset > page.offset
-        ? ` ${l10n.t('(moved back from {0} to the start of a character)', num(page.requestedOffset))}`
-        : '';
-    this.status.textContent = `${range} · ${linesOfTotal}${snapped}`;
-    const label = l10n.t('bytes {from} to {to} of {total}, {lines}', {
-      from: page.offset,
-      to: page.nextOffset,
-      total: page.totalBytes,
-      lines,
-    });
-    this.slider.setAttribute('aria-valuetext', label);
-    this.renderMore(page);
-    // The copy's line numbers: past a capture gap they are not the output's (the lines dropped there
-    // are not known, only their bytes), so the page says what it counts.
-    const gapOffset = this.describe?.info.gapOffset;
-    const pastGap = gapOffset !== undefined && page.nextOffset > gapOffset && !this.describe?.info.complete;
-    this.linesNote.hidden = !pastGap;
-    this.text.dataset.lines = pastGap ? 'copy' : 'output';
-    this.linesNote.textContent = pastGap
-      ? l10n.t(
-          "Line numbers after byte {offset} count the copy's lines, not the output's: the {dropped} bytes dropped there held lines that are not counted.",
-          { offset: num(gapOffset), dropped: num(this.describe?.info.droppedBytes ?? 0) },
-        )
-      : '';
-    const omitted = this.describe?.preview.omitted;
-    if (!omitted) {
-      this.seen.textContent = this.describe?.preview.source === 'unavailable' ? '' : l10n.t('The model saw this page in its preview.');
-      this.seen.dataset.seen = this.seen.textContent ? 'all' : '';
-      return;
-    }
-    const inside = Math.max(0, Math.min(page.nextOffset, omitted.to) - Math.max(page.offset, omitted.from));
-    const size = page.nextOffset - page.offset;
-    const seen = inside === 0 ? 'all' : inside >= size ? 'none' : 'part';
-    this.seen.dataset.seen = seen;
-    this.seen.textContent =
-      seen === 'all'
-        ? l10n.t('The model saw this page in its preview.')
-        : seen === 'none'
-          ? l10n.t("The model did not see this page: it is in the preview's omitted range.")
-          : l10n.t("The model saw only part of this page: the preview's omitted range starts or ends here.");
-  }
-
-  /** The page's hasMore, with what it means here (a chip with a tooltip, as the output's flags). */
-  private renderMore(page: PageResult): void {
+    const status = statusText(page, this.describe?.totalLines);
+    this.status.textContent = status.text;
+    this.slider.setAttribute('aria-valuetext', status.sliderLabel);
     const focused = this.more.contains(document.activeElement);
     hideTooltip();
-    const end = !page.hasMore;
-    const tip = end
-      ? page.complete
-        ? l10n.t('hasMore=false on this page: it reaches the end of the copy, and the copy is the whole output.')
-        : l10n.t('hasMore=false with complete=false: you reached the end of what was saved, and what was saved is not all.')
-      : l10n.t('hasMore=true on this page: more saved bytes follow; the next page starts at byte {0}.', num(page.nextOffset));
-    const chip = h(
-      'span',
-      {
-        className: `flag page-flag${end ? (page.complete ? ' tone-ok' : ' tone-warn') : ''}`,
-        attrs: { tabindex: 0, 'aria-label': `hasMore: ${String(!end)}`, 'data-page-flag': 'hasMore', 'data-value': String(!end) },
-      },
-      h('span', { className: 'flag-label' }, 'hasMore'),
-      h('span', { className: 'flag-value' }, String(!end)),
-    );
-    this.more.replaceChildren(withTooltip(chip, tip));
+    const chip = moreChip(page);
+    this.more.replaceChildren(chip);
     if (focused) chip.focus();
+    const lines = linesNote(page, this.describe);
+    this.linesNote.hidden = !lines.pastGap;
+    this.text.dataset.lines = lines.pastGap ? 'copy' : 'output';
+    this.linesNote.textContent = lines.text;
+    const seen = seenByModel(page, this.describe);
+    this.seen.dataset.seen = seen.seen;
+    this.seen.textContent = seen.text;
   }
 
   private updateButtons(page: PageResult): void {
