@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { formatBytes } from '../core/limits';
+import { sizeText } from './sizes';
 import type { SessionManager } from './sessions/sessionManager';
 import { sessionStats, type SessionStats } from './sessions/sessionStats';
 
@@ -59,7 +59,7 @@ export function sessionStatusView(stats: SessionStats): SessionStatusView {
       '\n\n' +
         vscode.l10n.t(
           'Journal: {used} of its {limit} limit. Retained outputs are safe in the journal and stay readable. New outputs will be refused once the journal passes its limit (the model then gets only their preview), until a checkpoint succeeds: free disk space or fix the session folder.',
-          { used: formatBytes(stats.journalBytes), limit: formatBytes(stats.journalLimitBytes) },
+          { used: sizeText(stats.journalBytes), limit: sizeText(stats.journalLimitBytes) },
         ) +
         '\n\n',
     );
@@ -67,8 +67,8 @@ export function sessionStatusView(stats: SessionStats): SessionStatusView {
   const counts = {
     session: `\`${stats.sessionId}\``,
     outputs: stats.outputs,
-    retained: formatBytes(stats.retainedBytes),
-    quota: formatBytes(stats.quotaBytes),
+    retained: sizeText(stats.retainedBytes),
+    quota: sizeText(stats.quotaBytes),
     evicted: stats.evicted,
   };
   tooltip.appendMarkdown(
@@ -77,7 +77,7 @@ export function sessionStatusView(stats: SessionStats): SessionStatusView {
       : vscode.l10n.t('Session {session}: {outputs} retained output(s), {retained} of {quota}.', counts)) +
       `\n\n${vscode.l10n.t('Click to switch sessions.')}`,
   );
-  const size = formatBytes(stats.retainedBytes);
+  const size = sizeText(stats.retainedBytes);
   return error
     ? { text: `$(warning) ${size}`, tooltip, backgroundColor: new vscode.ThemeColor('statusBarItem.warningBackground') }
     : { text: `$(history) ${size}`, tooltip };

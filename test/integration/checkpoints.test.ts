@@ -11,6 +11,7 @@ import * as vscode from 'vscode';
 import type { SessionStats, ToolOutputRecallApi } from '../../src/extension/api';
 import { sessionStatusView } from '../../src/extension/statusBar';
 import { recallApi, waitFor } from './helpers/host';
+import { sizeText } from '../../src/extension/sizes';
 
 const KiB = 1024;
 const LIMIT = 512 * KiB;
@@ -88,10 +89,7 @@ describe('failing checkpoints', function () {
     assert.equal(view.backgroundColor?.id, 'statusBarItem.warningBackground');
     assert.match(view.tooltip.value, /Saving this session is failing/);
     assert.match(view.tooltip.value, /EISDIR/);
-    assert.ok(
-      view.tooltip.value.includes(`Journal: ${(failing.journalBytes / KiB).toFixed(1)} KiB of its 512.0 KiB limit.`),
-      view.tooltip.value,
-    );
+    assert.ok(view.tooltip.value.includes(`Journal: ${sizeText(failing.journalBytes)} of its 512 KiB limit.`), view.tooltip.value);
     assert.match(
       view.tooltip.value,
       /Retained outputs are safe in the journal.*New outputs will be refused once the journal passes its limit/,
