@@ -55,12 +55,19 @@ describe('walkthrough', function () {
     if (!hasDriver()) return skipBecause(this, "the Welcome editor is read through scripts/host/run.mjs's driver");
     const extension = vscode.extensions.getExtension(EXTENSION_ID)!;
     const [walkthrough] = extension.packageJSON.contributes.walkthroughs as { title: string; steps: Step[] }[];
+    // Room for the step's page beside the steps, as in a window without the chat open.
+    await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar');
     await vscode.commands.executeCommand('workbench.action.openWalkthrough', WALKTHROUGH, false);
     const page = '.gettingStartedContainer';
     await workbench.waitFor(`${page} :text("${walkthrough.steps[0].title}")`);
     const shown = await workbench.text(page);
     for (const step of walkthrough.steps) assert.ok(shown.includes(step.title), `${step.title} in:\n${shown}`);
     assert.ok(shown.includes(walkthrough.title), `the walkthrough's title: ${shown.slice(0, 400)}`);
+    // The selected step's page (its markdown, rendered in a webview of the Welcome editor).
+    const media = new Webview({ selector: 'h1 + p + blockquote' }, 30_000);
+    const heading = await media.text('h1');
+    const expected = vscode.env.language.startsWith('zh') ? '在聊天中运行命令' : 'Run a command in chat';
+    assert.equal(heading.trim(), expected, "the first step's page");
     await workbenchScreenshot('walkthrough.png');
   });
 });
