@@ -12,9 +12,12 @@
 // detection, 50/50 head/tail, tail only, head only, and "keep the last 60,000 characters".
 //
 // Then what the preview costs (issue 13 item 6): previewHeadTail over 8 MiB given bytes and given
-// a string, beside a raw pipe drain of the same bytes, in ms per MiB.
+// a string, beside a raw pipe drain of the same bytes, in ms per MiB. And what a whole run_command
+// of the noisy 8 MiB costs (issue 30): `cat` of the file through runCommandTool with a worker store
+// (the store VS Code and the MCP server open), its copy retained and its preview rendered, beside
+// the same raw drain, interleaved.
 //
-// Options: --only=evidence,cost  --reps=N (cost repetitions, default 5)  --strict (exit 1 on a missed goal)
+// Options: --only=evidence,cost,run  --reps=N (cost and run repetitions, default 5)  --strict (exit 1 on a missed goal)
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { promises as fs, writeFileSync } from 'node:fs';
@@ -29,7 +32,7 @@ const core = require(process.env.TOR_BENCH_CORE ?? '../dist/core.js');
 
 const argv = process.argv.slice(2);
 const option = (name, fallback) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
-const only = new Set(option('only', 'evidence,cost').split(','));
+const only = new Set(option('only', 'evidence,cost,run').split(','));
 const REPS = Math.max(3, Number(option('reps', 5)));
 const strict = argv.includes('--strict');
 
@@ -305,6 +308,60 @@ async function cost() {
   );
 }
 
+/**
+ * run_command end to end over the noisy 8 MiB log (capture, cap, notable lines, durable retain in
+ * the store worker, preview, result text), beside a raw pipe drain of the same file, interleaved.
+ */
+async function runCommandCost() {
+  const file = path.join(root, 'noisy-run.log');
+  writeFileSync(file, previewSamples(8 * MiB).noisy);
+  const store = await core.openWorkerStore({ dir: path.join(root, 'run-store'), quotaBytes: 1024 * MiB });
+  const context = { store, baseDir: root, defaultTimeoutSeconds: 120, previewBytes: BUDGET, streamBytes: 8 * MiB };
+  const ran = { ms: [], cpu: [] };
+  const drained = [];
+  // Wall time, and this process's CPU time (its threads, the store worker's included; not `cat`'s),
+  // which a loaded machine inflates far less.
+  const run = async () => {
+    const cpu = process.cpuUsage();
+    const t = process.hrtime.bigint();
+    const { text, result } = await core.runCommandTool({ command: `cat ${file}` }, context);
+    ran.ms.push(msSince(t));
+    const used = process.cpuUsage(cpu);
+    ran.cpu.push((used.user + used.system) / 1000);
+    if (result.recovery !== 'retained' || result.merged.totalBytes !== 8 * MiB || text.length === 0)
+      throw new Error(`run_command kept ${result.merged.totalBytes} bytes, ${result.recovery}`);
+  };
+  const drain = async () => drained.push(await drainMs(file));
+  try {
+    await run();
+    ran.ms.length = ran.cpu.length = 0;
+    for (let rep = 0; rep < REPS; rep++) {
+      for (const subject of rep % 2 ? [drain, run] : [run, drain]) await subject();
+    }
+  } finally {
+    await store.close();
+  }
+  const perMiB = (ms) => `${(median(ms) / 8).toFixed(2)} ms/MiB`;
+  process.stdout.write(
+    `\nrun_command of the noisy 8 MiB log (\`cat\`, 24 KiB preview, copy retained by the store worker), median of ${REPS}, beside a raw pipe drain of the same file, interleaved (load average ${loadavg()[0].toFixed(1)})\n\n`,
+  );
+  process.stdout.write(
+    `${table(
+      ['subject', 'p50', 'per MiB', 'its CPU time', 'raw drain p50', 'over the drain'],
+      [
+        [
+          'run_command, retained and previewed',
+          `${median(ran.ms).toFixed(1)} ms`,
+          perMiB(ran.ms),
+          perMiB(ran.cpu),
+          `${median(drained).toFixed(1)} ms`,
+          `×${(median(ran.ms) / median(drained)).toFixed(2)}`,
+        ],
+      ],
+    )}\n`,
+  );
+}
+
 /** The same figures before issue 19 (README, measured under load 3–5): strings were encoded whole. */
 const BEFORE_ISSUE_19 = {
   'quiet bytes': '1.18 ms/MiB',
@@ -329,6 +386,7 @@ root = await fs.mkdtemp(path.join(tmpdir(), 'tor-evidence-'));
 try {
   if (only.has('evidence')) await evidence();
   if (only.has('cost')) await cost();
+  if (only.has('run')) await runCommandCost();
 } finally {
   await fs.rm(root, { recursive: true, force: true });
 }
