@@ -418,6 +418,31 @@ describe('runCommandTool: the exact text the model got is recorded with the copy
     assert.equal((await fx.store.stats()).outputs, before);
   });
 
+  it('renders each result once: the text returned is the one recorded; again only for a copy that could not be kept', async () => {
+    const rendered: CommandResult[] = [];
+    const render = (result: CommandResult): string => {
+      rendered.push(result);
+      return `rendered ${rendered.length}`;
+    };
+    const kept = await captureCommand({ command: 'seq 1 50000', cwd: fx.work, render }, fx.store);
+    assert.equal(rendered.length, 1);
+    assert.equal(kept.text, 'rendered 1');
+    await assertRecorded(kept.outputId, kept.text);
+
+    const whole = await captureCommand({ command: 'echo hi', cwd: fx.work, render }, fx.store);
+    const none = await captureCommand({ command: 'seq 1 50000', cwd: fx.work, render }, undefined);
+    assert.deepEqual([rendered.length, whole.text, none.text, none.recovery], [3, 'rendered 2', 'rendered 3', 'unavailable']);
+
+    const full: RecallStore = Object.create(fx.store) as RecallStore;
+    full.retain = () => Promise.reject(new RecallError('STORE_UNAVAILABLE', 'disk full'));
+    const refused = await captureCommand({ command: 'seq 1 50000', cwd: fx.work, render }, full);
+    // The first text named a copy that was not kept: the result is rendered again without it.
+    assert.equal(rendered.length, 5);
+    assert.match(rendered[3].outputId ?? '', /^out_/, 'the first text named the copy it hoped for');
+    assert.equal(rendered[4].outputId, undefined);
+    assert.equal(refused.text, 'rendered 5');
+  });
+
   it('records the text with the copy, never through annotate; a copy that cannot be kept is said so and records nothing', async () => {
     const noAnnotate: RecallStore = Object.create(fx.store) as RecallStore;
     noAnnotate.annotate = () => Promise.reject(new RecallError('STORE_UNAVAILABLE', 'annotate was called'));
