@@ -1,5 +1,5 @@
 /**
- * Sizes as every place shows them, the same way the inspector's page does (webview/format.ts `bytes`,
+ * Sizes as every place shows them, the same way the inspector's page does (webview/sizes.ts `bytes`,
  * checked equal by test/unit/sizes.test.ts): binary units, three significant figures at most, bytes
  * grouped en-US. And each size named by what it measures, as the page names it: the output the tool
  * produced, the copy retained of it (smaller when capture dropped a part), the preview the model got.

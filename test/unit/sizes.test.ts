@@ -1,9 +1,9 @@
 // One output's sizes read the same everywhere (issue 29, item 8): the tree and the session names
-// (src/extension/sizes.ts) format and name them exactly as the inspector's page (webview/format.ts),
+// (src/extension/sizes.ts) format and name them exactly as the inspector's page (webview/sizes.ts),
 // and each names what it measures: the output the tool produced, the copy retained of it.
 import assert from 'node:assert/strict';
 import { outputSizes, sizeExact, sizeText } from '../../src/extension/sizes';
-import { bytes, bytesExact, outputSizes as pageOutputSizes } from '../../webview/format';
+import { bytes, bytesExact, outputSizes as pageOutputSizes } from '../../webview/sizes';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
