@@ -80,6 +80,28 @@ describe('the inspector names the session of its output', () => {
     ...over,
   });
 
+  it('a page closed while its answer was made is no failure: no [error] log line, nothing thrown', async () => {
+    const logged: string[] = [];
+    const session = new InspectorSession(
+      host({
+        post: () => {
+          throw new Error('Webview is disposed');
+        },
+        log: (level, message) => logged.push(`${level} ${message}`),
+      }),
+      info.outputId,
+    );
+    await session.handle({ type: 'request', id: 1, method: 'describe', params: { outputId: info.outputId } });
+    assert.deepEqual(
+      logged.filter((line) => line.startsWith('error')),
+      [],
+    );
+    assert.ok(
+      logged.some((line) => line.includes('closed before its answer')),
+      logged.join('\n'),
+    );
+  });
+
   it('describe carries the origin, show carries the session ID, and switchSession runs the host’s switch', async () => {
     let switched = 0;
     const origin = { sessionId: store.sessionId, name: 'Dec 5, 2026, 9:30 PM · sh earlier.sh · 1 output · 5 B', current: false };

@@ -129,10 +129,20 @@ export class InspectorSession {
       const result = await this.dispatch(request);
       this.host.post({ type: 'response', id, method, ok: true, result });
     } catch (error) {
+      // A tab closed (or the side view hidden) while its answer was being made: nobody to answer, and
+      // nothing failed.
+      if (isDisposedWebview(error)) {
+        this.host.log?.('info', `inspector ${method} ${this.outputId}: the page closed before its answer`);
+        return;
+      }
       // The page shows a person's message; the engine's own text (written for a model) goes to the log.
       if (!isRecallError(error)) this.host.log?.('error', `inspector ${method} failed: ${describeError(error)}`);
       else this.host.log?.('info', `inspector ${method} ${this.outputId}: ${logText(error)}`);
-      this.host.post({ type: 'response', id, method, ok: false, error: toErrorView(error, errorContext(this.outputId, request)) });
+      try {
+        this.host.post({ type: 'response', id, method, ok: false, error: toErrorView(error, errorContext(this.outputId, request)) });
+      } catch (postError) {
+        if (!isDisposedWebview(postError)) throw postError;
+      }
     }
   }
 
@@ -389,3 +399,6 @@ function describeJson(value: unknown): string {
     return String(value);
   }
 }
+
+/** VS Code's error for a message posted to a webview that was closed meanwhile. */
+const isDisposedWebview = (error: unknown): boolean => error instanceof Error && error.message === 'Webview is disposed';
