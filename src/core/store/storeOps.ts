@@ -184,6 +184,15 @@ export type ResultOf<K extends StoreOp> = StoreOps[K] extends { run: (...args: n
       : never
     : never;
 
+/**
+ * Compile-time check: an entry without a `run` names a `SessionStore` method (else its arguments and
+ * result would silently be `never`). The type names the entries that do not.
+ */
+export type EntriesWithoutMethod = NeverElse<
+  { [K in StoreOp]: StoreOps[K] extends { run: unknown } ? never : K extends keyof SessionStore ? never : K }[StoreOp]
+>;
+type NeverElse<T extends never> = T;
+
 /** Every operation's arguments and result, as the worker host carries them. */
 export type StoreOpShapes = { [K in StoreOp]: { args: ArgsOf<K>; result: ResultOf<K> } };
 
