@@ -46,12 +46,28 @@ export function clientOfRequest(initialized: Implementation | undefined, envelop
 }
 
 /**
+ * VS Code's Copilot harness runs the Copilot CLI's runtime, which names itself `copilot-cli` there
+ * too, but cuts results at 8 KiB (its Agent Host's `largeOutput.maxSizeBytes`), not 20,480 bytes. It
+ * is told apart by its environment: the Agent Host starts the runtime with
+ * AI_AGENT=github_copilot_vscode_agent (VS Code 1.139.1's agentHostMain.js), and the runtime hands its
+ * environment to the stdio servers it starts (checked with Copilot CLI 1.0.102). A 5 KiB preview makes
+ * results of at most about 7.8 KB (the 16 KiB one's largest header, 2.7 KB, over it).
+ */
+export const VSCODE_COPILOT_HARNESS = { variable: 'AI_AGENT', value: 'github_copilot_vscode_agent', previewBytes: 5 * 1024 } as const;
+
+/**
  * The preview size for a client: the configured one, or less where the client would cut it. A size
  * the user set (`set`) is used as given: they may have raised the client's limit (Codex's
- * `tool_output_token_limit`), which this server cannot see.
+ * `tool_output_token_limit`), which this server cannot see. `env`: this server's environment, which
+ * tells VS Code's Copilot harness from the Copilot CLI.
  */
-export function previewBytesFor(client: Implementation | undefined, configured: { bytes: number; set: boolean }): number {
+export function previewBytesFor(
+  client: Implementation | undefined,
+  configured: { bytes: number; set: boolean },
+  env: NodeJS.ProcessEnv = process.env,
+): number {
   const id = configured.set ? undefined : knownClient(client);
-  const cut = id && AGENTS[id].previewBytes;
+  const harness = id === 'copilot-cli' && env[VSCODE_COPILOT_HARNESS.variable] === VSCODE_COPILOT_HARNESS.value;
+  const cut = harness ? VSCODE_COPILOT_HARNESS.previewBytes : id && AGENTS[id].previewBytes;
   return cut !== undefined ? Math.min(configured.bytes, cut) : configured.bytes;
 }

@@ -20,16 +20,19 @@ const COMMAND = `seq 1 20000; echo ${FIELD}`;
 const CODEX_KEEPS = 12_000;
 /** Copilot CLI 1.0.102 passes a result of up to 20,480 bytes whole (test/clients/REPORT.md). */
 const COPILOT_KEEPS_WHOLE = 20_480;
+/** VS Code's Copilot harness: the same runtime with its Agent Host's limit, 8 KiB (src/mcp/clients.ts). */
+const HARNESS_KEEPS_WHOLE = 8 * 1024;
 
 function stdioClient(
   name: string,
   args: string[],
   bundle = MCP_BUNDLE,
+  env: Record<string, string> = {},
 ): { client: Client; transport: StdioClientTransport; stderr: () => string } {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [bundle, ...args],
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stderr: 'pipe',
   });
   let stderr = '';
@@ -159,6 +162,31 @@ describe('mcp: the clients people run', function () {
       assert.deepEqual(await agentClients(copilot.stderr()), ['copilot-cli']);
     } finally {
       await copilot.client.close();
+    }
+  });
+
+  it("VS Code's Copilot harness (copilot-cli, started with AI_AGENT=github_copilot_vscode_agent) gets a result its 8 KiB limit keeps whole, every part in it", async () => {
+    // The Agent Host starts the Copilot runtime with that variable; the runtime passes its environment
+    // to the servers it starts. Without it, copilot-cli is the Copilot CLI (the test above).
+    const harness = stdioClient('copilot-cli', ['--workspace', dirs.make(), '--store', dirs.make()], MCP_BUNDLE, {
+      AI_AGENT: 'github_copilot_vscode_agent',
+    });
+    try {
+      await harness.client.connect(harness.transport);
+      const long = `${COMMAND}; echo "fatal: the cause" >&2; seq 1 3000 >&2; echo ${FIELD}; exit 3 #${'x'.repeat(1900)}`;
+      for (const command of [COMMAND, long]) {
+        const text = okText(await harness.client.callTool({ name: 'run_command', arguments: { command } }));
+        assert.ok(Buffer.byteLength(text) <= HARNESS_KEEPS_WHOLE, `${Buffer.byteLength(text)} bytes`);
+        assert.ok(Buffer.byteLength(text) > HARNESS_KEEPS_WHOLE - 3072, `${Buffer.byteLength(text)} bytes: not sized far below the limit`);
+        if (command === COMMAND) assertEvidence(text);
+        else assert.match(text, /\nerror line \d+ @\d+: fatal: the cause/, 'the notable line in the marker block');
+        assert.match(
+          text.slice(0, 500),
+          /retained as outputId "out_[0-9a-f]+"\. Omitted here: bytes \[\d+, \d+\) of \d+; read on with read_tool_output /,
+        );
+      }
+    } finally {
+      await harness.client.close();
     }
   });
 
