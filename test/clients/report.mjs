@@ -60,6 +60,9 @@ export const RACE_NAMES = {
   codex: 'Codex over stdio',
   claude: 'Claude Code over stdio',
   'claude-alwaysLoad': 'Claude Code over stdio, entry with `"alwaysLoad": true`',
+  gemini: 'Gemini CLI over stdio',
+  qwen: 'Qwen Code over stdio',
+  copilot: 'Copilot CLI over stdio',
 };
 
 export const CLIENT_NAMES = { claude: 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', qwen: 'Qwen Code', copilot: 'Copilot CLI' };
