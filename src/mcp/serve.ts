@@ -77,12 +77,14 @@ export async function serve(argv: readonly string[], log: Log, stdioWire?: Stdio
     closing ??= (async () => {
       log.info(`stopping (${why})`);
       shutdown.abort();
-      await http?.close().catch((error) => log.warn(`closing http: ${describeError(error)}`));
-      await stdio?.close().catch(() => undefined);
-      await (await hooks)?.close().catch((error) => log.warn(`closing the hook socket: ${describeError(error)}`));
-      const session = await opening.catch(() => undefined);
-      await (await agent.catch(() => undefined))?.idle();
-      await session?.close();
+      // At once, not one after another: each is a turn of a thread, and a client that sent SIGINT waits.
+      await Promise.all([
+        http?.close().catch((error) => log.warn(`closing http: ${describeError(error)}`)),
+        stdio?.close().catch(() => undefined),
+        hooks?.then((door) => door?.close()).catch((error) => log.warn(`closing the hook socket: ${describeError(error)}`)),
+        agent.then((note) => note.idle()).catch(() => undefined),
+      ]);
+      await (await opening.catch(() => undefined))?.close();
       wire.exit(0);
     })();
   };
