@@ -94,7 +94,9 @@ describe('mcp: sessions', function () {
       const outputId = /outputId "(out_[0-9a-f]+)"/.exec(ran)![1];
       const sessionId = sessionOf(server.stderr());
       const child = (server.transport as unknown as { _process: ChildProcess })._process;
-      const ended = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('exit', (code, how) => resolve([code, how])));
+      const ended = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+        child.once('exit', (code, how) => resolve([code, how])),
+      );
       child.kill(signal);
       // Killed by the signal itself (not exit code 0): the conventional end, without Node's teardown.
       assert.deepEqual(await ended, [null, signal]);
