@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { hashKey } from '../../src/core/notable/digest';
+import { hashKey, prefilterKey } from '../../src/core/notable/digest';
 import { SCANS, classifyHitAt, classifyWordAt, type NotableKind } from '../../src/core/notable/patterns';
 import { countLineBreaks, makePrefilter, type Prefilter } from '../../src/core/notable/prefilter';
 import { countNewlines } from '../../src/core/utf8';
@@ -243,5 +243,25 @@ describe('notable lines: the repeat key', () => {
       const to = rng.int(from, bytes.length);
       assert.deepEqual(hashKey(bytes, from, to), reference(bytes, from, to), `seed ${seed}, ${bytes.toString('hex')} [${from}, ${to})`);
     }
+  });
+
+  it('property: two ranges with one hash key have one prefilter key (the digest compares hashes only then)', () => {
+    const seed = seedFromEnv(1319);
+    const rng = makeRng(seed);
+    const alphabet = [...Buffer.from('0123456789012345678901234abcdefAFxyz ,\t\r#:')];
+    const random = (): Buffer => {
+      const bytes = Buffer.alloc(rng.int(0, 9), 0);
+      for (let i = 0; i < bytes.length; i++) bytes[i] = rng.chance(0.03) ? rng.int(0, 255) : rng.pick(alphabet);
+      return bytes;
+    };
+    let same = 0;
+    for (let round = 0; round < 40_000; round++) {
+      const a = random();
+      const b = random();
+      if (hashKey(a, 0, a.length).join() !== hashKey(b, 0, b.length).join()) continue;
+      same++;
+      assert.equal(prefilterKey(a, 0, a.length), prefilterKey(b, 0, b.length), `seed ${seed}, ${a.toString('hex')} ${b.toString('hex')}`);
+    }
+    assert.ok(same > 1000, `${same} pairs with one key`);
   });
 });

@@ -6,7 +6,10 @@
  *
  * It runs once per notable line of a stream that may be a gigabyte of errors, so it allocates
  * nothing for a repeat: lines are told apart by a hash of their bytes, and an entry's text is
- * decoded only when the digest is finished.
+ * decoded only when the digest is finished. Most lines of a noisy log are distinct, so a line is
+ * first told apart by a cheap key (`prefilterKey`), equal for any two lines the hash calls repeats;
+ * the hash (`hashKey`) is computed only for a line whose cheap key a held entry shares, and for
+ * that entry.
  */
 import type { NotableDigest, NotableLine } from '../types';
 import { CLASS_RANK, type NotableClass } from './patterns';
@@ -47,10 +50,17 @@ interface Held {
   /** Order of the latest occurrence, for the LRU. */
   seen: number;
   pinned: boolean;
-  /** The key it is found by, and a second hash that confirms it (see `hashKey`). */
+  /** The cheap key (`prefilterKey`) of `source[keyFrom, keyTo)`. */
+  pre: number;
+  keyFrom: number;
+  keyTo: number;
+  /** The key it is found by, and a second hash that confirms it (see `hashKey`); -1: not computed yet. */
   key: number;
   check: number;
 }
+
+/** The hash of the line being added, computed only when a held entry shares its cheap key. */
+const UNHASHED = -1;
 
 export class DigestBuilder {
   /**
@@ -73,17 +83,28 @@ export class DigestBuilder {
   add(hit: NotableHit): void {
     this.counts[hit.class]++;
     this.seen++;
-    hashRange(hit.source, hit.keyFrom, hit.keyTo);
-    const key = hashed.key;
+    const pre = prefilterKey(hit.source, hit.keyFrom, hit.keyTo);
+    // The hit's hash, once a held entry shares its cheap key: an entry whose cheap key differs
+    // cannot be a repeat of it (nor, but for a 30-bit collision, share its key).
+    let key = UNHASHED;
+    let check = 0;
     const held = this.held[hit.class];
     let known: Held | undefined;
     for (let i = 0; i < held.length; i++) {
-      if (held[i].key === key) {
-        known = held[i];
+      const entry = held[i];
+      if (entry.pre !== pre) continue;
+      if (key === UNHASHED) {
+        hashRange(hit.source, hit.keyFrom, hit.keyTo);
+        key = hashed.key;
+        check = hashed.check;
+      }
+      if (entry.key === UNHASHED) hashEntry(entry);
+      if (entry.key === key) {
+        known = entry;
         break;
       }
     }
-    if (known && known.check !== hashed.check) {
+    if (known && known.check !== check) {
       // Two distinct lines share a 30-bit key (rare, and the second hash tells): count, keep the first.
       this.distinct++;
       return;
@@ -103,10 +124,10 @@ export class DigestBuilder {
       // in its place (the order of `held` does not matter: keys are unique in it, `finish` sorts).
       let oldest = 0;
       for (let i = 1; i < lru.length; i++) if (lru[i].seen < lru[oldest].seen) oldest = i;
-      this.fill(lru[oldest], hit, false);
+      this.fill(lru[oldest], hit, false, pre, key, check);
       return;
     }
-    const entry = this.fill(undefined, hit, pinned);
+    const entry = this.fill(undefined, hit, pinned, pre, key, check);
     held.push(entry);
     if (pinned) this.pinned[hit.class]++;
     else lru.push(entry);
@@ -122,6 +143,8 @@ export class DigestBuilder {
     for (const cls of CLASSES) {
       for (const entry of this.held[cls]) {
         if (entry.source !== source) continue;
+        // Its hash is computed while its key's bytes are still there (the copy holds only its text).
+        if (entry.key === UNHASHED) hashEntry(entry);
         entry.source = Buffer.from(source.subarray(entry.start, entry.end));
         entry.start = 0;
         entry.end = entry.source.length;
@@ -133,7 +156,7 @@ export class DigestBuilder {
    * `hit` as a new entry (into `entry`'s object when given), pointing into its source: a stable one
    * is viewed when the digest is finished, another is copied by `release` if the entry is held still.
    */
-  private fill(entry: Held | undefined, hit: NotableHit, pinned: boolean): Held {
+  private fill(entry: Held | undefined, hit: NotableHit, pinned: boolean, pre: number, key: number, check: number): Held {
     const { source, start, end } = hit;
     if (!entry) {
       return {
@@ -148,8 +171,11 @@ export class DigestBuilder {
         lastOffset: hit.offset,
         seen: this.seen,
         pinned,
-        key: hashed.key,
-        check: hashed.check,
+        pre,
+        keyFrom: hit.keyFrom,
+        keyTo: hit.keyTo,
+        key,
+        check,
       };
     }
     entry.class = hit.class;
@@ -161,8 +187,11 @@ export class DigestBuilder {
     entry.count = 1;
     entry.seen = this.seen;
     entry.pinned = pinned;
-    entry.key = hashed.key;
-    entry.check = hashed.check;
+    entry.pre = pre;
+    entry.keyFrom = hit.keyFrom;
+    entry.keyTo = hit.keyTo;
+    entry.key = key;
+    entry.check = check;
     return entry;
   }
 
@@ -206,6 +235,43 @@ const HASH = 0x23; // '#'
 export function hashKey(bytes: Buffer, from: number, to: number): [number, number] {
   hashRange(bytes, from, to);
   return [hashed.key, hashed.check];
+}
+
+/** An entry's hash, from its key's bytes (still in `source`: `release` computes it before it copies). */
+function hashEntry(entry: Held): void {
+  hashRange(entry.source, entry.keyFrom, entry.keyTo);
+  entry.key = hashed.key;
+  entry.check = hashed.check;
+}
+
+/** Per byte: 1 for a byte `prefilterKey` mixes (no hex digit, no '#'), else 0. */
+const PLAIN = new Uint8Array(256);
+for (let byte = 0; byte < 256; byte++) PLAIN[byte] = HEX_CLASS[byte] === 0 && byte !== HASH ? 1 : 0;
+
+/**
+ * A cheap key of `bytes[from, to)`, equal for any two ranges `hashKey` makes one key of: it mixes,
+ * with their order, only the bytes that are no hex digit and no '#' (inside the same blanks
+ * trimmed), and the hash's rule only turns hex digits into '#' and keeps every other byte: so those
+ * bytes are the same, in the same order, in two ranges with one hash input. One branch-free pass:
+ * no run of digits to find, and sums where the hash chains multiplications.
+ */
+export function prefilterKey(bytes: Buffer, from: number, to: number): number {
+  let start = from;
+  let end = to;
+  while (start < end && isBlank(bytes[start])) start++;
+  while (end > start && isBlank(bytes[end - 1])) end--;
+  let count = 0;
+  let sum = 0;
+  let weighted = 0;
+  for (let i = start; i < end; i++) {
+    const byte = bytes[i];
+    const plain = PLAIN[byte];
+    const value = byte * plain;
+    count += plain;
+    sum = (sum + value) | 0;
+    weighted = (weighted + Math.imul(value, count)) | 0;
+  }
+  return (Math.imul(weighted, 0x9e3779b1) ^ Math.imul(sum, 0x85ebca6b) ^ count) | 0;
 }
 
 /** Where `hashRange` leaves its two hashes (no array per line). */
