@@ -1,6 +1,7 @@
 /**
- * Numbers and sizes as the inspector writes them (en-US grouping, binary units), free of the DOM: the
- * extension's tree says the same (src/extension/sizes.ts, checked equal by test/unit/sizes.test.ts).
+ * Numbers and sizes as the inspector writes them (en-US grouping, binary units), free of the DOM and
+ * of vscode: the extension's tree, status bar and session names use these very functions
+ * (src/extension/sizes.ts re-exports them; the lint zone allows that one import).
  */
 import * as l10n from '@vscode/l10n';
 
@@ -27,7 +28,7 @@ export const bytesExact = (value: number): string =>
 /**
  * An output's sizes, named by what each measures: "output 884 KiB" when the copy holds all of it,
  * else "output 9.5 MiB · copy 884 KiB" (the copy is what pages and searches read). The tree says the
- * same (src/extension/sizes.ts `outputSizes`, checked equal by test/unit/sizes.test.ts).
+ * same through src/extension/sizes.ts.
  */
 export function outputSizes(info: { totalBytes: number; droppedBytes: number; complete: boolean }, exact = false): string {
   const format = exact ? bytesExact : bytes;
