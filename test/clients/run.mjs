@@ -237,7 +237,9 @@ async function main() {
       const busy = busyProcesses({ perCore: 4 });
       try {
         const loadAtStart = await busy.ready();
-        console.log(`\nStart-up race under load: ${busy.count} busy processes (4 per core), load average ${loadAtStart.toFixed(1)}`);
+        console.log(
+          `\nStart-up race under load: up to ${busy.count} busy processes (4 per core), ${busy.running()} spinning, load average ${loadAtStart.toFixed(1)}`,
+        );
         measured.race = { busy: busy.count, loadAtStart, runs: raceRuns, clients: {} };
         for (const [cli, key, configure] of racing) {
           console.log(`\n${RACE_NAMES[key]}, ${raceRuns} runs`);

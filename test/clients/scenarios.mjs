@@ -191,28 +191,48 @@ export async function evidenceRun({
 }
 
 /**
- * Busy processes for the whole of a scenario: `perCore` × os.availableParallelism() children spinning
- * (`node -e 'for(;;){}'`), each in its own process group. `stop()` kills them; `load()` reads the
- * 1-minute load average. `ready()` waits (polling, up to a scaled limit) until that average reaches
- * half the number of spinners, so the runs start under the load, not while it ramps up.
+ * Busy processes for the whole of a scenario: up to `perCore` × os.availableParallelism() (`count`)
+ * children spinning (`node -e 'for(;;){}'`), each in its own process group, as many as the machine's
+ * other work leaves to reach a load of `count`. `stop()` kills them; `load()` reads the 1-minute load
+ * average; `running()` says how many spin now. `ready()` waits (polling, up to a scaled limit) until
+ * that average reaches half of `count`, so the runs start under the load, not while it ramps up.
  */
 export function busyProcesses({ perCore = 4 } = {}) {
+  // The load the race claims (≈ perCore per core), not more: on a machine already busy with other work
+  // (three test runs at once, each with its own race: load 20-26, where Codex once sent its first request
+  // 1 s after our tools/list reply without our tools) it adds only what that load lacks. Adjusted every
+  // few seconds as other work comes and goes.
   const count = perCore * availableParallelism();
-  const children = Array.from({ length: count }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore', detached: true }));
+  const children = [];
+  const spawnOne = () => children.push(spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore', detached: true }));
+  const killOne = () => {
+    const child = children.pop();
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  };
+  const adjust = () => {
+    // The 1-minute average lags: ours count in it only as they have run, so early on "others" reads low and we spawn up to `count`.
+    // Others' load below half of `count` (the race's own CLIs, a quiet machine) leaves all `count` spinning, as the claim says.
+    const others = Math.max(0, loadavg()[0] - children.length);
+    const wanted = others < count / 2 ? count : Math.max(0, Math.round(count - others));
+    while (children.length < wanted) spawnOne();
+    while (children.length > wanted) killOne();
+  };
+  adjust();
+  const timer = setInterval(adjust, 5000);
   const stop = () => {
-    for (const child of children)
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
+    clearInterval(timer);
+    while (children.length) killOne();
   };
   const ready = async () => {
     const until = Date.now() + scaled(120_000); // the 1-minute average takes about a minute to climb
     while (loadavg()[0] < count / 2 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 1000)); // a poll, not a wait for time
     return loadavg()[0];
   };
-  return { count, stop, ready, load: () => loadavg()[0] };
+  return { count, stop, ready, load: () => loadavg()[0], running: () => children.length };
 }
 
 /** The first request of the agent's loop (Claude Code's side requests, without tools, are not it). */
