@@ -10,7 +10,21 @@ export interface SliderToPaintResult {
   visibility: string;
 }
 
+/** What `sideViewLayout` measures (test/browser/sideView.test.ts and test/integration/sideViewLayout.test.ts assert on it). */
+export interface SideViewLayout {
+  view: { width: number; height: number };
+  docOverflow: number;
+  scrollers: string[];
+  nested: string[];
+  /** With the document scrolled to the page of the copy: the pager's head's top, and the text below it to the view's bottom. */
+  headTop: number;
+  pageVisible: number;
+  placeholder: { text: string; width: number; room: number };
+  clipped: string[];
+}
+
 export declare const PROBES: {
+  sideViewLayout(): SideViewLayout;
   sliderToPaint(arg: { positions: number[]; css?: string; pageLimitMs?: number; frameLimitMs?: number }): Promise<SliderToPaintResult>;
   count(selector: string): number;
   [name: string]: (arg: never) => unknown;

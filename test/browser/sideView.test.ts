@@ -10,68 +10,10 @@ import path from 'node:path';
 import { PanelDouble, test } from './harness';
 import { commandOutput, tempStore } from './fixtures';
 import { assertNoErrors, navigate } from './helpers';
+import { PROBES, type SideViewLayout } from '../../scripts/host/probes.mjs';
 
-interface Layout {
-  docOverflow: number;
-  scrollers: string[];
-  nested: string[];
-  /** With the document scrolled to the page of the copy: the pager's head's top, and the text below it to the view's bottom. */
-  headTop: number;
-  pageVisible: number;
-  placeholder: { text: string; width: number; room: number };
-  clipped: string[];
-}
-
-function measure(page: PanelDouble['page']): Promise<Layout> {
-  return page.evaluate(() => {
-    const doc = document.scrollingElement!;
-    const name = (e: Element): string => `${e.tagName.toLowerCase()}.${[...e.classList].join('.')}`;
-    const scrolls = (e: Element): boolean => {
-      const style = getComputedStyle(e);
-      return (
-        (/(auto|scroll)/.test(style.overflowY) && e.scrollHeight > e.clientHeight + 1) ||
-        (/(auto|scroll)/.test(style.overflowX) && e.scrollWidth > e.clientWidth + 1)
-      );
-    };
-    const all = [...document.querySelectorAll('#app *')].filter((e) => (e as HTMLElement).offsetParent !== null || e === document.body);
-    const scrollers = all.filter(scrolls);
-    const nested = scrollers.filter((e) => scrollers.some((other) => other !== e && other.contains(e))).map(name);
-    // The placeholder as the box draws it: typed in as its value, does the text overflow the box?
-    // (A canvas measure of the font missed a cut of a few pixels that the real host showed.)
-    const input = document.querySelector<HTMLInputElement>('.search-input')!;
-    const typed = input.value;
-    input.value = input.placeholder;
-    const placeholderWidth = input.scrollWidth;
-    const room = input.clientWidth;
-    input.value = typed;
-    const width = document.documentElement.clientWidth;
-    const clipped = [
-      ...document.querySelectorAll<HTMLElement>('#app button:not([hidden]), #app input, #app .flag, #app .field, #app label'),
-    ]
-      .filter((e) => e.offsetParent !== null)
-      .filter((e) => {
-        const box = e.getBoundingClientRect();
-        return box.right > width + 0.5 || box.left < -0.5 || (e.tagName === 'BUTTON' && e.scrollWidth > e.clientWidth + 1);
-      })
-      .map((e) => `${name(e)} "${e.textContent?.trim() ?? ''}"`);
-    const text = document.querySelector<HTMLElement>('.page-text')!;
-    doc.scrollTop = text.getBoundingClientRect().top + doc.scrollTop + 200;
-    const head = document.querySelector('.pager-head')!.getBoundingClientRect();
-    const box = text.getBoundingClientRect();
-    const pageVisible = Math.min(box.bottom, window.innerHeight) - Math.max(box.top, head.bottom);
-    const headTop = head.top;
-    doc.scrollTop = 0;
-    return {
-      docOverflow: doc.scrollHeight - doc.clientHeight,
-      scrollers: scrollers.map(name),
-      nested,
-      headTop,
-      pageVisible,
-      placeholder: { text: input.placeholder, width: placeholderWidth, room },
-      clipped,
-    };
-  });
-}
+/** The real host's probe, run in this page: both suites measure the same way. */
+const measure = (page: PanelDouble['page']): Promise<SideViewLayout> => page.evaluate(PROBES.sideViewLayout);
 
 test('item 6: at the side bar’s default size one thing scrolls, the page fills the view under the pager’s head, nothing clipped', async (ctx) => {
   const store = await tempStore();

@@ -12,17 +12,7 @@ import { recallApi, skipBecause, waitFor } from './helpers/host';
 import { testLog } from './log';
 import { InspectorView } from './helpers/inspectorView';
 import { hasDriver } from './helpers/webview';
-
-interface Layout {
-  view: { width: number; height: number };
-  docOverflow: number;
-  scrollers: string[];
-  nested: string[];
-  headTop: number;
-  pageVisible: number;
-  placeholder: { text: string; width: number; room: number };
-  clipped: string[];
-}
+import type { SideViewLayout } from '../../scripts/host/probes.mjs';
 
 const run = <T = unknown>(command: string, ...args: unknown[]) => vscode.commands.executeCommand<T>(`toolOutputRecall.${command}`, ...args);
 
@@ -57,7 +47,7 @@ describe('side view at the side bar’s default size', function () {
     const view = new InspectorView(outputId, 'view');
     await view.ready();
     await view.navigate(() => view.click('button[aria-keyshortcuts="Alt+PageDown"]'));
-    const layout = await view.probe<Layout>('sideViewLayout');
+    const layout = await view.probe<SideViewLayout>('sideViewLayout');
     const where = JSON.stringify(layout);
     testLog(
       `    side view ${layout.view.width}×${layout.view.height} px: page shown ${Math.round(layout.pageVisible)} px under the pager's head`,
