@@ -9,9 +9,36 @@
  */
 import type { DEFAULT_LIMITS } from '../src/core/limits';
 import type { OutputInfo, SearchMatch } from '../src/core/types';
-import type { SessionOrigin, SessionStats } from '../src/extension/sessions/sessionStats';
 
-export type { OutputInfo, SearchMatch, SessionOrigin, SessionStats };
+export type { OutputInfo, SearchMatch };
+
+/** A session's counts and whether saving it keeps up: what the API, the status bar and the inspector show. */
+export interface SessionStats {
+  sessionId: string;
+  outputs: number;
+  retainedBytes: number;
+  evicted: number;
+  /** Retained bytes past which the oldest copies are evicted. */
+  quotaBytes: number;
+  /** Bytes of journal files on disk: outputs retained since the last checkpoint that succeeded. */
+  journalBytes: number;
+  /** Journal bytes past which `retain` rejects with STORE_UNAVAILABLE. */
+  journalLimitBytes: number;
+  /** Present while the latest checkpoint failed (`at` in epoch ms); absent once one succeeds. */
+  lastCheckpointError?: { message: string; code?: string; at: number };
+}
+
+/**
+ * The session an inspector's output belongs to, as the page shows it: named as a person knows it
+ * (src/extension/sessions/sessionNames.ts) and, for an earlier session of this window, read-only with the way back.
+ */
+export interface SessionOrigin {
+  sessionId: string;
+  /** When it started, its first command, its outputs and size. */
+  name: string;
+  /** This window's current session; otherwise an earlier one, shown read-only. */
+  current: boolean;
+}
 
 /** Bumped on any incompatible change; a webview restored from an older build then reloads. */
 export const PROTOCOL_VERSION = 1;

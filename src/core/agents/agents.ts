@@ -5,7 +5,7 @@
  */
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CLAUDE_HOOK_ARGS, claudeHookCommand, claudeHookEntry, hookCommand } from './claudeHook';
+import { CLAUDE_HOOK_ARGS, type HookPlace, claudeHookCommand, claudeHookEntry, hookCommand } from './claudeHook';
 
 /** The key the server is listed under in every agent's configuration. */
 export const CONFIG_KEY = 'tool-output-recall';
@@ -99,18 +99,6 @@ export interface AgentTarget {
   /** Whether the file belongs to the workspace (and may be committed) or to the user. */
   scope: 'workspace' | 'user';
   entry: Record<string, unknown>;
-}
-
-/** Where a hook entry goes in its file: `{ "hooks": { <event>: [ …, <entry> ] } }`. */
-export interface HookPlace {
-  /** The event's key under "hooks": PostToolUse, AfterTool, postToolUse. */
-  event: string;
-  /** The tools it runs after, as the file names them (the matcher), or '*': every tool. */
-  tools: string;
-  /** The server's arguments that run the hook (`hook <name>`): an entry whose command has them is ours. */
-  args: readonly string[];
-  /** The keys a new file starts with (Copilot CLI's `"version": 1`). */
-  start?: Record<string, unknown>;
 }
 
 /** The hooks "Connect Other Agents…" writes besides Claude Code's (src/mcp/hookAgents.ts runs them). */

@@ -12,8 +12,19 @@
 import { isDeepStrictEqual } from 'node:util';
 import * as l10n from '@vscode/l10n';
 import { formatLike, isObject, parseJsonObject } from './jsonConfig';
-import type { HookPlace } from './agents';
 import type { ConfigMerge } from './merge';
+
+/** Where a hook entry goes in its file: `{ "hooks": { <event>: [ …, <entry> ] } }`. */
+export interface HookPlace {
+  /** The event's key under "hooks": PostToolUse, AfterTool, postToolUse. */
+  event: string;
+  /** The tools it runs after, as the file names them (the matcher), or '*': every tool. */
+  tools: string;
+  /** The server's arguments that run the hook (`hook <name>`): an entry whose command has them is ours. */
+  args: readonly string[];
+  /** The keys a new file starts with (Copilot CLI's `"version": 1`). */
+  start?: Record<string, unknown>;
+}
 
 /** The server's arguments that run the hook instead of serving (src/mcp/main.ts). */
 export const CLAUDE_HOOK_ARGS = ['hook', 'claude-code-post-tool-use'] as const;

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { decodeUtf8 } from '../../core/utf8';
 import type { OutputInfo } from '../../core/types';
 import type { InspectorActions } from './requestHandler';
-import type { InspectorServices } from './register';
+import type { InspectorServices } from './services';
 import { locateOutput } from './locate';
 
 /** Read-only documents holding a whole copy: `tool-output-recall:/<outputId>/<name>.log`. */

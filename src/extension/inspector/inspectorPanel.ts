@@ -8,7 +8,7 @@ import { INSPECTOR_VIEW_TYPE, type PersistedState } from '../../../webview/proto
 import { readSettings } from '../config';
 import { inspectorHtml, type InspectorHtmlOptions } from './html';
 import { InspectorSession, type InspectorActions, type InspectorHost } from './requestHandler';
-import type { InspectorServices } from './register';
+import type { InspectorServices } from './services';
 import { locateOutput } from './locate';
 
 export interface InspectorContext {

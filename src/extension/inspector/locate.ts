@@ -6,7 +6,7 @@
  */
 import { isRecallError } from '../../core/errors';
 import type { RecallStore } from '../../core/types';
-import type { InspectorServices } from './register';
+import type { InspectorServices } from './services';
 
 export interface LocatedOutput {
   store: RecallStore;

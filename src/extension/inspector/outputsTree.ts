@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { describeError } from '../../core/errors';
 import { outputSizes, sizeExact, sizeText } from '../sizes';
 import type { OutputInfo, RecallStore } from '../../core/types';
-import type { InspectorServices } from './register';
+import type { InspectorServices } from './services';
 import { RUN_COMMAND_TOOL } from '../../core/toolNames';
 import type { AgentSessionNode, AgentSessionSummary, TreeNode } from '../agents/agentSessions';
 import { RUNNING_COMMANDS, type RunningCommands } from '../running/runningCommands';

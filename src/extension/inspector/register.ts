@@ -6,36 +6,15 @@
 import * as vscode from 'vscode';
 import { showError } from '../showError';
 import { isSessionIdShape } from '../../core/ids';
-import type { OutputInfo, RecallStore } from '../../core/types';
+import type { OutputInfo } from '../../core/types';
 import { INSPECTOR_VIEW_TYPE } from '../../../webview/protocol';
 import { COPY_SCHEME, CopyDocuments, inspectorActions } from './actions';
 import { InspectorPanel, type InspectorContext } from './inspectorPanel';
 import { INSPECTOR_SIDE_VIEW_ID, InspectorView } from './inspectorView';
 import { OutputsTree } from './outputsTree';
-import type { AgentSessions } from '../agents/agentSessions';
 import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../../core/toolNames';
-import type { SessionViews } from '../sessions/sessionViews';
 import { locateOutput } from './locate';
-
-export interface InspectorServices {
-  /**
-   * The store that holds `outputId`: another agent's session (read-only) when the output is one of
-   * theirs, else the current session's store. Without an ID it is opened (or started) lazily; looking
-   * an ID up never starts a session (NOT_FOUND when this window has none).
-   */
-  store(outputId?: string): Promise<RecallStore>;
-  /**
-   * This window's sessions, the current one and earlier ones (read-only): an open inspector reads its
-   * output's session whatever session is current, and names it. Absent in hosts without sessions.
-   */
-  sessions?: SessionViews;
-  /** The sessions MCP servers keep for this workspace (the tree's groups). */
-  agents?: Pick<AgentSessions, 'list' | 'outputs'>;
-  /** Fired after a retain, a remove or a session switch. */
-  onDidChangeOutputs: vscode.Event<void>;
-  log: vscode.LogOutputChannel;
-  fireChanged(): void;
-}
+import type { InspectorServices } from './services';
 
 export interface OpenOutputOptions {
   offset?: number;

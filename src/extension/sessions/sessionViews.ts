@@ -16,11 +16,23 @@ import { openReadOnlySession, type ReadOnlySession } from '../../core/store/read
 import { currentSignature, signatureText } from '../../core/store/readOnlyView';
 import { listSessions, sessionFile } from '../../core/store/sessionFiles';
 import type { RecallStore } from '../../core/types';
-import type { SessionManager } from './sessionManager';
+import type { OpenedStore } from '../../core/store/lockedSession';
 import { sessionName, sessionShortName, summarize, type SessionOrigin, type SessionSummary } from './sessionNames';
 
 /** Earlier sessions kept read into memory at once (each holds its index); the least recently used goes. */
 const MAX_LOADED = 4;
+
+/** What the views use of the window's current session (the SessionManager, which makes them). */
+export interface CurrentSession {
+  readonly dir: string;
+  readonly sessionId: string | undefined;
+  readonly onDidChange: vscode.Event<void>;
+  store(): Promise<OpenedStore>;
+  existingStore(): Promise<OpenedStore | undefined>;
+  switchSession(sessionId: string): Promise<OpenedStore>;
+  /** The session `sessionId` was forked from, when it is a fork (absent: no forks are recorded). */
+  forkedFrom?(sessionId: string): string | undefined;
+}
 
 export class SessionViews implements vscode.Disposable {
   /** Loaded views by session ID, least recently used first. */
@@ -34,8 +46,7 @@ export class SessionViews implements vscode.Disposable {
   private readonly subscription: vscode.Disposable;
 
   constructor(
-    private readonly manager: Pick<SessionManager, 'dir' | 'sessionId' | 'store' | 'existingStore' | 'onDidChange' | 'switchSession'> &
-      Partial<Pick<SessionManager, 'forkedFrom'>>,
+    private readonly manager: CurrentSession,
     private readonly quotaBytes: () => number,
     private readonly log: vscode.LogOutputChannel,
     private readonly locale: () => string = () => vscode.env.language,
