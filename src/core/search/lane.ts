@@ -14,11 +14,12 @@
  *
  * One lane per worker script, shared and reference-counted (the store workers' hosts and file
  * searches hold it); the worker starts with the first search and ends with the last reference.
+ * The worker's plumbing (start, one reply per search, crash or exit, ref while searches are in
+ * flight) is worker/host.ts's, as for the store worker; what is here is the lane's policy. A host
+ * never restarts its worker, so the lane makes a new one per worker it needs.
  */
-import { Worker } from 'node:worker_threads';
 import { RecallError, describeError } from '../errors';
-import { toError } from '../worker/errors';
-import { isReply, type WorkerReply } from '../worker/reply';
+import { WorkerHost } from '../worker/host';
 import type { SearchOptions } from '../types';
 import type { SearchOutcome, SearchRequest, SearchSource, SearchWorkerRequest } from './protocol';
 import { cancelledError, timeoutError } from './sliced';
@@ -47,11 +48,54 @@ interface Job {
   resolve(outcome: SearchOutcome): void;
   reject(error: Error): void;
   settled: boolean;
-  /** The worker request id while it runs. */
+  /** The worker request id while it runs (for its cancel). */
   id?: number;
   timer?: NodeJS.Timeout;
   /** Its worker, while it runs (a re-run after a termination goes to the next one). */
-  worker?: Worker;
+  worker?: SearchWorker;
+}
+
+/**
+ * One search worker (the lane's worker script with `workerData.role` "search", service.ts). The lane
+ * holds it until the lane is idle or a search in it does not stop; it is never reused after.
+ */
+class SearchWorker extends WorkerHost<Record<never, never>> {
+  constructor(
+    workerPath: string,
+    execArgv: string[],
+    private readonly onStopped: (worker: SearchWorker) => void,
+  ) {
+    super('search worker', workerPath, execArgv, { role: 'search' });
+    // The lane's reference: the host would otherwise stop the worker whenever no search is in it.
+    this.retainRef();
+  }
+
+  search(request: Omit<SearchRequest, 'id'>, transfer: ArrayBuffer[] | undefined, sent: (id: number) => void): Promise<SearchOutcome> {
+    return this.request(request, transfer, sent) as Promise<SearchOutcome>;
+  }
+
+  /** Asks the worker to stop the search `id` between two of its slices; the search still replies. */
+  cancel(id: number): void {
+    this.notify({ op: 'cancel', id } satisfies SearchWorkerRequest);
+  }
+
+  protected failureError(what: string): RecallError {
+    return unavailable(what);
+  }
+
+  protected stoppedError(): RecallError {
+    // Seen by no caller: the lane settles or re-queues a worker's searches before it ends it.
+    return unavailable('it was stopped');
+  }
+
+  protected stopped(): void {
+    this.onStopped(this);
+  }
+
+  /** A search's first reply may come seconds after the worker started: an error before it is a crash too. */
+  protected override crashed(error: unknown): string {
+    return `it crashed: ${describeError(error)}`;
+  }
 }
 
 export class SearchLane {
@@ -70,12 +114,12 @@ export class SearchLane {
   }
 
   private refs = 0;
-  private worker: Worker | undefined;
-  private nextId = 1;
+  private worker: SearchWorker | undefined;
   private readonly queue: Job[] = [];
   /** Jobs fetching their text or running in the worker. */
   private readonly active = new Set<Job>();
-  private readonly running = new Map<number, Job>();
+  /** Jobs sent to a worker and not yet finished. */
+  private readonly running = new Set<Job>();
 
   private constructor(
     private readonly key: string,
@@ -137,28 +181,35 @@ export class SearchLane {
 
   private send(job: Job, source: SearchSource, transfer?: ArrayBuffer[]): void {
     const { pattern, options, subject, timeoutMs } = job.request;
-    const id = this.nextId++;
-    const message: SearchRequest = { id, op: 'search', pattern, options, subject, source, timeoutMs };
-    let worker: Worker;
+    let worker: SearchWorker;
     try {
       worker = this.ensureWorker();
-      worker.postMessage(message, transfer);
     } catch (error) {
       job.reject(unavailable(`it could not be started: ${describeError(error)}`));
       this.finish(job);
       return;
     }
-    job.id = id;
     job.worker = worker;
-    this.running.set(id, job);
+    this.running.add(job);
+    // A reply from a worker the job has left (it was re-queued when that worker was ended) is not its own.
+    const answered = (settle: () => void): void => {
+      if (job.worker !== worker) return;
+      settle();
+      this.finish(job);
+    };
+    worker
+      .search({ op: 'search', pattern, options, subject, source, timeoutMs }, transfer, (id) => (job.id = id))
+      .then(
+        (outcome) => answered(() => job.resolve(outcome)),
+        (error: Error) => answered(() => job.reject(error)),
+      );
     if (timeoutMs > 0 && Number.isFinite(timeoutMs)) this.arm(job, timeoutMs + GRACE_MS, () => timeoutError(timeoutMs));
-    worker.ref();
   }
 
   private cancel(job: Job): void {
     job.reject(cancelledError());
-    if (job.id === undefined || !this.running.has(job.id)) return; // waiting or fetching: it is dropped when its turn comes
-    job.worker?.postMessage({ op: 'cancel', id: job.id } satisfies SearchWorkerRequest);
+    if (job.id === undefined || !this.running.has(job)) return; // waiting or fetching: it is dropped when its turn comes
+    job.worker?.cancel(job.id);
     this.arm(job, GRACE_MS, cancelledError);
   }
 
@@ -172,72 +223,42 @@ export class SearchLane {
     job.timer.unref();
   }
 
-  private onReply(reply: WorkerReply): void {
-    const job = this.running.get(reply.id);
-    if (!job) return;
-    if (reply.ok) job.resolve(reply.result as SearchOutcome);
-    else job.reject(toError(reply.error));
-    this.finish(job);
+  private finish(job: Job): void {
+    this.detach(job);
+    this.pump();
   }
 
-  private finish(job: Job): void {
+  /** The job leaves its worker and the active set (to finish, or to wait for a re-run). */
+  private detach(job: Job): void {
     clearTimeout(job.timer);
-    if (job.id !== undefined) this.running.delete(job.id);
+    this.running.delete(job);
     job.id = undefined;
     job.worker = undefined;
     this.active.delete(job);
-    if (this.running.size === 0) this.worker?.unref();
-    this.pump();
   }
 
   /** A search that does not stop: end its worker; the other searches in it run again, first. */
   private replaceWorker(stuck: Job): void {
     const worker = stuck.worker;
-    const others = [...this.running.values()].filter((job) => job !== stuck && job.worker === worker);
-    if (worker) this.drop(worker);
-    for (const job of others) {
-      this.running.delete(job.id as number);
-      clearTimeout(job.timer);
-      job.id = undefined;
-      job.worker = undefined;
-      this.active.delete(job);
-    }
+    const others = [...this.running].filter((job) => job !== stuck && job.worker === worker);
+    for (const job of others) this.detach(job);
+    worker?.terminate(); // its calls reject, unheard: none of its jobs is in it any more once this returns
     this.queue.unshift(...others);
     this.finish(stuck);
   }
 
-  private ensureWorker(): Worker {
-    if (this.worker) return this.worker;
-    const worker = new Worker(this.workerPath, { execArgv: this.execArgv, workerData: { role: 'search' } });
-    worker.on('message', (message: unknown) => {
-      if (isReply(message)) this.onReply(message);
+  private ensureWorker(): SearchWorker {
+    this.worker ??= new SearchWorker(this.workerPath, this.execArgv, (worker) => {
+      // Crashed, exited or ended: the next search starts a fresh one. (Its searches fail, or were re-queued.)
+      if (this.worker === worker) this.worker = undefined;
     });
-    worker.on('error', (error) => this.lost(worker, `it crashed: ${describeError(error)}`));
-    worker.on('exit', (code) => this.lost(worker, `it exited with code ${code}`));
-    worker.unref();
-    this.worker = worker;
-    return worker;
-  }
-
-  /** The worker died: its searches fail (a new worker starts with the next one). */
-  private lost(worker: Worker, what: string): void {
-    if (this.worker !== worker) return;
-    this.worker = undefined;
-    for (const job of [...this.running.values()].filter((each) => each.worker === worker)) {
-      job.reject(unavailable(what));
-      this.finish(job);
-    }
-  }
-
-  private drop(worker: Worker): void {
-    if (this.worker === worker) this.worker = undefined;
-    void worker.terminate();
+    return this.worker;
   }
 
   private stopIfIdle(): void {
     if (this.refs > 0 || this.queue.length > 0 || this.active.size > 0) return;
     if (SearchLane.shared.get(this.key) === this) SearchLane.shared.delete(this.key);
-    if (this.worker) this.drop(this.worker);
+    this.worker?.terminate();
   }
 }
 

@@ -1,8 +1,11 @@
 /**
- * The caller's side of a worker thread that serves an operation table (serve.ts): it starts the
- * worker, sends calls, settles each with its one reply, and turns a crash or an exit into an error for
- * every call pending and to come. A failed worker is never restarted: its owner decides what comes
- * next (the store: open a new session). Subclasses say how a failure reads and what goes with a stop.
+ * The caller's side of a worker thread: it starts the worker, sends calls, settles each with its one
+ * reply, and turns a crash or an exit into an error for every call pending and to come. The worker
+ * keeps the process alive only while calls are in flight. Both lanes run on it: the store worker
+ * (store/workerHost.ts, requests of serve.ts's shape, `call`) and the search worker (search/lane.ts,
+ * requests of its own shape, `request`, with a cancel sent by `notify`). A failed or terminated worker
+ * is never restarted: its owner decides what comes next (the store: open a new session; the search
+ * lane: a new host for the next search). Subclasses say how a failure reads and what goes with a stop.
  */
 import { Worker } from 'node:worker_threads';
 import { RecallError, describeError } from '../errors';
@@ -20,6 +23,9 @@ export interface CallOptions {
   encode?: () => Promise<{ args: unknown[]; transfer?: ArrayBuffer[] }>;
 }
 
+/** A request without its id: an OpRequest's fields, or those of a lane's own shape. */
+type RequestBody = { op: string } & Record<string, unknown>;
+
 interface Call {
   resolve(value: unknown): void;
   reject(error: Error): void;
@@ -36,17 +42,20 @@ export abstract class WorkerHost<Ops extends OpShapes> {
   /** Whether the worker has answered anything yet (for the failure message). */
   private started = false;
 
+  /** Starts the worker; throws if Node refuses to (e.g. bad `execArgv`). */
   protected constructor(
     /** Names the worker in messages ("store worker"). */
     private readonly name: string,
     workerPath: string,
     execArgv: string[],
+    /** The worker's `workerData`: a script that serves several roles reads its role there. */
+    workerData?: unknown,
   ) {
-    this.worker = new Worker(workerPath, { execArgv });
+    this.worker = new Worker(workerPath, { execArgv, workerData });
     this.worker.on('message', (message: unknown) => {
       if (isReply(message)) this.onReply(message);
     });
-    this.worker.on('error', (error) => this.fail(`it ${this.started ? 'crashed' : 'could not start'}: ${describeError(error)}`));
+    this.worker.on('error', (error) => this.fail(this.crashed(error, this.started)));
     this.worker.on('exit', (code) => this.fail(`it exited with code ${code}`));
     this.worker.unref();
   }
@@ -54,11 +63,20 @@ export abstract class WorkerHost<Ops extends OpShapes> {
   /** The error of a failed worker (`what`: how it failed). */
   protected abstract failureError(what: string): RecallError;
 
-  /** The error of a call after the worker was stopped (its last reference released). */
+  /** The error of a call after the worker was stopped (its last reference released, or `terminate`). */
   protected abstract stoppedError(): RecallError;
 
-  /** Runs once, when the worker is stopped or has failed. */
+  /** Runs once, when the worker is stopped, terminated or has failed. */
   protected abstract stopped(): void;
+
+  /**
+   * How an uncaught error in the worker reads (`answered`: whether any reply came before). The store
+   * worker answers its first call (`open`) at once, so an error before any reply means it could not
+   * start; a worker whose first reply may take seconds overrides this.
+   */
+  protected crashed(error: unknown, answered: boolean): string {
+    return `it ${answered ? 'crashed' : 'could not start'}: ${describeError(error)}`;
+  }
 
   get threadId(): number {
     return this.worker.threadId;
@@ -82,8 +100,11 @@ export abstract class WorkerHost<Ops extends OpShapes> {
     options: CallOptions = {},
   ): Promise<Ops[K]['result']> {
     return new Promise<Ops[K]['result']>((resolve, reject) => {
-      const send = (callArgs: unknown[], transfer?: ArrayBuffer[]): void =>
-        this.post({ id: 0, op, handle, args: callArgs }, transfer, { resolve, reject });
+      const send = (callArgs: unknown[], transfer?: ArrayBuffer[]): void => {
+        const body: Omit<OpRequest, 'id'> = { op, args: callArgs };
+        if (handle !== undefined) body.handle = handle;
+        this.post(body, transfer, { resolve, reject });
+      };
       if (!options.encode) {
         send(args, options.transfer);
         return;
@@ -92,14 +113,39 @@ export abstract class WorkerHost<Ops extends OpShapes> {
     });
   }
 
-  private post(request: OpRequest, transfer: ArrayBuffer[] | undefined, call: Call): void {
+  /**
+   * Sends `message` with a fresh `id` and resolves with the result of the one reply carrying it, like
+   * `call`, for a worker whose requests are not serve.ts's OpRequest (the search worker's, whose
+   * cancel is a message of its own). `sent` is told the id as the message goes, so that a later
+   * message can name the call (see `notify`); it is not told if the message could not go.
+   */
+  protected request(message: RequestBody, transfer?: ArrayBuffer[], sent?: (id: number) => void): Promise<unknown> {
+    return new Promise((resolve, reject) => this.post(message, transfer, { resolve, reject }, sent));
+  }
+
+  /**
+   * Posts a message that gets no reply (the search worker's cancel of a call). Nothing is sent to a
+   * worker that is no longer running: its calls have been settled already.
+   */
+  protected notify(message: RequestBody): void {
+    if (this.state === 'running') this.worker.postMessage(message);
+  }
+
+  /**
+   * Ends the worker now, calls in flight or not: how a lane cuts off work that does not stop (one
+   * search step can run for ever). Its pending and later calls reject with `stoppedError()`.
+   */
+  terminate(): void {
+    this.stop('stopped');
+  }
+
+  private post(body: RequestBody, transfer: ArrayBuffer[] | undefined, call: Call, sent?: (id: number) => void): void {
     if (this.state !== 'running') {
       call.reject(this.unavailableError());
       return;
     }
     const id = this.nextId++;
-    const message: OpRequest = { ...request, id };
-    if (message.handle === undefined) delete message.handle;
+    const message = { ...body, id };
     try {
       try {
         this.worker.postMessage(message, transfer);
@@ -111,13 +157,14 @@ export abstract class WorkerHost<Ops extends OpShapes> {
       call.reject(
         new RecallError(
           'INVALID_ARGUMENT',
-          `The ${request.op} arguments cannot be sent to the ${this.name} (${describeError(error)}); pass strings, numbers, Uint8Arrays and JSON-like objects.`,
+          `The ${body.op} arguments cannot be sent to the ${this.name} (${describeError(error)}); pass strings, numbers, Uint8Arrays and JSON-like objects.`,
         ),
       );
       return;
     }
     this.pending.set(id, call);
     this.updateRef();
+    sent?.(id);
   }
 
   private onReply(reply: WorkerReply): void {
@@ -133,8 +180,14 @@ export abstract class WorkerHost<Ops extends OpShapes> {
 
   private fail(what: string): void {
     if (this.state !== 'running') return;
-    this.state = 'failed';
     this.failure = this.failureError(what);
+    this.stop('failed');
+  }
+
+  /** Ends the worker: every pending call rejects (with the failure, if any), then `stopped()` runs. */
+  private stop(state: 'failed' | 'stopped'): void {
+    if (this.state !== 'running') return;
+    this.state = state;
     const calls = [...this.pending.values()];
     this.pending.clear();
     for (const call of calls) call.reject(this.unavailableError());
@@ -149,10 +202,8 @@ export abstract class WorkerHost<Ops extends OpShapes> {
   }
 
   private maybeStop(): void {
-    if (this.refs > 0 || this.pending.size > 0 || this.state !== 'running') return;
-    this.state = 'stopped';
-    void this.worker.terminate();
-    this.stopped();
+    if (this.refs > 0 || this.pending.size > 0) return;
+    this.stop('stopped');
   }
 
   /** The worker keeps the process alive only while calls are in flight, like an in-process object. */
