@@ -21,11 +21,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { defaultStoreDir } from '../../src/core/agentStore';
 import type { ConnectResult } from '../../src/extension/agents/connect';
-import { RecallParticipant } from '../../src/extension/chat/recallParticipant';
-import { readSettings } from '../../src/extension/config';
-import type { SessionManager } from '../../src/extension/sessions/sessionManager';
-import { recallApi, skipBecause, testChannel, waitFor, workspaceDir } from './helpers/host';
+import { recallApi, skipBecause, waitFor, workspaceDir } from './helpers/host';
 import { testLog } from './log';
+import { chatRequest, participantOnApi } from './helpers/chat';
 
 const pkg = require('../../package.json') as { contributes: { languageModelTools: { name: string }[] } };
 const OUR_TOOLS = pkg.contributes.languageModelTools.map((t) => t.name).sort();
@@ -187,17 +185,8 @@ describe('mcp no doubles: after Connect Other Agents, VS Code starts the server 
     const testModel = await ext.activate();
     const [model] = await vscode.lm.selectChatModels({ vendor: testModel.vendor });
     assert.ok(model, `no model of vendor ${testModel.vendor}`);
-    const api = await recallApi();
-    const sessions = { retain: (content: string, meta: object) => api.retain(content, meta) } as unknown as SessionManager;
-    const participant = new RecallParticipant(sessions, readSettings, testChannel());
-    const request = {
-      prompt: 'Which tools do you have?',
-      model,
-      command: undefined,
-      references: [],
-      toolReferences: [],
-      toolInvocationToken: undefined,
-    } as unknown as vscode.ChatRequest;
+    const participant = await participantOnApi();
+    const request = chatRequest('Which tools do you have?', model);
     const stream = { markdown() {}, progress() {}, button() {} } as unknown as vscode.ChatResponseStream;
     const sent = testModel.requests.length;
     await participant.handler(request, { history: [] }, stream, new vscode.CancellationTokenSource().token);

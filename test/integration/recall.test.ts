@@ -11,23 +11,9 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { RecallParticipant } from '../../src/extension/chat/recallParticipant';
-import { readSettings } from '../../src/extension/config';
-import type { SessionManager } from '../../src/extension/sessions/sessionManager';
 import { testLog } from './log';
-import {
-  OUTPUT_ID,
-  firstLineJson,
-  gapMonitor,
-  invoke,
-  readPage,
-  recallApi,
-  scaled,
-  scratchDir,
-  sh,
-  skipBecause,
-  testChannel,
-} from './helpers/host';
+import { chatRequest, participantOnApi } from './helpers/chat';
+import { OUTPUT_ID, firstLineJson, gapMonitor, invoke, readPage, recallApi, scaled, scratchDir, sh, skipBecause } from './helpers/host';
 
 interface RecordedPart {
   kind: 'text' | 'toolCall' | 'toolResult' | 'other';
@@ -85,18 +71,8 @@ describe('recall', function () {
 
       counter = path.join(dir, 'runs.txt');
       const command = `echo run >> ${sh(counter)}; i=1; while [ $i -le 3000 ]; do echo "recall row $i of the build log"; i=$((i+1)); done; echo RECALL_DONE`;
-      const api = await recallApi();
-      // The participant only retains through its session manager; hand it the running extension's session.
-      const sessions = { retain: (content: string, meta: object) => api.retain(content, meta) } as unknown as SessionManager;
-      const participant = new RecallParticipant(sessions, readSettings, testChannel());
-      const request = {
-        prompt: `Run the build and tell me how it ended.\ncommand: ${command}`,
-        model,
-        command: undefined,
-        references: [],
-        toolReferences: [],
-        toolInvocationToken: undefined,
-      } as unknown as vscode.ChatRequest;
+      const participant = await participantOnApi();
+      const request = chatRequest(`Run the build and tell me how it ended.\ncommand: ${command}`, model);
       const md: string[] = [];
       progress = [];
       buttons = [];

@@ -56,6 +56,31 @@ function assertEvidence(text: string): void {
   assert.ok(lines.at(-1)!.startsWith(`[end of preview. outputId "${outputId}"`) && lines.at(-1)!.includes(call), text.slice(-300));
 }
 
+/** A failing command: a stderr line to list, 3,000 more lines of stderr, the field, and a 2,000-character command line. */
+const LONG_COMMAND = `${COMMAND}; echo "fatal: the cause" >&2; seq 1 3000 >&2; echo ${FIELD}; exit 3 #${'x'.repeat(1900)}`;
+
+/**
+ * Runs COMMAND and LONG_COMMAND through `client`: each result at most `keepsWhole` bytes (what the
+ * client keeps whole) and less than `slack` under it, its first 500 characters name the copy and the
+ * read call, COMMAND's holds the evidence and LONG_COMMAND's its notable line. Returns LONG_COMMAND's.
+ */
+async function keptWhole(client: Client, keepsWhole: number, slack: number): Promise<string> {
+  let long = '';
+  for (const command of [COMMAND, LONG_COMMAND]) {
+    const text = okText(await client.callTool({ name: 'run_command', arguments: { command } }));
+    assert.ok(Buffer.byteLength(text) <= keepsWhole, `${Buffer.byteLength(text)} bytes`);
+    assert.ok(Buffer.byteLength(text) > keepsWhole - slack, `${Buffer.byteLength(text)} bytes: not sized far below the limit`);
+    if (command === COMMAND) assertEvidence(text);
+    else long = text;
+    assert.match(
+      text.slice(0, 500),
+      /retained as outputId "out_[0-9a-f]+"\. Omitted here: bytes \[\d+, \d+\) of \d+; read on with read_tool_output /,
+    );
+  }
+  assert.match(long, /\nerror line \d+ @\d+: fatal: the cause/, 'the notable line in the marker block');
+  return long;
+}
+
 async function agentClients(stderr: string): Promise<string[]> {
   const file = /(?:started|resumed) session \S+ at (\S+)/.exec(stderr)![1];
   // Written after initialize answers. The deadline (a fixed 5 s before; now generous and ×TEST_TIME_SCALE)
@@ -143,22 +168,9 @@ describe('mcp: the clients people run', function () {
     const copilot = stdioClient('copilot-cli', ['--workspace', workspace, '--store', dirs.make()]);
     try {
       await copilot.client.connect(copilot.transport);
-      const long = `${COMMAND}; echo "fatal: the cause" >&2; seq 1 3000 >&2; echo ${FIELD}; exit 3 #${'x'.repeat(1900)}`;
-      for (const command of [COMMAND, long]) {
-        const text = okText(await copilot.client.callTool({ name: 'run_command', arguments: { command } }));
-        assert.ok(Buffer.byteLength(text) <= COPILOT_KEEPS_WHOLE, `${Buffer.byteLength(text)} bytes`);
-        assert.ok(Buffer.byteLength(text) > COPILOT_KEEPS_WHOLE - 4096, `${Buffer.byteLength(text)} bytes: not sized far below the limit`);
-        if (command === COMMAND) assertEvidence(text);
-        else {
-          assert.match(text, /\n--- stderr alone \(exit code 3; \d+ bytes\) ---\n/);
-          assert.match(text, /\nerror line \d+ @\d+: fatal: the cause/, 'the notable line in the marker block');
-          assert.match(text.slice(0, 500), /Notable lines: 1 error omitted; first: error line \d+ @\d+\./);
-        }
-        assert.match(
-          text.slice(0, 500),
-          /retained as outputId "out_[0-9a-f]+"\. Omitted here: bytes \[\d+, \d+\) of \d+; read on with read_tool_output /,
-        );
-      }
+      const long = await keptWhole(copilot.client, COPILOT_KEEPS_WHOLE, 4096);
+      assert.match(long, /\n--- stderr alone \(exit code 3; \d+ bytes\) ---\n/);
+      assert.match(long.slice(0, 500), /Notable lines: 1 error omitted; first: error line \d+ @\d+\./);
       assert.deepEqual(await agentClients(copilot.stderr()), ['copilot-cli']);
     } finally {
       await copilot.client.close();
@@ -173,18 +185,7 @@ describe('mcp: the clients people run', function () {
     });
     try {
       await harness.client.connect(harness.transport);
-      const long = `${COMMAND}; echo "fatal: the cause" >&2; seq 1 3000 >&2; echo ${FIELD}; exit 3 #${'x'.repeat(1900)}`;
-      for (const command of [COMMAND, long]) {
-        const text = okText(await harness.client.callTool({ name: 'run_command', arguments: { command } }));
-        assert.ok(Buffer.byteLength(text) <= HARNESS_KEEPS_WHOLE, `${Buffer.byteLength(text)} bytes`);
-        assert.ok(Buffer.byteLength(text) > HARNESS_KEEPS_WHOLE - 3072, `${Buffer.byteLength(text)} bytes: not sized far below the limit`);
-        if (command === COMMAND) assertEvidence(text);
-        else assert.match(text, /\nerror line \d+ @\d+: fatal: the cause/, 'the notable line in the marker block');
-        assert.match(
-          text.slice(0, 500),
-          /retained as outputId "out_[0-9a-f]+"\. Omitted here: bytes \[\d+, \d+\) of \d+; read on with read_tool_output /,
-        );
-      }
+      await keptWhole(harness.client, HARNESS_KEEPS_WHOLE, 3072);
     } finally {
       await harness.client.close();
     }
