@@ -10,35 +10,34 @@
  * search_tool_output / read_file_page calls that read it, the notable lines past what the model saw
  * (the engine's scanner and block) and the file's last lines, in at most CONTEXT_BYTES.
  *
- * The file's text reaches the model masked as read_file_page and search_tool_output mask it: the
- * file passes once through the search's SecretStream, and the notable lines and the last lines are
- * taken from what comes out, so a key whose BEGIN line lies far before the tail, or a token a
- * notable line is clipped through, is masked as a whole before anything is cut.
+ * Every hook masks first (issue 37): an output reaches the context, and a server's copy, only as
+ * `MaskedCopy` bytes (spillCopy.ts), masked as read_file_page and search_tool_output mask a file, so a
+ * key whose BEGIN line lies far before the tail, or a token a notable line is clipped through, is
+ * masked as a whole before anything is scanned, cut or tailed, with or without a server.
  *
  * It never fails the tool: any problem is one line on stderr, nothing on stdout, exit code 0.
  */
 import { CLAUDE_HOOK_ARGS } from '../core/agents/claudeHook';
-import { DEFAULT_SENSITIVE_PATTERNS, openReadableFile, type OpenedFile } from '../core/files';
-import { SecretStream } from '../core/files/secretStream';
-import { clip, renderNotableBlock } from '../core/notable/render';
-import { NotableScanner } from '../core/notable/scanner';
+import { DEFAULT_SENSITIVE_PATTERNS, openReadableFile, type ReadPolicy } from '../core/files';
+import { maskedNote } from '../core/files/secretShapes';
+import { readSpillForCopy, streamMasked } from '../core/files/spillCopy';
+import { clip } from '../core/notable/render';
 import { READ_FILE_PAGE_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../core/toolNames';
-import { formatBytes } from '../core/limits';
+import { DEFAULT_LIMITS, formatBytes } from '../core/limits';
 import { describeError } from '../core/errors';
-import { HOOK_AGENTS, type HookAgent } from './hookAgents';
+import { HOOK_AGENTS, type HookAgent, type HookCapture } from './hookAgents';
 import { findAgentServer, retainThroughServer, type FoundServer } from './hookClient';
-import { CONTEXT_BYTES, TAIL_BYTES, retainedContext } from './hookContext';
+import { CONTEXT_BYTES, MaskedSummary, TAIL_BYTES, retainedContext } from './hookContext';
+import { readHookEvent } from './hookEvent';
+import { PROGRAM } from './log';
 
 export { CONTEXT_BYTES, TAIL_BYTES };
-import { PROGRAM } from './log';
 
 /** The hook's name, after `hook` (`tool-output-recall-mcp hook claude-code-post-tool-use`). */
 const CLAUDE_POST_TOOL_USE = CLAUDE_HOOK_ARGS[1];
 
 /** The characters of a saved output Claude Code 2.1.332 shows the model in its note (`r$=2000` in its code). */
 export const CLAUDE_PREVIEW_CHARS = 2000;
-/** Room for the notable lines. */
-const NOTABLE_BYTES = 1400;
 /** Bytes read per step when scanning the saved file. */
 const SCAN_CHUNK = 1024 * 1024;
 /**
@@ -51,6 +50,7 @@ export const MAX_EVENT_BYTES = 8 * 1024 * 1024;
 /** The part of Claude Code's PostToolUse event the hook reads. */
 interface PostToolUseEvent {
   tool_name?: unknown;
+  cwd?: unknown;
   tool_response?: { persistedOutputPath?: unknown; persistedOutputSize?: unknown };
 }
 
@@ -59,15 +59,19 @@ export const MAX_OUTPUT_EVENT_BYTES = 64 * 1024 * 1024;
 /** How long a hook waits for its server to retain an output (the agents give a hook 60 s). */
 const RETAIN_TIMEOUT_MS = 30_000;
 
+/**
+ * The read tools' policy for a file Claude Code saved (its tool-results folder, no link out, no
+ * FIFO, nothing sensitive), with no workspace: the event's `cwd` is whatever its sender wrote
+ * (`"cwd": "/"` would make every file a workspace file), and Claude Code never saves there.
+ */
+const SAVED_FILE_POLICY: ReadPolicy = { folders: [], allowOutsideWorkspace: false, sensitivePatterns: DEFAULT_SENSITIVE_PATTERNS };
+
 /** Runs `hook <name>`: reads the event on stdin, writes the hook's JSON output (or nothing) on stdout. */
 export async function runHook(args: readonly string[], stdin: NodeJS.ReadableStream = process.stdin): Promise<void> {
   try {
     const agent = HOOK_AGENTS.find((candidate) => candidate.name === args[0]);
     if (agent) {
-      const context = await retainedOutputContext(
-        agent,
-        JSON.parse(await readEvent(stdin, MAX_OUTPUT_EVENT_BYTES)) as Record<string, unknown>,
-      );
+      const context = await retainedOutputContext(agent, await readHookEvent(stdin, MAX_OUTPUT_EVENT_BYTES));
       if (context !== undefined) process.stdout.write(agent.answer(context));
       return;
     }
@@ -75,7 +79,7 @@ export async function runHook(args: readonly string[], stdin: NodeJS.ReadableStr
       const names = [CLAUDE_POST_TOOL_USE, ...HOOK_AGENTS.map((candidate) => candidate.name)].join(', ');
       throw new Error(`unknown hook "${args[0] ?? ''}" (expected one of ${names})`);
     }
-    const context = await savedOutputContext(JSON.parse(await readEvent(stdin, MAX_EVENT_BYTES)) as PostToolUseEvent);
+    const context = await savedOutputContext(await readHookEvent(stdin, MAX_EVENT_BYTES));
     if (context !== undefined) {
       process.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: context } })}\n`);
     }
@@ -83,6 +87,9 @@ export async function runHook(args: readonly string[], stdin: NodeJS.ReadableStr
     process.stderr.write(`[${PROGRAM}] hook: ${describeError(error)}\n`);
   }
 }
+
+/** Where the hook runs: its own working folder and the one its event names (the agent's). */
+const hookFolders = (event: { cwd?: unknown }): string[] => [process.cwd(), ...(typeof event.cwd === 'string' ? [event.cwd] : [])];
 
 /**
  * Hands the output an event holds to the agent's own server to retain, and returns the context for
@@ -92,30 +99,32 @@ export async function runHook(args: readonly string[], stdin: NodeJS.ReadableStr
 export async function retainedOutputContext(agent: HookAgent, event: Record<string, unknown>): Promise<string | undefined> {
   const capture = await agent.capture(event);
   if (!capture) return undefined;
-  const server = await findAgentServer();
+  const server = await findAgentServer(hookFolders(event));
   if (!server) {
-    process.stderr.write(`[${PROGRAM}] hook: no ${PROGRAM} server of this agent is running; the output is not retained\n`);
+    process.stderr.write(
+      `[${PROGRAM}] hook: no ${PROGRAM} server of this agent is running in this workspace; the output is not retained\n`,
+    );
     return undefined;
   }
+  return retainMasked(server, capture);
+}
+
+/** Retains a masked capture through `server` and returns the context naming its outputId. */
+async function retainMasked(server: FoundServer, capture: HookCapture): Promise<string> {
+  const { meta } = capture;
   const answer = await retainThroughServer(
     server,
-    { agent: capture.agent, tool: capture.tool, command: capture.command, text: capture.text },
+    {
+      agent: capture.agent,
+      tool: capture.tool,
+      ...(capture.command !== undefined ? { command: capture.command } : {}),
+      text: capture.content.toString('utf8'),
+      ...(meta.complete === false ? { complete: false, droppedBytes: meta.droppedBytes ?? 0 } : {}),
+    },
     RETAIN_TIMEOUT_MS,
   );
   if ('error' in answer) throw new Error(`the server could not retain the output: ${answer.error}`);
-  return retainedContext(capture.text, { tool: capture.tool, shown: capture.shown, ...answer });
-}
-
-/** The event's text, refused past `limit` bytes (reading stops there). */
-async function readEvent(stdin: NodeJS.ReadableStream, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let length = 0;
-  for await (const chunk of stdin) {
-    chunks.push(Buffer.from(chunk as Buffer));
-    length += chunks[chunks.length - 1].length;
-    if (length > limit) throw new Error(`the event on stdin is over ${formatBytes(limit)}; ignored`);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  return retainedContext(capture.content, { tool: capture.tool, shown: capture.shown, masked: capture.masked, ...answer });
 }
 
 /**
@@ -124,81 +133,40 @@ async function readEvent(stdin: NodeJS.ReadableStream, limit: number): Promise<s
  */
 export async function savedOutputContext(
   event: PostToolUseEvent,
-  findServer: () => Promise<FoundServer | undefined> = findAgentServer,
+  findServer: (folders: string[]) => Promise<FoundServer | undefined> = findAgentServer,
 ): Promise<string | undefined> {
   const response = event.tool_response;
   const saved = response?.persistedOutputPath;
   if (typeof saved !== 'string' || saved === '') return undefined;
   const tool = typeof event.tool_name === 'string' ? event.tool_name : 'tool';
-  // The read tools' policy for a file Claude Code saved (its tool-results folder, no link out, no
-  // FIFO, nothing sensitive), with no workspace: the event's `cwd` is whatever its sender wrote
-  // (`"cwd": "/"` would make every file a workspace file), and Claude Code never saves there.
-  const file = await openReadableFile(saved, { folders: [], allowOutsideWorkspace: false, sensitivePatterns: DEFAULT_SENSITIVE_PATTERNS });
+  // With this agent's server running, the output goes into its session (an outputId, the inspector): Claude Code may clean its folder up.
+  const server = await findServer(hookFolders(event));
+  if (server) {
+    const copy = await readSpillForCopy(saved, SAVED_FILE_POLICY, DEFAULT_LIMITS.copyBytes, 'the Claude Code hook');
+    const shown = `only a note with its first ${CLAUDE_PREVIEW_CHARS} characters (Claude Code saved it to ${saved})`;
+    return retainMasked(server, { agent: 'claude-code', tool, ...copy, shown });
+  }
+  const file = await openReadableFile(saved, SAVED_FILE_POLICY, 'the Claude Code hook');
   try {
     const size = file.stats.size;
-    // With this agent's server running, the output goes into its session (an outputId, the inspector): Claude Code may clean its folder up.
-    const server = size <= MAX_OUTPUT_EVENT_BYTES ? await findServer() : undefined;
-    const retained = server && (await retainSavedFile(server, file, tool, saved));
-    if (retained) return retained;
     const declared = typeof response?.persistedOutputSize === 'number' ? response.persistedOutputSize : size;
     const whole =
       size >= declared
         ? `${size} bytes, the complete output`
         : `its first ${size} of ${declared} bytes: Claude Code saved no more, the rest is lost`;
     const quoted = JSON.stringify(saved);
+    // One masked pass over the file, of any size; line numbers, not read_tool_output offsets: the lines are read with read_file_page {line}.
+    const summary = new MaskedSummary({ ignoreBefore: CLAUDE_PREVIEW_CHARS, readable: false });
+    const masked = await streamMasked(file.handle, SCAN_CHUNK, (bytes) => summary.write(bytes));
+    const { notable, tail } = summary.finish('byteOffset');
     const head = [
       `[Tool Output Recall] The ${tool} output was saved to ${saved} (${whole}; ${formatBytes(size)}). You saw only a note with its first ${CLAUDE_PREVIEW_CHARS} characters.`,
       `Do not run the command again to see more: search the file with ${SEARCH_TOOL_OUTPUT_TOOL} {"path": ${quoted}, "pattern": "…"} and read around a match with ${READ_FILE_PAGE_TOOL} {"path": ${quoted}, "byteOffset": N} (N: the match's lineOffset), or a line with {"path": ${quoted}, "line": N}.`,
+      ...(masked > 0 ? [maskedNote(masked, 'in the file (here and in what the read tools return)')] : []),
     ].join('\n');
-    const { notable, tail } = await scanMasked(file);
     const parts = [head, notable && `${notable} (line numbers of the file)`, tail].filter(Boolean);
     return clip(parts.join('\n'), CONTEXT_BYTES);
   } finally {
     await file.handle.close();
   }
-}
-
-/** The saved file retained by this agent's server, and the context naming its outputId. */
-async function retainSavedFile(server: FoundServer, file: OpenedFile, tool: string, saved: string): Promise<string> {
-  const text = (await file.handle.readFile()).toString('utf8');
-  const answer = await retainThroughServer(server, { agent: 'claude-code', tool, text }, RETAIN_TIMEOUT_MS);
-  if ('error' in answer) throw new Error(`the server could not retain ${saved}: ${answer.error}`);
-  const shown = `only a note with its first ${CLAUDE_PREVIEW_CHARS} characters (Claude Code saved it to ${saved})`;
-  return retainedContext(text, { tool, shown, ...answer });
-}
-
-/**
- * One masked pass over the file: the notable lines past the model's preview, as the preview's own
- * block renders them ('' when none), and the file's last lines (at most TAIL_BYTES, from a line's
- * start when one begins in them; '' when the note showed the whole file).
- */
-async function scanMasked(file: OpenedFile): Promise<{ notable: string; tail: string }> {
-  const scanner = new NotableScanner('command', { offset: 0, line: 1, ignoreBefore: CLAUDE_PREVIEW_CHARS });
-  const secrets = new SecretStream();
-  let last: Buffer = Buffer.alloc(0);
-  let total = 0;
-  const take = (masked: Buffer): void => {
-    scanner.write(masked);
-    total += masked.length;
-    last = Buffer.concat([last, masked.subarray(Math.max(0, masked.length - TAIL_BYTES))]);
-    last = last.subarray(Math.max(0, last.length - TAIL_BYTES));
-  };
-  const buffer = Buffer.allocUnsafe(SCAN_CHUNK);
-  for (let position = 0; ;) {
-    const { bytesRead } = await file.handle.read(buffer, 0, buffer.length, position);
-    if (bytesRead === 0) break;
-    take(secrets.push(buffer.subarray(0, bytesRead)));
-    position += bytesRead;
-  }
-  take(secrets.end());
-  // Line numbers, not read_tool_output offsets: the lines are read with read_file_page {line}.
-  const notable = renderNotableBlock({ omitted: scanner.finish(), readable: false }, NOTABLE_BYTES).text.trimEnd();
-  return { notable, tail: total <= CLAUDE_PREVIEW_CHARS ? '' : lastLines(last, total - last.length) };
-}
-
-/** `bytes`, the file's last bytes from byte `from`, as the context shows them: from a line's start when one begins in them. */
-function lastLines(bytes: Buffer, from: number): string {
-  const lineStart = from === 0 ? 0 : bytes.indexOf(0x0a) + 1;
-  const start = lineStart > 0 && lineStart < bytes.length ? lineStart : 0;
-  return `[the file's last ${bytes.length - start} bytes, from byteOffset ${from + start}:]\n${bytes.subarray(start).toString('utf8').trimEnd()}`;
 }

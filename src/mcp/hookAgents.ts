@@ -19,20 +19,28 @@
  * The shell tool is `run_shell_command` in Gemini and Qwen (command `tool_input.command`), `bash` in
  * Copilot (command `toolArgs.command`).
  */
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { promises as fs } from 'node:fs';
-import { openRegularFile } from '../core/files';
+import { DEFAULT_SENSITIVE_PATTERNS } from '../core/files';
+import { maskCopy, readSpillForCopy, type MaskedCopy } from '../core/files/spillCopy';
+import { DEFAULT_LIMITS } from '../core/limits';
+import type { RetainMeta } from '../core/types';
 
 /** One event's output to retain, or undefined when there is nothing worth retaining. */
 export interface HookCapture {
   agent: string;
   tool: string;
   command?: string;
-  text: string;
+  /** The output, masked: what the hook sends its server and shows the model comes from these bytes only. */
+  content: MaskedCopy;
+  /** Set when only the head and tail of a larger output are in `content`. */
+  meta: Pick<RetainMeta, 'complete' | 'droppedBytes' | 'gapOffset'>;
+  /** Secret-shaped values masked in `content`. */
+  masked: number;
   /** What the agent showed its model, in words for the context. */
   shown: string;
 }
+
+/** An event's output text, masked (the store caps its copy as it caps every copy). */
+const fromText = (text: string): Pick<HookCapture, 'content' | 'meta' | 'masked'> => ({ ...maskCopy(Buffer.from(text, 'utf8')), meta: {} });
 
 export interface HookAgent {
   /** The hook's name after `hook` on the command line. */
@@ -77,7 +85,7 @@ export const GEMINI_AFTER_TOOL: HookAgent = {
       agent: 'gemini-cli',
       tool: 'run_shell_command',
       command: commandOf(event),
-      text,
+      ...fromText(text),
       shown: "Gemini CLI's cut of it when it is over its limit (40,000 characters by default: the first 20% and the last 80% of that)",
     };
   },
@@ -98,40 +106,44 @@ export const QWEN_POST_TOOL_USE: HookAgent = {
       agent: 'qwen-code',
       tool: 'run_shell_command',
       command: commandOf(event),
-      text: output,
+      ...fromText(output),
       shown: "Qwen Code's cut of it when it is over its limit (30,000 characters by default: about 4,000 characters of head and tail)",
     };
   },
   answer: contextAnswer('PostToolUse'),
 };
 
-/** Where Copilot saved a result it cut, from its note; both name forms seen from 1.0.102. */
-const COPILOT_SAVED = /Saved to: (\S*\/\d{10,}-copilot-tool-output-[A-Za-z0-9-]+\.txt)/;
+/**
+ * Where Copilot saved a result it cut: its note's own first line, and nothing else (issue 37: a small
+ * output that merely mentions such a path was followed too). Both name forms seen from 1.0.102.
+ */
+const COPILOT_NOTE = /^Output too large to read at once \([^()\n]*\)\. Saved to: (\/[^\n]+\.txt)$/;
 
 export const COPILOT_POST_TOOL_USE: HookAgent = {
   name: 'copilot-cli-post-tool-use',
   async capture(event) {
     const result = event.toolResult;
     const note = isObject(result) ? result.textResultForLlm : undefined;
-    const saved = typeof note === 'string' ? COPILOT_SAVED.exec(note)?.[1] : undefined;
+    const saved = typeof note === 'string' ? COPILOT_NOTE.exec(note.split('\n', 1)[0])?.[1] : undefined;
     if (event.toolName !== 'bash' || !saved) return undefined;
-    // Copilot writes these directly in the temp folder; a note naming any other place is not followed.
-    const tmp = await fs.realpath(os.tmpdir()).catch(() => os.tmpdir());
-    const opened = await openRegularFile(saved, { shown: saved, tool: 'hook', hint: '' });
-    try {
-      if (path.dirname(opened.path) !== tmp) throw new Error(`${saved} is not in the temp folder, where Copilot saves results`);
-      const text = (await opened.handle.readFile()).toString('utf8');
-      const args = event.toolArgs;
-      return {
-        agent: 'copilot-cli',
-        tool: 'bash',
-        command: isObject(args) && typeof args.command === 'string' ? args.command : undefined,
-        text,
-        shown: `only Copilot's note with the first 500 characters (Copilot saved it to ${saved} and deletes that file when it exits)`,
-      };
-    } finally {
-      await opened.handle.close();
-    }
+    // The read tools' policy: a regular file directly in the temp folder, named as Copilot names it,
+    // one link, owned by this user, not sensitive; at most the copy cap, its head and tail past it.
+    const copy = await readSpillForCopy(
+      saved,
+      { folders: [], allowOutsideWorkspace: false, sensitivePatterns: DEFAULT_SENSITIVE_PATTERNS },
+      DEFAULT_LIMITS.copyBytes,
+      'the Copilot CLI hook',
+    );
+    const args = event.toolArgs;
+    return {
+      agent: 'copilot-cli',
+      tool: 'bash',
+      command: isObject(args) && typeof args.command === 'string' ? args.command : undefined,
+      content: copy.content,
+      meta: copy.meta,
+      masked: copy.masked,
+      shown: `only Copilot's note with the first 500 characters (Copilot saved it to ${saved} and deletes that file when it exits)`,
+    };
   },
   // Copilot reads a top-level additionalContext, not Claude Code's hookSpecificOutput.
   answer: (context) => `${JSON.stringify({ additionalContext: context })}\n`,

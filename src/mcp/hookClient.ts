@@ -1,18 +1,18 @@
 /**
- * A hook's way to its agent's MCP server (hookListener.ts): of the servers announced in the run
- * folder, the one whose ancestors meet the hook's own nearest — the agent process that started
- * both. A server of another agent under the same shell meets the hook only further up, so it loses
- * to the hook's own agent's server; with no server of its own agent the hook goes without one.
+ * A hook's way to its agent's MCP server (hookListener.ts). Of the servers announced in the run
+ * folders, only one started by the very agent process that runs this hook (ancestry.ts `agentOf`:
+ * the hook's parent, or grandparent through its shell; the server's parent, or grandparent through
+ * npx or a shell), and only for the workspace the hook runs in. Sharing a more distant ancestor is
+ * not enough (issue 37): two agents in two panes of one terminal or tmux share one, and the output of
+ * an agent with no server of its own went into the other project's session. With no server of its
+ * own agent the hook goes without one.
  */
 import { promises as fs } from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { ancestorsOf } from './ancestry';
-import { checkRunDir, hookRunDir, type ServerAnnouncement } from './hookRunDir';
+import { agentOf, ancestorsOf, processName } from './ancestry';
+import { findRunDirs, type ServerAnnouncement } from './hookRunDir';
 import type { HookAnswer, HookRequest } from './hookListener';
-
-/** How far up (from the hook, and from the server) the shared ancestor may be: hook ← shell ← agent, server ← npx ← shell ← agent. */
-const MAX_HOPS = 4;
 
 export interface FoundServer {
   socketPath: string;
@@ -28,31 +28,39 @@ const alive = (pid: number): boolean => {
   }
 };
 
-/** The server of the agent running this hook, or undefined (none, or not on this platform). */
-export async function findAgentServer(ancestors: number[] = ancestorsOf()): Promise<FoundServer | undefined> {
-  const dir = hookRunDir();
-  if (!dir || ancestors.length === 0) return undefined;
-  try {
-    await checkRunDir(dir);
-  } catch {
-    return undefined;
-  }
-  let best: { found: FoundServer; hookHops: number; serverHops: number } | undefined;
-  for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
-    if (!/^\d+\.json$/.test(name)) continue;
-    let announcement: ServerAnnouncement;
-    try {
-      announcement = JSON.parse(await fs.readFile(path.join(dir, name), 'utf8')) as ServerAnnouncement;
-    } catch {
-      continue;
-    }
-    if (!Array.isArray(announcement.ancestors) || !alive(announcement.pid)) continue;
-    for (let hookHops = 0; hookHops < Math.min(ancestors.length, MAX_HOPS); hookHops++) {
-      const serverHops = announcement.ancestors.indexOf(ancestors[hookHops]);
-      if (serverHops < 0 || serverHops >= MAX_HOPS) continue;
-      const nearer = !best || hookHops < best.hookHops || (hookHops === best.hookHops && serverHops < best.serverHops);
-      if (nearer) best = { found: { socketPath: path.join(dir, `${announcement.pid}.sock`), announcement }, hookHops, serverHops };
-      break;
+const realOr = (folder: string): Promise<string> => fs.realpath(folder).catch(() => path.resolve(folder));
+const within = (folder: string, root: string): boolean =>
+  folder === root || folder.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+
+/**
+ * The server of the agent running this hook, for a workspace holding one of `folders` (the hook's
+ * working folder, the event's), or undefined (none, or not on this platform).
+ */
+export async function findAgentServer(
+  folders: readonly string[],
+  ancestors: number[] = ancestorsOf(),
+  nameOf: (pid: number) => string | undefined = processName,
+): Promise<FoundServer | undefined> {
+  const agent = agentOf(ancestors, nameOf);
+  if (agent === undefined) return undefined;
+  const places = await Promise.all(folders.map(realOr));
+  let best: { found: FoundServer; hops: number } | undefined;
+  for (const dir of await findRunDirs()) {
+    for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
+      if (!/^\d+\.json$/.test(name)) continue;
+      let announcement: ServerAnnouncement;
+      try {
+        announcement = JSON.parse(await fs.readFile(path.join(dir, name), 'utf8')) as ServerAnnouncement;
+      } catch {
+        continue;
+      }
+      if (!Array.isArray(announcement.ancestors) || typeof announcement.workspace !== 'string' || !alive(announcement.pid)) continue;
+      if (agentOf(announcement.ancestors, nameOf) !== agent) continue;
+      const workspace = await realOr(announcement.workspace);
+      if (!places.some((place) => within(place, workspace))) continue;
+      // One agent with two servers for this workspace: the one it started most directly.
+      const hops = announcement.ancestors.indexOf(agent);
+      if (!best || hops < best.hops) best = { found: { socketPath: path.join(dir, `${announcement.pid}.sock`), announcement }, hops };
     }
   }
   return best?.found;

@@ -5,19 +5,37 @@
  * listens on `<run dir>/<pid>.sock` and announces its ancestors beside it (hookRunDir.ts).
  *
  * A request is one line of JSON, `{agent, tool, command?, text, complete?, droppedBytes?}`; the
- * answer one line, `{outputId, totalBytes, complete, droppedBytes}` or `{error}`.
+ * answer one line, `{outputId, totalBytes, complete, droppedBytes}` or `{error, code}`.
+ *
+ * Only this user reaches the door (a 0700 folder, a 0600 socket), but a stuck or buggy client must
+ * not hold it: a request must keep arriving (idleMs) and be whole within requestMs, at most
+ * maxConnections are served at once, and every field is checked before anything is retained.
  */
 import { promises as fs } from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { describeError } from '../core/errors';
+import { describeError, isRecallError } from '../core/errors';
+import type { HookDoorStatus } from '../core/store/sessionAgent';
 import type { RecallStore } from '../core/types';
 import { ancestorsOf } from './ancestry';
-import { ensureRunDir, hookRunDir, type ServerAnnouncement } from './hookRunDir';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from './hookEvent';
+import { openRunDir, type ServerAnnouncement } from './hookRunDir';
 import type { Log } from './log';
 
 /** The most a request may hold: a whole output at the copy cap, JSON-escaped (control bytes grow sixfold), and room for the rest. */
 export const MAX_HOOK_REQUEST_BYTES = 64 * 1024 * 1024;
+/** A connection that sends nothing for this long is answered TIMEOUT and closed: a hook writes its request at once. */
+export const HOOK_IDLE_MS = 10_000;
+/** The whole request must arrive within this (64 MiB over a local socket takes well under a second). */
+export const HOOK_REQUEST_MS = 30_000;
+/** Connections served at once; more are refused. Agents run a few tools in parallel at most. */
+export const MAX_HOOK_CONNECTIONS = 16;
+/** `agent` and `tool` are names (`gemini-cli`, `run_shell_command`). */
+export const MAX_HOOK_NAME_CHARS = 200;
+/** A shell command is one argument of `sh -c`, and Linux allows 128 KiB for one (MAX_ARG_STRLEN). */
+export const MAX_HOOK_COMMAND_CHARS = 128 * 1024;
+/** 1 PiB: no output comes near it, and sums of many stay exact integers. */
+export const MAX_HOOK_DROPPED_BYTES = 2 ** 50;
 
 export interface HookRequest {
   /** The agent (`gemini-cli`, `qwen-code`, `claude-code`, `copilot-cli`, `codex`). */
@@ -32,36 +50,109 @@ export interface HookRequest {
   droppedBytes?: number;
 }
 
-export type HookAnswer = { outputId: string; totalBytes: number; complete: boolean; droppedBytes: number } | { error: string };
+export type HookAnswer =
+  | { outputId: string; totalBytes: number; complete: boolean; droppedBytes: number }
+  /** `code`: INVALID_ARGUMENT, TIMEOUT, REFUSED (too many connections), or the store's own. */
+  | { error: string; code?: string };
 
-function parseRequest(line: string): HookRequest {
-  const value = JSON.parse(line) as Partial<HookRequest>;
-  if (typeof value.agent !== 'string' || typeof value.tool !== 'string' || typeof value.text !== 'string')
-    throw new Error('a hook request needs agent, tool and text');
-  return value as HookRequest;
+export interface HookDoor {
+  status: HookDoorStatus;
+  close(): Promise<void>;
 }
 
-export async function listenForHooks(options: {
+export interface HookDoorOptions {
   store: () => Promise<RecallStore>;
   sessionId: string;
   workspace: string;
   log: Log;
-}): Promise<{ close(): Promise<void> } | undefined> {
-  const dir = hookRunDir();
-  if (!dir) return undefined;
+  /** HOOK_IDLE_MS unless given (tests shorten it). */
+  idleMs?: number;
+  /** HOOK_REQUEST_MS unless given. */
+  requestMs?: number;
+  /** MAX_HOOK_CONNECTIONS unless given. */
+  maxConnections?: number;
+}
+
+const text = (value: unknown, field: string, min: number, max: number): string => {
+  if (typeof value !== 'string' || value.length < min || value.length > max)
+    throw new Error(`${field} must be a string of ${min} to ${max} characters`);
+  return value;
+};
+
+/** The request in `bytes`, each field checked; throws (the answer's code is INVALID_ARGUMENT). */
+function parseRequest(bytes: Buffer): HookRequest {
+  if (nestedDeeperThan(bytes, MAX_JSON_DEPTH)) throw new Error(`a hook request is nested deeper than ${MAX_JSON_DEPTH} levels`);
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch (error) {
+    throw new Error(`a hook request is one line of JSON: ${describeError(error)}`, { cause: error });
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('a hook request is a JSON object');
+  const fields = value as Record<string, unknown>;
+  const request: HookRequest = {
+    agent: text(fields.agent, 'agent', 1, MAX_HOOK_NAME_CHARS),
+    tool: text(fields.tool, 'tool', 1, MAX_HOOK_NAME_CHARS),
+    text: typeof fields.text === 'string' ? fields.text : '',
+  };
+  if (typeof fields.text !== 'string') throw new Error('text must be a string');
+  if (fields.command !== undefined) request.command = text(fields.command, 'command', 0, MAX_HOOK_COMMAND_CHARS);
+  if (fields.complete !== undefined) {
+    if (typeof fields.complete !== 'boolean') throw new Error('complete must be true or false');
+    request.complete = fields.complete;
+  }
+  if (fields.droppedBytes !== undefined) {
+    const dropped = fields.droppedBytes;
+    if (typeof dropped !== 'number' || !Number.isSafeInteger(dropped) || dropped < 0 || dropped > MAX_HOOK_DROPPED_BYTES)
+      throw new Error(`droppedBytes must be an integer from 0 to ${MAX_HOOK_DROPPED_BYTES}`);
+    request.droppedBytes = dropped;
+  }
+  return request;
+}
+
+/** Opens the door, or says why there is none; never throws. The log says which, and where. */
+export async function listenForHooks(options: HookDoorOptions): Promise<HookDoor> {
   const { log } = options;
   try {
-    await ensureRunDir(dir);
+    const { dir, how } = await openRunDir();
+    const close = await listenIn(dir, options);
+    log.info(`hooks: listening in ${dir} (${how})`);
+    return { status: { listening: true, dir, how }, close };
   } catch (error) {
-    log.warn(`hooks cannot reach this server: ${describeError(error)}`);
-    return undefined;
+    const why = describeError(error);
+    // On Windows there is never a door: said once, not warned of.
+    if (process.platform === 'win32') log.info(`hooks: no door for hooks: ${why}`);
+    else log.warn(`hooks cannot reach this server: ${why}`);
+    return { status: { listening: false, why }, close: () => Promise.resolve() };
   }
+}
+
+async function listenIn(dir: string, options: HookDoorOptions): Promise<() => Promise<void>> {
   const socketPath = path.join(dir, `${process.pid}.sock`);
   const announcement = path.join(dir, `${process.pid}.json`);
   // A file of this name is a server of this pid that ended without cleaning up: no live process has it.
   await fs.rm(socketPath, { force: true });
+  const limits = {
+    idleMs: options.idleMs ?? HOOK_IDLE_MS,
+    requestMs: options.requestMs ?? HOOK_REQUEST_MS,
+    maxConnections: options.maxConnections ?? MAX_HOOK_CONNECTIONS,
+  };
+  const open = new Set<net.Socket>();
   // allowHalfOpen: the hook ends its side once the request is written, and still reads the answer.
-  const server = net.createServer({ allowHalfOpen: true }, (socket) => serveOne(socket, options));
+  const server = net.createServer({ allowHalfOpen: true }, (socket) => {
+    socket.on('error', () => undefined);
+    if (open.size >= limits.maxConnections) {
+      const refusal: HookAnswer = {
+        error: `the server already serves ${limits.maxConnections} hook connections; try again`,
+        code: 'REFUSED',
+      };
+      socket.end(`${JSON.stringify(refusal)}\n`, () => socket.destroy());
+      return;
+    }
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+    serveOne(socket, options, limits);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(socketPath, () => resolve());
@@ -74,38 +165,73 @@ export async function listenForHooks(options: {
     workspace: options.workspace,
   };
   await fs.writeFile(announcement, `${JSON.stringify(note)}\n`, { mode: 0o600 });
-  return {
-    async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await fs.rm(announcement, { force: true });
-      await fs.rm(socketPath, { force: true });
-    },
+  return async () => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // The server is stopping: a request still arriving or retaining would only hold it up.
+    for (const socket of open) socket.destroy();
+    await closed;
+    await fs.rm(announcement, { force: true });
+    await fs.rm(socketPath, { force: true });
   };
 }
 
-function serveOne(socket: net.Socket, options: { store: () => Promise<RecallStore>; log: Log }): void {
+/**
+ * One connection: read the request line while it keeps coming, retain it, answer. Once answered,
+ * the client has idleMs to close its side before the socket is destroyed.
+ */
+function serveOne(socket: net.Socket, options: HookDoorOptions, limits: { idleMs: number; requestMs: number }): void {
+  let state: 'reading' | 'retaining' | 'answered' = 'reading';
   const chunks: Buffer[] = [];
   let length = 0;
-  const answer = (value: HookAnswer) => socket.end(`${JSON.stringify(value)}\n`);
-  socket.on('error', () => undefined);
+  let linger: NodeJS.Timeout | undefined;
+  const answer = (value: HookAnswer, close = false) => {
+    if (state === 'answered') return;
+    state = 'answered';
+    clearTimeout(deadline);
+    socket.setTimeout(0);
+    socket.end(`${JSON.stringify(value)}\n`, () => close && socket.destroy());
+    if (!socket.destroyed) linger = setTimeout(() => socket.destroy(), limits.idleMs).unref();
+  };
+  const expire = (why: string) => {
+    if (state === 'reading') answer({ error: `${why}; closed`, code: 'TIMEOUT' }, true);
+  };
+  const deadline = setTimeout(() => expire(`a hook request must arrive whole within ${limits.requestMs} ms`), limits.requestMs).unref();
+  socket.setTimeout(limits.idleMs, () => expire(`a hook request sent nothing for ${limits.idleMs} ms`));
+  socket.once('close', () => {
+    clearTimeout(deadline);
+    clearTimeout(linger);
+  });
+  const take = () => {
+    state = 'retaining';
+    clearTimeout(deadline);
+    socket.setTimeout(0);
+    void retain(Buffer.concat(chunks), options).then((value) => answer(value));
+  };
   socket.on('data', (chunk: Buffer) => {
-    length += chunk.length;
+    if (state !== 'reading') return; // read and dropped: the client may still be writing an over-long request
+    const end = chunk.indexOf(0x0a);
+    const part = end >= 0 ? chunk.subarray(0, end) : chunk;
+    length += part.length;
     if (length > MAX_HOOK_REQUEST_BYTES) {
-      socket.removeAllListeners('data');
-      answer({ error: `a hook request is limited to ${MAX_HOOK_REQUEST_BYTES} bytes` });
+      answer({ error: `a hook request is limited to ${MAX_HOOK_REQUEST_BYTES} bytes`, code: 'INVALID_ARGUMENT' });
       return;
     }
-    const end = chunk.indexOf(0x0a);
-    chunks.push(end >= 0 ? chunk.subarray(0, end) : chunk);
-    if (end < 0) return;
-    socket.removeAllListeners('data');
-    void retain(Buffer.concat(chunks).toString('utf8'), options).then(answer);
+    chunks.push(part);
+    if (end >= 0) take();
   });
+  // A client that ends its side without a line break sent its whole request.
+  socket.on('end', () => state === 'reading' && take());
 }
 
-async function retain(line: string, { store, log }: { store: () => Promise<RecallStore>; log: Log }): Promise<HookAnswer> {
+async function retain(bytes: Buffer, { store, log }: { store: () => Promise<RecallStore>; log: Log }): Promise<HookAnswer> {
+  let request: HookRequest;
   try {
-    const request = parseRequest(line);
+    request = parseRequest(bytes);
+  } catch (error) {
+    log.warn(`hook: ${describeError(error)}`);
+    return { error: describeError(error), code: 'INVALID_ARGUMENT' };
+  }
+  try {
     const retained = await (
       await store()
     ).retain(request.text, {
@@ -118,6 +244,6 @@ async function retain(line: string, { store, log }: { store: () => Promise<Recal
     return retained;
   } catch (error) {
     log.warn(`hook: ${describeError(error)}`);
-    return { error: describeError(error) };
+    return { error: describeError(error), ...(isRecallError(error) ? { code: error.code } : {}) };
   }
 }

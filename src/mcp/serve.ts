@@ -62,7 +62,8 @@ export async function serve(argv: readonly string[], log: Log, stdioWire?: Stdio
 
   let http: HttpServer | undefined;
   let stdio: { close(): Promise<void> } | undefined;
-  // A stdio server's agent may hand it its own shell tool's outputs through a hook (hookListener.ts).
+  // A stdio server's agent may hand it its own shell tool's outputs through a hook (hookListener.ts);
+  // where its door is, or why there is none, goes to the log and the session's record.
   const hooks = parsed.http
     ? undefined
     : opening.then(
@@ -70,6 +71,7 @@ export async function serve(argv: readonly string[], log: Log, stdioWire?: Stdio
           listenForHooks({ store: async () => session.store, sessionId: session.store.sessionId, workspace: parsed.workspace, log }),
         () => undefined,
       );
+  void hooks?.then((door) => door && agent.then((note) => note.hooks(door.status))).catch(noop);
   let closing: Promise<void> | undefined;
   // Running commands are stopped (their whole process trees), the store takes its last checkpoint
   // and the lock goes, whichever way the server is asked to end.

@@ -177,7 +177,7 @@ describe("Local harness: VS Code's own saved results (the terminal tool's and Co
     return Buffer.concat(parts);
   }
 
-  it('keeps each terminal output file in the session as it appears (VS Code deletes it when the chat ends): the same bytes, or past the copy cap its head and tail', async () => {
+  it('keeps each terminal output file in the session as it appears (VS Code deletes it when the chat ends): the same bytes (secrets masked), or past the copy cap its head and tail', async () => {
     const small = path.join(terminalFolder, `copilot-terminal-output-${randomUUID()}.txt`);
     made.push(small);
     const text = `${'✓ compiled module ünïcode\n'.repeat(9000)}ERROR: build failed at step 7\n`;
@@ -189,6 +189,16 @@ describe("Local harness: VS Code's own saved results (the terminal tool's and Co
     assert.ok((await copyOf(kept.outputId)).equals(Buffer.from(text)), 'the copy is the file, byte for byte');
     fs.rmSync(small); // as VS Code does when the chat session ends: the copy stays
     assert.equal((await (await recallApi()).read(kept.outputId, 0, 64)).text.slice(0, 17), '✓ compiled module');
+
+    // Masked as read_file_page masks the same file (issue 37 §7): the token's bytes are '*', every offset unchanged.
+    const token = `ghp_${'k7Q'.repeat(12)}`;
+    const secret = path.join(terminalFolder, `copilot-terminal-output-${randomUUID()}.txt`);
+    made.push(secret);
+    const withToken = `$ gh auth status\n  Token: ${token}\n${'ok\n'.repeat(10_000)}`;
+    fs.writeFileSync(secret, withToken);
+    const masked = await copyOf((await keptFrom(secret)).outputId);
+    assert.equal(masked.length, Buffer.byteLength(withToken));
+    assert.ok(masked.toString('utf8').startsWith(`$ gh auth status\n  Token: ghp_${'*'.repeat(36)}\n`), masked.subarray(0, 80).toString());
 
     const copyBytes = vscode.workspace.getConfiguration('toolOutputRecall').get<number>('copyBytes')!;
     const big = path.join(terminalFolder, `copilot-terminal-output-${randomUUID()}.txt`);

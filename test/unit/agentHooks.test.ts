@@ -2,15 +2,15 @@
 // its agent started, that server retains the whole output in its session, and the model's context
 // names the outputId the agent's tools then read. Real processes throughout: `node dist/mcp.js` as
 // the server (started by this process, the "agent") and as the hook, each in a run folder of its own
-// (TMPDIR) so no other test's server is found.
+// (helpers/hooks.ts) so no other test's server is found.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, readdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { ensureRunDir } from '../../src/mcp/hookRunDir';
+import { announced, geminiEvent, hookEnv, qwenEvent, readPage, runHook } from './helpers/hooks';
 import { waitUntil } from './helpers/mochaRun';
 import { useTempDirs } from './helpers/tempDirs';
-import { MCP_BUNDLE, connectStdio, ensureBuilt, okText, type StdioServer } from './helpers/mcpServer';
+import { MCP_BUNDLE, connectStdio, ensureBuilt, okText } from './helpers/mcpServer';
 
 const FIELD = 'release_checksum=5be0c2d9';
 /** About 3 MB of shell output with one error in the middle and the field on its last line. */
@@ -18,63 +18,6 @@ const OUTPUT = `${Array.from({ length: 300_000 }, (_, i) => `line ${i} ok`).join
   { length: 10_000 },
   (_, i) => `tail ${i}`,
 ).join('\n')}\n${FIELD}\n`;
-
-const geminiEvent = (output: string) => ({
-  session_id: 's1',
-  cwd: '/',
-  hook_event_name: 'AfterTool',
-  tool_name: 'run_shell_command',
-  tool_input: { command: 'make release' },
-  // As Gemini CLI 0.61.0 sends it (seen live): the output without its last line break, then its own status lines.
-  tool_response: {
-    llmContent: `<untrusted_context>\nOutput: ${output.replace(/\n$/, '')}\n[Exit Code: 0]\nProcess Group PGID: 4242\n</untrusted_context>`,
-    returnDisplay: output,
-  },
-});
-const qwenEvent = (output: string) => ({
-  session_id: 's1',
-  cwd: '/',
-  hook_event_name: 'PostToolUse',
-  tool_name: 'run_shell_command',
-  tool_input: { command: 'make release' },
-  tool_response: {
-    llmContent: 'Tool output was too large and has been truncated.',
-    returnDisplay: { type: 'shell_result', version: 1, output, exitCode: 0 },
-  },
-});
-
-function runHook(name: string, event: unknown, tmp: string): { stdout: string; stderr: string; status: number | null } {
-  const run = spawnSync(process.execPath, [MCP_BUNDLE, 'hook', name], {
-    input: JSON.stringify(event),
-    encoding: 'utf8',
-    env: { ...process.env, TMPDIR: tmp },
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return { stdout: run.stdout, stderr: run.stderr, status: run.status };
-}
-
-/** Waits until `count` servers have announced themselves to hooks in the run folder under `tmp` (they do once their session is open). */
-async function announced(tmp: string, count = 1): Promise<void> {
-  const runDir = path.join(tmp, `tool-output-recall-${process.getuid?.() ?? 0}`);
-  const servers = () => {
-    try {
-      return readdirSync(runDir).filter((name) => name.endsWith('.json')).length;
-    } catch {
-      return 0;
-    }
-  };
-  await waitUntil(`${count} server(s) announced in ${runDir}`, () => servers() >= count);
-}
-
-/** One read_tool_output page (its first line is the page's JSON). */
-async function readPage(
-  server: StdioServer,
-  outputId: string,
-  offset: number,
-): Promise<{ text: string; totalBytes: number; hasMore: boolean }> {
-  const read = okText(await server.client.callTool({ name: 'read_tool_output', arguments: { outputId, offset, maxBytes: 4096 } }));
-  return JSON.parse(read.split('\n')[0]) as { text: string; totalBytes: number; hasMore: boolean };
-}
 
 describe('hooks for agents’ own shell tools', function () {
   this.timeout(240_000);
@@ -87,7 +30,7 @@ describe('hooks for agents’ own shell tools', function () {
   ] as const) {
     it(`${name}: the agent's server retains the whole output; the context names its outputId, the calls, the error and the last line`, async () => {
       const tmp = dirs.make();
-      const server = await connectStdio(['--workspace', dirs.make(), '--store', dirs.make()], 'legacy', { TMPDIR: tmp });
+      const server = await connectStdio(['--workspace', tmp, '--store', dirs.make()], 'legacy', hookEnv(tmp));
       try {
         await announced(tmp);
         const hook = runHook(name, event(OUTPUT), tmp);
@@ -123,7 +66,7 @@ describe('hooks for agents’ own shell tools', function () {
 
   it('qwen-code-post-tool-use: the returnDisplay string `qwen -p` sends (the output, then its saved-to line) is retained without that line', async () => {
     const tmp = dirs.make();
-    const server = await connectStdio(['--workspace', dirs.make(), '--store', dirs.make()], 'legacy', { TMPDIR: tmp });
+    const server = await connectStdio(['--workspace', tmp, '--store', dirs.make()], 'legacy', hookEnv(tmp));
     try {
       await announced(tmp);
       const event = qwenEvent(OUTPUT);
@@ -141,7 +84,7 @@ describe('hooks for agents’ own shell tools', function () {
 
   it('copilot-cli-post-tool-use: the file Copilot saved (named in its note) is retained while it exists; the context is the top-level additionalContext Copilot reads', async () => {
     const tmp = dirs.make();
-    const server = await connectStdio(['--workspace', dirs.make(), '--store', dirs.make()], 'legacy', { TMPDIR: tmp });
+    const server = await connectStdio(['--workspace', tmp, '--store', dirs.make()], 'legacy', hookEnv(tmp));
     try {
       await announced(tmp);
       const saved = path.join(tmp, `${Date.now()}-copilot-tool-output-14010-0b8f3c1e-1a2b-4c3d-8e9f-0123456789ab.txt`);
@@ -170,7 +113,7 @@ describe('hooks for agents’ own shell tools', function () {
         tmp,
       );
       assert.equal(refused.stdout, '');
-      assert.match(refused.stderr, /is not in the temp folder/);
+      assert.match(refused.stderr, /REFUSED.*outside the workspace folders/);
     } finally {
       await server.close();
     }
@@ -178,7 +121,7 @@ describe('hooks for agents’ own shell tools', function () {
 
   it('a small output needs nothing: no context, nothing retained', async () => {
     const tmp = dirs.make();
-    const server = await connectStdio(['--workspace', dirs.make(), '--store', dirs.make()], 'legacy', { TMPDIR: tmp });
+    const server = await connectStdio(['--workspace', tmp, '--store', dirs.make()], 'legacy', hookEnv(tmp));
     try {
       await announced(tmp);
       const hook = runHook('gemini-cli-after-tool', geminiEvent('done\n'), tmp);
@@ -194,15 +137,15 @@ describe('hooks for agents’ own shell tools', function () {
     const hook = runHook('qwen-code-post-tool-use', qwenEvent(OUTPUT), dirs.make());
     assert.equal(hook.status, 0);
     assert.equal(hook.stdout, '');
-    assert.match(hook.stderr, /no tool-output-recall-mcp server of this agent is running; the output is not retained/);
+    assert.match(hook.stderr, /no tool-output-recall-mcp server of this agent is running in this workspace; the output is not retained/);
   });
 
-  it("picks its own agent's server: of two, the one whose ancestors meet the hook's nearest", async () => {
+  it("picks its own agent's server: of two its agent started for this workspace, the one it started most directly", async () => {
     const tmp = dirs.make();
-    const own = await connectStdio(['--workspace', dirs.make(), '--store', dirs.make()], 'legacy', { TMPDIR: tmp });
+    const own = await connectStdio(['--workspace', tmp, '--store', dirs.make()], 'legacy', hookEnv(tmp));
     // Another agent's server: one process further from this one (through a shell), as a second agent under the same parent.
-    const other = spawn('sh', ['-c', `"${process.execPath}" "${MCP_BUNDLE}" --workspace "${dirs.make()}" --store "${dirs.make()}"; true`], {
-      env: { ...process.env, TMPDIR: tmp },
+    const other = spawn('sh', ['-c', `"${process.execPath}" "${MCP_BUNDLE}" --workspace "${tmp}" --store "${dirs.make()}"; true`], {
+      env: { ...process.env, ...hookEnv(tmp) },
       stdio: ['pipe', 'ignore', 'pipe'],
     });
     let otherErr = '';
@@ -222,23 +165,6 @@ describe('hooks for agents’ own shell tools', function () {
     } finally {
       other.stdin.end();
       await own.close();
-    }
-  });
-
-  it('a run folder other users can enter is refused by the server and by the hook', async () => {
-    const tmp = dirs.make();
-    const runDir = path.join(tmp, `tool-output-recall-${process.getuid?.() ?? 0}`);
-    await ensureRunDir(runDir);
-    chmodSync(runDir, 0o755);
-    const server = await connectStdio(['--workspace', dirs.make(), '--store', dirs.make()], 'legacy', { TMPDIR: tmp });
-    try {
-      await waitUntil('the warning about the run folder', () => /hooks cannot reach this server/.test(server.stderr()));
-      assert.match(server.stderr(), /hooks cannot reach this server: .* is open to other users \(mode 755\)/);
-      const hook = runHook('gemini-cli-after-tool', geminiEvent(OUTPUT), tmp);
-      assert.equal(hook.stdout, '');
-      assert.match(hook.stderr, /no tool-output-recall-mcp server of this agent is running/);
-    } finally {
-      await server.close();
     }
   });
 });

@@ -1,36 +1,57 @@
 /**
- * A file VS Code saved an oversized result to, read for a retained copy. VS Code's terminal tool
- * writes the whole output of a command over 20,000 characters to such a file and deletes it when the
- * chat session ends (vscodeSpillFiles.ts): kept in the session, the output outlives the chat, shows in
- * the inspector, and reads by outputId like any other.
+ * A file an agent saved an oversized result to, read for a retained copy: VS Code's terminal tool
+ * (vscodeSpillFiles.ts: kept in the session, the output outlives the chat), Copilot CLI's and
+ * Claude Code's saved results (the hooks, src/mcp/hook.ts).
  *
  * The file opens under the read tools' policy (readablePath.ts: no link out, no FIFO, no hard link,
- * nothing sensitive). Past the copy cap only its head and tail are read, the bytes between counted as
- * dropped where they were, as a capture keeps a command's output: the store never holds more than
- * its cap, and a 200 MB file is never read whole into memory.
+ * nothing sensitive, a saved result owned by this user). Past the copy cap only its head and tail are
+ * read, the bytes between counted as dropped where they were, as a capture keeps a command's output:
+ * the store never holds more than its cap, and a 200 MB file is never read whole into memory.
+ *
+ * The copy is masked (secretShapes.ts) before anyone sees it: read_file_page masks the same file, so
+ * a copy of it read back raw by outputId would be a way around that. README "Security" has the table
+ * of which copies are masked and which are raw.
  */
 import type { promises as fs } from 'node:fs';
 import { lastCompleteBoundary } from '../utf8';
 import type { RetainMeta } from '../types';
 import { openReadableFile, type ReadPolicy } from './readablePath';
+import { maskSecrets } from './secretShapes';
+import { SecretStream } from './secretStream';
+
+declare const maskedBrand: unique symbol;
+/** Bytes that went through `maskCopy` or `streamMasked`: what a hook may send to a server or show a model. */
+export type MaskedCopy = Buffer & { readonly [maskedBrand]: true };
 
 export interface SpillCopy {
-  /** The bytes to retain: the whole file, or its head and tail joined at `meta.gapOffset`. */
-  content: Buffer;
+  /** The bytes to retain, masked: the whole file, or its head and tail joined at `meta.gapOffset`. */
+  content: MaskedCopy;
   meta: Pick<RetainMeta, 'complete' | 'droppedBytes' | 'gapOffset'>;
   /** The file's size when read. */
   fileBytes: number;
+  /** Secret-shaped values masked in it. */
+  masked: number;
 }
 
-/** Reads `file` (an absolute path) for a copy of at most `copyBytes` bytes; throws the read tools' RecallError for a file they refuse. */
+/**
+ * Masks `content` in place: the head before `gapOffset` as text from its start, the tail after it
+ * as text whose start is not known (a key block cut by the gap is masked up to its END line).
+ */
+export function maskCopy(content: Buffer, gapOffset?: number): { content: MaskedCopy; masked: number } {
+  const gap = gapOffset ?? content.length;
+  let masked = maskSecrets(content.subarray(0, gap), false).length;
+  if (gap < content.length) masked += maskSecrets(content.subarray(gap), 'unknown').length;
+  return { content: content as MaskedCopy, masked };
+}
+
+/** Reads `file` (an absolute path) for a masked copy of at most `copyBytes` bytes; throws the read tools' RecallError for a file they refuse. */
 export async function readSpillForCopy(file: string, policy: ReadPolicy, copyBytes: number, tool: string): Promise<SpillCopy> {
   const opened = await openReadableFile(file, policy, tool);
   try {
     const size = opened.stats.size;
     if (size <= copyBytes) {
-      const content = Buffer.alloc(size);
-      const { bytesRead } = await opened.handle.read(content, 0, size, 0);
-      return { content: content.subarray(0, bytesRead), meta: {}, fileBytes: size };
+      const whole = await readAt(opened.handle, 0, size);
+      return { ...maskCopy(whole), meta: {}, fileBytes: size };
     }
     const half = Math.floor(copyBytes / 2);
     const head = await readAt(opened.handle, 0, half);
@@ -39,11 +60,32 @@ export async function readSpillForCopy(file: string, policy: ReadPolicy, copyByt
     const headEnd = lastCompleteBoundary(head, head.length);
     let tailStart = 0;
     while (tailStart < Math.min(3, tail.length) && (tail[tailStart] & 0xc0) === 0x80) tailStart++;
-    const content = Buffer.concat([head.subarray(0, headEnd), tail.subarray(tailStart)]);
-    return { content, meta: { complete: false, droppedBytes: size - content.length, gapOffset: headEnd }, fileBytes: size };
+    const joined = Buffer.concat([head.subarray(0, headEnd), tail.subarray(tailStart)]);
+    return {
+      ...maskCopy(joined, headEnd),
+      meta: { complete: false, droppedBytes: size - joined.length, gapOffset: headEnd },
+      fileBytes: size,
+    };
   } finally {
     await opened.handle.close();
   }
+}
+
+/**
+ * The whole file behind `handle`, masked as it streams past (secretStream.ts: the same bytes as one
+ * pass), handed to `each` `chunkBytes` at a time, for a file of any size. Returns the values masked.
+ */
+export async function streamMasked(handle: fs.FileHandle, chunkBytes: number, each: (masked: MaskedCopy) => void): Promise<number> {
+  const secrets = new SecretStream();
+  const buffer = Buffer.allocUnsafe(chunkBytes);
+  for (let position = 0; ;) {
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+    if (bytesRead === 0) break;
+    each(secrets.push(buffer.subarray(0, bytesRead)) as MaskedCopy);
+    position += bytesRead;
+  }
+  each(secrets.end() as MaskedCopy);
+  return secrets.masked;
 }
 
 async function readAt(handle: fs.FileHandle, position: number, length: number): Promise<Buffer> {

@@ -14,7 +14,7 @@ import { defaultStoreDir } from '../../core/agentStore';
 import { RecallError, describeError, isRecallError } from '../../core/errors';
 import { isOutputIdShape } from '../../core/ids';
 import { openReadOnlySession, type ReadOnlySession } from '../../core/store/readOnlySession';
-import { readSessionAgent } from '../../core/store/sessionAgent';
+import { readSessionAgent, type HookDoorStatus } from '../../core/store/sessionAgent';
 import { listSessions } from '../../core/store/sessionFiles';
 import { isSessionLocked } from '../../core/store/sessionLock';
 import type { OutputInfo, RecallStore } from '../../core/types';
@@ -38,6 +38,8 @@ export interface AgentSessionSummary {
   modifiedAt: number;
   /** A running process holds the session's lock. */
   live: boolean;
+  /** Where its server's door for hooks is, or why it has none (stdio servers say; HTTP ones have none). */
+  hooks?: HookDoorStatus;
 }
 
 /** The tree's group for one agent session. */
@@ -189,6 +191,7 @@ export class AgentSessions implements vscode.Disposable {
           bytes: session.bytes,
           modifiedAt: session.modifiedAt,
           live: await isSessionLocked(session.file),
+          ...(record?.hooks ? { hooks: record.hooks } : {}),
         });
       }
     }

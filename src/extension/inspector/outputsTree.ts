@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { describeError } from '../../core/errors';
 import { outputSizes, sizeExact, sizeText } from '../sizes';
 import type { OutputInfo, RecallStore } from '../../core/types';
+import type { HookDoorStatus } from '../../core/store/sessionAgent';
 import type { InspectorServices } from './services';
 import { RUN_COMMAND_TOOL } from '../../core/toolNames';
 import type { AgentSessionNode, AgentSessionSummary, TreeNode } from '../agents/agentSessions';
@@ -306,6 +307,13 @@ function tooltipOf(info: OutputInfo, status: string | undefined): vscode.Markdow
   return md;
 }
 
+/** Where the session's server takes outputs from its agent's hooks, or why it cannot (the reason is the server's, in English). */
+function hooksLine(hooks: HookDoorStatus): string {
+  return hooks.listening
+    ? vscode.l10n.t('Hooks: its server listens in {dir} ({how}).', { dir: hooks.dir, how: hooks.how })
+    : vscode.l10n.t('Hooks: its server cannot take outputs from hooks: {0}', hooks.why);
+}
+
 /** A group for another agent's session: who, when, how much, and whether its server still runs. */
 function agentSessionItem(session: AgentSessionSummary): vscode.TreeItem {
   const who = session.agents.length ? session.agents.join(', ') : vscode.l10n.t('MCP server');
@@ -335,6 +343,8 @@ function agentSessionItem(session: AgentSessionSummary): vscode.TreeItem {
       session.live
         ? vscode.l10n.t('Live: its server is running; new outputs appear here as it retains them.')
         : vscode.l10n.t('Ended: no server holds it any more.'),
+      // The door is its running server's: an ended session's record tells of a door long closed.
+      ...(session.live && session.hooks ? [hooksLine(session.hooks)] : []),
       vscode.l10n.t('Read-only in VS Code: its outputs open in the inspector, but only its server changes the session.'),
     ].join('\n'),
   );
