@@ -2,7 +2,7 @@
 // `npm run ovsx -- <ovsx arguments>`: the Open VSX command-line client (`ovsx`, pinned below) under
 // Node 24. ovsx needs Node >= 22 and this repository works with Node 20, so it runs with the Node 24
 // that the real-host tests install (scripts/host/setup.mjs: the first call installs it). Needs the
-// network: npm fetches ovsx once, and publishing talks to open-vsx.org. See README "Publishing".
+// network: npm fetches ovsx once, and publishing talks to open-vsx.org. See docs/development.md, "Publishing".
 //   npm run package && npm run ovsx -- publish tool-output-recall.vsix -p "$OVSX_PAT"
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';

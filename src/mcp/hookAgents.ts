@@ -1,6 +1,6 @@
 /**
  * What each agent's post-tool hook event holds, and what the hook answers it with (read in each
- * CLI's shipped code; README "Hooks" says where each is configured):
+ * CLI's shipped code; docs/agents.md, "Agents' own shell output: hooks", says where each is configured):
  * - Gemini CLI 0.61.0, AfterTool: the event comes before Gemini cuts the result (its 40,000-character
  *   cut, saved under ~/.gemini/tmp/<project>/tool-outputs/), so `tool_response.llmContent` holds the
  *   whole shell output, wrapped as `<untrusted_context>\nOutput: …\n[Exit Code: N]…</untrusted_context>`;
@@ -15,7 +15,7 @@
  *   characters; the file exists while the hook runs and is deleted when the CLI exits, so the hook
  *   reads it then. Only a top-level `additionalContext` reaches the model (its first 10,240 characters).
  * - Codex 0.171.0 has no hook here: its PostToolUse gets the same ~10 KB head and tail its model
- *   gets, and Codex saves the output nowhere (README "Hooks").
+ *   gets, and Codex saves the output nowhere (docs/agents.md, "Agents' own shell output: hooks").
  * The shell tool is `run_shell_command` in Gemini and Qwen (command `tool_input.command`), `bash` in
  * Copilot (command `toolArgs.command`).
  */

@@ -1,18 +1,21 @@
-// ARCHITECTURE.md stays true: every file or folder it names in `code` exists (as a path from the
-// repository root, or as the end of one), and every name it gives as ours (`SessionStore.read`,
-// `openLockedSession`, `TOOL_SPECS`) is declared in the product's sources, src/ and webview/ (what is
-// built into dist/), with a `Class.member` declared in the file that declares the class. Names declared
-// only in bench/ or test/ do not count: the map describes the product, and the bench's prototypes keep
-// names the product dropped (docs/decisions.md, which this test does not check for names, tells their
-// story). Links between ARCHITECTURE.md, docs/decisions.md, README.md and CONTRIBUTING.md lead to a file
-// that exists and, with an anchor, to a heading of it.
+// ARCHITECTURE.md stays true, and so do the pages it sends readers to for the detail (docs/flows.md,
+// docs/changing.md and the store's src/core/store/README.md): every file or folder they name in `code`
+// exists (as a path from the repository root, or as the end of one), and every name they give as ours
+// (`SessionStore.read`, `openLockedSession`, `TOOL_SPECS`) is declared in the product's sources, src/ and
+// webview/ (what is built into dist/), with a `Class.member` declared in the file that declares the class.
+// Names declared only in bench/ or test/ do not count: the map describes the product, and the bench's
+// prototypes keep names the product dropped (docs/decisions.md, which this test does not check for names,
+// tells their story). Links between the map, its pages, docs/, README.md and CONTRIBUTING.md lead to a
+// file that exists and, with an anchor, to a heading of it.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 const REPO = path.resolve(__dirname, '../..');
-const doc = readFileSync(path.join(REPO, 'ARCHITECTURE.md'), 'utf8');
+/** The map and the pages that hold its detail: what must name only what exists. */
+const MAP = ['ARCHITECTURE.md', 'docs/flows.md', 'docs/changing.md', 'src/core/store/README.md'];
+const doc = MAP.map((file) => readFileSync(path.join(REPO, file), 'utf8')).join('\n');
 const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: REPO, encoding: 'utf8' })
   .split('\n')
   .filter(Boolean);
@@ -83,7 +86,14 @@ function declaredIn(name: string): string[] {
 }
 
 /** The documents whose links to each other must lead somewhere. */
-const LINKED = ['ARCHITECTURE.md', 'docs/decisions.md', 'README.md', 'CONTRIBUTING.md'];
+const LINKED = [
+  ...new Set([
+    ...MAP,
+    'README.md',
+    'CONTRIBUTING.md',
+    ...files.filter((f) => /^docs\/[^/]+\.md$/.test(f) || /^src\/.*README\.md$/.test(f)),
+  ]),
+];
 
 /** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces to hyphens. */
 const slug = (heading: string): string =>
@@ -120,13 +130,21 @@ function linksBetween(file: string): { link: string; target: string; anchor?: st
     .filter(({ target }) => LINKED.includes(target));
 }
 
-describe('ARCHITECTURE.md names what exists', () => {
+describe('ARCHITECTURE.md and its pages name what exists', () => {
   it('looks for names in the product only: src/ and webview/, not bench/, test/ or scripts/', () => {
     assert.ok(sources.length > 100, `found only ${sources.length} product source files`);
     assert.deepEqual([...new Set(sources.map((f) => f.split('/')[0]))].sort(), ['src', 'webview']);
   });
 
-  it('links between it, the decisions log, README.md and CONTRIBUTING.md lead to a heading that exists', () => {
+  it('reads the map and the pages of its detail', () => {
+    assert.ok(
+      MAP.every((file) => files.includes(file)),
+      `one of ${MAP.join(', ')} is missing`,
+    );
+  });
+
+  it('links between the map, its pages, docs/, README.md and CONTRIBUTING.md lead to a heading that exists', () => {
+    assert.ok(LINKED.includes('docs/decisions.md') && LINKED.includes('docs/security.md'), LINKED.join(', '));
     assert.deepEqual(slug('Code Mode: `run_code`'), 'code-mode-run_code');
     assert.deepEqual(
       slug('2026-12-05, issue 30: the rooms of src/core import one way'),

@@ -176,7 +176,7 @@ describe('sensitive paths: the defaults', () => {
     assert.deepEqual(isSensitivePath('/r/secret.txt', ['secret.*']), { sensitive: true, pattern: 'secret.*' });
   });
 
-  // Issue 21: the gaps found by trying (README, "Files the tools read", gives each decision's reason).
+  // Issue 21: the gaps found by trying (docs/security.md, "Files the tools read", gives each decision's reason).
   const issue21: [file: string, pattern: string | undefined][] = [
     ['/repo/prod.env', '*.env'],
     ['/repo/config/staging.env', '*.env'],

@@ -45,7 +45,7 @@ import { withRegularFile } from './openedFile';
  *   - `.npmrc`, `.yarnrc`, `.yarnrc.yml` and `.pypirc` are not path patterns: they are sensitive
  *     only when their content holds a credential (see `isSensitiveFile`); so are their copies
  *     (`.npmrc.bak`, `.npmrc~`).
- *   - Issue 21 (each decision with its reason in the README, "Files the tools read"):
+ *   - Issue 21 (each decision with its reason in docs/security.md, "Files the tools read"):
  *     `*.env` (prod.env: a dotenv file by another name); the private key names with anything after
  *     them (`id_ed25519.bak`, `id_ed25519 (copy)`, `id_rsa2`), except public keys (`*.pub`) and
  *     notes about keys (`*.md`); `.ssh*` folders (`.ssh.bak/`); `.config/gh/hosts.yml` (the GitHub

@@ -9,7 +9,7 @@
  * the store never holds more than its cap, and a 200 MB file is never read whole into memory.
  *
  * The copy is masked (secretShapes.ts) before anyone sees it: read_file_page masks the same file, so
- * a copy of it read back raw by outputId would be a way around that. README "Security" has the table
+ * a copy of it read back raw by outputId would be a way around that. docs/security.md ("Which text is masked") has the table
  * of which copies are masked and which are raw.
  */
 import type { promises as fs } from 'node:fs';

@@ -4,7 +4,7 @@
  * against the manifest's schema, lets the spec validate what the schema cannot say, runs it, and
  * renders a failure as the text the model reads. A tool is its manifest entry (package.json) and its
  * spec file: `TOOL_NAMES` follows the manifest, each spec is loaded from the module named after its
- * tool, and the `ToolName` union is what the spec files declare. To add a tool, see ARCHITECTURE.md.
+ * tool, and the `ToolName` union is what the spec files declare. To add a tool, see docs/changing.md.
  */
 import { RecallError } from '../errors';
 import { RUN_CODE_TOOL } from '../toolNames';

@@ -235,7 +235,7 @@ function describePlan(planned: readonly PlannedFile[], launcher: string, build: 
     lines.push('');
     if (!merge.ok) {
       lines.push(
-        vscode.l10n.t('{agent}: {file} is left as it is: {problem}. Fix it, or add the entry by hand (README, "MCP server").', {
+        vscode.l10n.t('{agent}: {file} is left as it is: {problem}. Fix it, or add the entry by hand (docs/agents.md, "By hand").', {
           agent: target.name,
           file: target.file,
           problem: merge.problem,
