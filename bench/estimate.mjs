@@ -25,7 +25,7 @@ const samples = {
     maxBuffer: 64 << 20,
   }).toString(),
   'JSON (package-lock.json)': readFileSync(path.join(root, 'package-lock.json'), 'utf8'),
-  'English prose (README.md)': readFileSync(path.join(root, 'README.md'), 'utf8'),
+  'English prose (docs/agents.md)': readFileSync(path.join(root, 'docs/agents.md'), 'utf8'),
   // Written for the bench (technical prose with inline code, like the Chinese a tool result or a
   // chat turn carries), so a fresh clone has every sample.
   'Chinese prose (fixtures/zh-prose.md)': readFileSync(path.join(root, 'bench/fixtures/zh-prose.md'), 'utf8'),

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The README's pictures, retaken by the real-host suites: runs the tests that take them (English, then
+// The documentation's pictures (README.md, docs/), retaken by the real-host suites: runs the tests that take them (English, then
 // VS Code in Simplified Chinese for the localized one) and copies the pictures they wrote to
 // test/artifacts/host/ into media/screenshots/. A picture that the run did not write anew is an error,
 // so an old picture is never passed off as a fresh one.
@@ -16,7 +16,7 @@ const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ARTIFACTS = path.join(ROOT, 'test', 'artifacts', 'host');
 const MEDIA = path.join(ROOT, 'media', 'screenshots');
 
-/** Each picture the README shows, and the host test that takes it (a --grep of its title). */
+/** Each picture the README and docs/ show, and the host test that takes it (a --grep of its title). */
 export const PICTURES = [
   { file: 'inspector-dark.png', grep: 'screenshot in Default Dark Modern' },
   { file: 'inspector-light.png', grep: 'screenshot in Default Light Modern' },

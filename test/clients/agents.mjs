@@ -1,5 +1,5 @@
 // The two CLIs as the suite drives them: where each reads our server's entry, the entry for each way
-// of connecting (as the README shows it, or as Connect Other Agents writes it), the command line that
+// of connecting (as docs/agents.md shows it, or as Connect Other Agents writes it), the command line that
 // runs one non-interactive turn against the scripted model, and the final answer in its output.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -89,7 +89,7 @@ export const CODEX = {
       'env_key = "SCRIPTED_MODEL_KEY"',
       '',
     ];
-    // The README's entries, word for word but for the paths.
+    // The documented entries (docs/agents.md), word for word but for the paths.
     const entry =
       how === 'http'
         ? [`[mcp_servers.${KEY}]`, `url = "${url}"`, `bearer_token_env_var = "${TOKEN_ENV}"`]

@@ -1,5 +1,5 @@
 // Running the real CLIs against the scripted model, each in a throwaway HOME (and CODEX_HOME), with
-// our server configured the way the README tells users to (or as Connect Other Agents writes it):
+// our server configured the way docs/agents.md tells users to (or as Connect Other Agents writes it):
 // stdio from `.mcp.json` / `config.toml`, or HTTP with the token in an environment variable. Every
 // process runs in its own process group and is killed with it after a bounded time.
 //

@@ -55,7 +55,7 @@ export const CODE_FACTS = {
   ],
 };
 
-/** The start-up race's rows: each client over stdio with the README's entry, and Claude Code's entry with `alwaysLoad`. */
+/** The start-up race's rows: each client over stdio with the documented entry (docs/agents.md), and Claude Code's entry with `alwaysLoad`. */
 export const RACE_NAMES = {
   codex: 'Codex over stdio',
   claude: 'Claude Code over stdio',
@@ -121,7 +121,7 @@ function raceSection(race) {
   if (!race?.clients) return '';
   const loads = Object.values(race.clients).flatMap((rows) => rows.map((r) => r.load));
   const out = [
-    `Issue 31 §1, under heavy load: up to ${race.busy} busy processes (\`node -e 'for(;;){}'\`, four per core, fewer when other work already loaded the machine) ran for the whole scenario; the 1-minute load average was ${race.loadAtStart.toFixed(1)} when the first run started and ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} as the runs ended. Each client over stdio with the README's entry (Codex with its default start-up grace, \`mcp_optional_startup_grace_ms\` 1,000 ms; Claude Code also with \`"alwaysLoad": true\` in its entry) and a model that answers at once:`,
+    `Issue 31 §1, under heavy load: up to ${race.busy} busy processes (\`node -e 'for(;;){}'\`, four per core, fewer when other work already loaded the machine) ran for the whole scenario; the 1-minute load average was ${race.loadAtStart.toFixed(1)} when the first run started and ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} as the runs ended. Each client over stdio with the documented entry (docs/agents.md) (Codex with its default start-up grace, \`mcp_optional_startup_grace_ms\` 1,000 ms; Claude Code also with \`"alwaysLoad": true\` in its entry) and a model that answers at once:`,
     '',
     '| Client | Runs whose first model request offered our tools | Load average (min–max) | First model request (ms after start, median, max) | tools/list replied (ms, median, max) |',
     '|---|---|---|---|---|',

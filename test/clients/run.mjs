@@ -1,5 +1,5 @@
 // The real-CLI suite (`npm test` runs it as "clients"): Claude Code, Codex, Gemini CLI, Qwen Code and
-// Copilot CLI from npm, pinned and installed by scripts/clients/setup.mjs, each configured as the README
+// Copilot CLI from npm, pinned and installed by scripts/clients/setup.mjs, each configured as docs/agents.md
 // says (stdio, HTTP with the token in an environment variable) and as Connect Other Agents writes it,
 // drive our server against the scripted model on 127.0.0.1 (model.mjs, script.mjs). Everything runs offline.
 //
@@ -224,7 +224,7 @@ async function main() {
 
     // Issue 31 §1: Codex (its default 1 s start-up grace) and Claude Code over stdio, under four busy
     // processes per core for the whole scenario, offer our tools in the first model request every time.
-    // Claude Code with the README's entry, which has `"alwaysLoad": true` (its schema's key that makes it
+    // Claude Code with the documented entry (docs/agents.md), which has `"alwaysLoad": true` (its schema's key that makes it
     // connect the server before its first turn instead of beside it: without it, 19 of 20 in two full runs).
     const racing = [
       ['codex', 'codex', {}],

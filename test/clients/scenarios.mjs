@@ -240,7 +240,7 @@ const firstLoopRequest = (requests) =>
   requests.find((r) => r.view && (r.view.callable.length || r.view.toolSearch || r.view.api === 'responses'));
 
 /**
- * Codex or Claude Code over stdio (the README's entry; Codex with its default start-up grace) started
+ * Codex or Claude Code over stdio (the documented entry (docs/agents.md); Codex with its default start-up grace) started
  * `runs` times against a model that answers at once, each time asking: did the first model request
  * offer our tools? With `busy`, under busyProcesses() for the whole scenario; each row has the load
  * average when the run ended.

@@ -2,7 +2,7 @@
 // receives and sends, byte for byte with times, without changing either: stdin chunks as they are
 // emitted, stdout and stderr writes, and over HTTP each request's body chunks and each response's writes. The
 // suite reads the record (measure.mjs) to compare what the server sent with what the model received.
-// The clients' configuration files stay as the README writes them: a `node` on PATH (see clients.mjs)
+// The clients' configuration files stay as docs/agents.md writes them: a `node` on PATH (see clients.mjs)
 // adds this preload when it starts the server. It writes synchronously so nothing is lost at a kill.
 import { appendFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
