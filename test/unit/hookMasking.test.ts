@@ -50,6 +50,10 @@ function secretLines(pick: (chars: string, length: number) => string): Planted[]
     one((v) => `maps AIza${v}`, pick(ALNUM, 35)),
     one((v) => `stripe sk_live_${v}`, pick(ALNUM, 32)),
     one((v) => `openai sk-proj-${v}`, pick(ALNUM, 48)),
+    // Issue 37 §5's spellings: escaped JSON, GitLab, Slack app tokens.
+    one((v) => `body {\\"Authorization\\":\\"Bearer ${v}\\"}`, pick(ALNUM, 40)),
+    one((v) => `gitlab glpat-${v}`, pick(ALNUM, 20)),
+    one((v) => `slack app xapp-1-${v}`, pick(UPPER, 30)),
   ];
 }
 

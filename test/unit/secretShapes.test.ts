@@ -14,6 +14,17 @@ function mask(text: string, inside: boolean | 'unknown' = false): { text: string
 
 const stars = (n: number): string => '*'.repeat(n);
 
+const PEM_BODY = 'MIIEpAIBAAKCAQEA0123456789abcdefghijklmnopqrstuvwxyz0123456789ABCDEF';
+/** A PEM block in base64, as a Kubernetes Secret or a kubeconfig holds it. */
+const b64Key = (label: string, body = PEM_BODY): string =>
+  Buffer.from(`-----BEGIN ${label}-----\n${body}\n-----END ${label}-----\n`).toString('base64');
+/** b64Key masked: the base64 up to the encoded "PRIVATE KEY" (at its alignment) stays, the rest is stars. */
+const b64Kept = (label: string): string => {
+  const key = b64Key(label);
+  const visible = /^.*?(?:UFJJVkFURSBL|UklWQVRFIEtF|SVZBVEUgS0VZ)/.exec(key)?.[0].length ?? 0;
+  return `${key.slice(0, visible)}${stars(key.length - visible)}`;
+};
+
 describe('secret shapes: what is masked', () => {
   const alnum36 = 'Ab3dE5gH7jK9mN1pQ3sT5vW7yZ9bC2dF4hJ6';
   const shapes: [name: string, text: string, masked: string][] = [
@@ -64,6 +75,38 @@ describe('secret shapes: what is masked', () => {
       '-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF\n=abcd\n-----END PGP PRIVATE KEY BLOCK-----',
       `-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n${stars(6)}\n${stars(5)}\n-----END PGP PRIVATE KEY BLOCK-----`,
     ],
+    // Other spellings (issue 37 §5): escaped JSON, Ruby's `=>`, JSON's `\/`, a '$' inside a token.
+    [
+      'Bearer credential in an escaped JSON string',
+      '{\\"headers\\":{\\"Authorization\\":\\"Bearer abc.def-ghi_123\\"}}',
+      `{\\"headers\\":{\\"Authorization\\":\\"Bearer ${stars(15)}\\"}}`,
+    ],
+    [
+      "AWS secret in an escaped JSON string, '/' escaped",
+      '\\"aws_secret_access_key\\":\\"wJalrXUtnFEMI\\/K7MDENG\\/bPxRfiCYEXAMPLEKEY\\"',
+      `\\"aws_secret_access_key\\":\\"${stars(42)}\\"`,
+    ],
+    ['npm _authToken in an escaped JSON string', '{\\"_authToken\\":\\"a1b2c3d4-e5f6\\"}', `{\\"_authToken\\":\\"${stars(13)}\\"}`],
+    ['Bearer credential in a Ruby hash', '{ "Authorization"=>"Bearer abcdefgh12345678" }', `{ "Authorization"=>"Bearer ${stars(16)}" }`],
+    [
+      'URL password in a JSON-escaped URL',
+      '\\"url\\":\\"https:\\/\\/deploy:s3cr3t-pw@github.com\\/o\\/r\\"',
+      `\\"url\\":\\"https:\\/\\/deploy:${stars(9)}@github.com\\/o\\/r\\"`,
+    ],
+    ["Bearer token holding '$'", 'Authorization: Bearer abcd1234$efgh5678$ijkl\n', `Authorization: Bearer ${stars(22)}\n`],
+    ['GitLab personal access token', 'GITLAB_TOKEN=glpat-xY3_abcdefghij123456', `GITLAB_TOKEN=glpat-${stars(20)}`],
+    ['Slack app-level token', 'xapp-1-A0123456789-1234567890123-abcdef0123456789', `xapp-${stars(44)}`],
+    ['legacy OpenAI key', 'sk-abcdefghij1234567890T3BlbkFJabcdefghij1234567890', `sk-${stars(48)}`],
+    [
+      'Kubernetes Secret tls.key (base64 of a PEM key)',
+      `  tls.key: ${b64Key('RSA PRIVATE KEY')}\n`,
+      `  tls.key: ${b64Kept('RSA PRIVATE KEY')}\n`,
+    ],
+    [
+      'kubeconfig client-key-data',
+      `    client-key-data: ${b64Key('EC PRIVATE KEY')}\n`,
+      `    client-key-data: ${b64Kept('EC PRIVATE KEY')}\n`,
+    ],
   ];
   for (const [name, text, masked] of shapes) {
     it(`masks a ${name}, keeping its length and the prefix that names it`, () => {
@@ -84,6 +127,11 @@ describe('secret shapes: what is masked', () => {
       '-----BEGIN PUBLIC KEY-----\nMIIBIjAN\n-----END PUBLIC KEY-----\n-----BEGIN CERTIFICATE-----\nMIID\n',
     ],
     ['a git hash and a UUID', 'commit 9d41a42f0c3e5b8a7d6c1e2f3a4b5c6d7e8f9a0b id 123e4567-e89b-12d3-a456-426614174000'],
+    [
+      'a certificate in base64 (kubeconfig)',
+      `    certificate-authority-data: ${b64Key('CERTIFICATE', '')}\n    client-certificate-data: ${b64Key('CERTIFICATE', '')}\n`,
+    ],
+    ['a Bearer variable, a Ruby hash with one', 'Authorization: Bearer $GITHUB_TOKEN\n{ "Authorization"=>"Bearer ${TOKEN}" }'],
   ];
   for (const [name, text] of alike) {
     it(`leaves ${name}`, () => {

@@ -47,6 +47,17 @@ describe('copies kept from saved files are masked like read_file_page (issue 37 
     assert.ok(page.includes(shown.slice(0, 200)), page);
   });
 
+  it('a UTF-16 file (as PowerShell 5 writes): masked on its characters, the NULs and every offset kept', async () => {
+    const text = `\ufeffPS> gh auth token\r\n${TOKEN}\r\nAuthorization: Bearer ${'Tk9'.repeat(12)}\r\n`;
+    const { file, policy } = await terminalFile('');
+    await fs.writeFile(file, Buffer.from(text, 'utf16le'));
+    const copy = await readSpillForCopy(file, policy, 8 * 1024 * 1024, 'run_in_terminal');
+    assert.equal(copy.content.length, Buffer.byteLength(text, 'utf16le'));
+    const shown = copy.content.toString('utf16le');
+    assert.ok(!shown.includes(TOKEN.slice(4)) && !shown.includes('Tk9Tk9Tk9'), shown);
+    assert.match(shown, /ghp_\*{36}\r\nAuthorization: Bearer \*{36}/);
+  });
+
   it('past the copy cap: a key the gap cuts (its BEGIN line dropped) is masked in the tail up to its END line', async () => {
     const cap = 64 * 1024;
     // A key longer than the tail's half of the cap: its BEGIN line falls in the dropped bytes.

@@ -25,7 +25,7 @@
  *
  * The file is read only through a descriptor opened as openedFile.ts does (never a FIFO or device,
  * never a link swapped in after the check), and secret-shaped values in the page are masked
- * (secretShapes.ts) with their count in `masked`.
+ * (secretShapes.ts; a UTF-16 file on its characters, textEncoding.ts) with their count in `masked`.
  */
 import type { promises as fs } from 'node:fs';
 import { RecallError } from '../errors';
@@ -46,7 +46,8 @@ import {
 } from './lineIndex';
 import { READ_FILE_PAGE_TOOL } from '../toolNames';
 import { withRegularFile, type OpenedFile } from './openedFile';
-import { maskSecrets, rangesWithin, SECRET_CONTEXT_BYTES } from './secretShapes';
+import { rangesWithin, SECRET_CONTEXT_BYTES } from './secretShapes';
+import { ENCODING_SNIFF_BYTES, maskText, sniffEncoding } from './textEncoding';
 
 /** Largest page (bytes); larger `maxBytes` is clamped to it. */
 export const MAX_FILE_PAGE_BYTES = DEFAULT_LIMITS.pageBytes;
@@ -148,7 +149,9 @@ async function pageOf({ handle, path: file, stats }: OpenedFile, request: PageRe
   // Masking replaces ASCII with ASCII, so the boundaries and line ends below are the file's own.
   const contextStart = Math.max(0, windowStart - SECRET_CONTEXT_BYTES);
   const context = await readRange(handle, contextStart, Math.min(size, windowEnd + SECRET_CONTEXT_BYTES) - contextStart);
-  const secrets = maskSecrets(context, contextStart > 0 ? 'unknown' : false);
+  // The file's encoding, from its first bytes: a page of UTF-16 is masked on its characters.
+  const head = contextStart === 0 ? context : await readRange(handle, 0, Math.min(size, ENCODING_SNIFF_BYTES));
+  const secrets = maskText(context, contextStart > 0 ? 'unknown' : false, sniffEncoding(head), contextStart);
   const windowAt = windowStart - contextStart;
   const window = context.subarray(windowAt, windowEnd - contextStart);
   const fileEnd = windowStart + window.length; // < windowEnd only if the file shrank underneath

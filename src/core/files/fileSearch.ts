@@ -17,7 +17,8 @@
  *
  * Secret-shaped values are masked before a match is taken or shown (secretShapes.ts): a pattern
  * cannot find, show or probe one, and offsets are unchanged. A window is masked with the
- * SECRET_CONTEXT_BYTES before it and SECRET_GUARD_BYTES after it, as `read_file_page` masks a page
+ * SECRET_CONTEXT_BYTES before it and SECRET_GUARD_BYTES after it (twice that in UTF-16, whose
+ * encoding is read from the file's first bytes: textEncoding.ts), as `read_file_page` masks a page
  * (a private-key block is masked when its BEGIN or END line lies within that context), and only
  * when its raw bytes hold a match: masked bytes differ from raw ones only where a value was, so the
  * masked window's matches are among the raw window's, except a match that takes the '*' of a masked
@@ -38,7 +39,8 @@ import type { SearchOptions } from '../types';
 import { countLineBreaks } from '../notable/prefilter';
 import { boundaryAtOrBefore } from '../utf8';
 import { withRegularFile, type OpenedFile } from './openedFile';
-import { maskSecrets, SECRET_CONTEXT_BYTES, SECRET_GUARD_BYTES, type SecretRange } from './secretShapes';
+import { SECRET_CONTEXT_BYTES, type SecretRange } from './secretShapes';
+import { ENCODING_SNIFF_BYTES, guardBytes, maskText, sniffEncoding } from './textEncoding';
 
 const fstat = promisify(fstatCallback);
 const read = promisify(readCallback);
@@ -99,6 +101,9 @@ export async function scanFile(file: FileSource, search: CompiledSearch, control
   // The caller closes the descriptor only once the search is settled; a number that now names
   // another file means this search was cancelled: nothing of it is read.
   if (dev !== file.dev || ino !== file.ino) throw new RecallError('CANCELLED', 'The search was cancelled before it started.');
+  // The file's encoding, from its first bytes: a UTF-16 file is masked on its characters.
+  const head = Buffer.allocUnsafe(ENCODING_SNIFF_BYTES);
+  const encoding = sniffEncoding(head.subarray(0, (await read(file.fd, head, 0, head.length, 0)).bytesRead));
   const found = new MatchCollector(search.maxMatches);
   let carry: Buffer = Buffer.alloc(0);
   /** The raw bytes just before the window (at most SECRET_CONTEXT_BYTES), context for its masking, kept in one buffer. */
@@ -134,9 +139,9 @@ export async function scanFile(file: FileSource, search: CompiledSearch, control
     // a '*' of a masked value (see the module comment), so a window with none in the raw bytes has
     // nothing to show.
     if (await mayMatch(search, window, control)) {
-      const after = last ? Buffer.alloc(0) : await readAhead(file.fd, position);
+      const after = last ? Buffer.alloc(0) : await readAhead(file.fd, position, guardBytes(encoding));
       const context = Buffer.concat([before, seen, after]);
-      const secrets = maskSecrets(context, base - before.length > 0 ? 'unknown' : false);
+      const secrets = maskText(context, base - before.length > 0 ? 'unknown' : false, encoding, base - before.length);
       await runSliced(
         searchWindow(search, { ...window, bytes: context.subarray(before.length, before.length + seen.length) }, found),
         control,
@@ -166,9 +171,9 @@ async function mayMatch(search: CompiledSearch, window: SearchWindow, control: S
   return probe.matches.length > 0;
 }
 
-/** The SECRET_GUARD_BYTES after `position`, longer than any value: one cut by the window's end is masked whole. */
-async function readAhead(fd: number, position: number): Promise<Buffer> {
-  const after = Buffer.allocUnsafe(SECRET_GUARD_BYTES);
+/** The guard bytes after `position`, longer than any value: one cut by the window's end is masked whole. */
+async function readAhead(fd: number, position: number, guard: number): Promise<Buffer> {
+  const after = Buffer.allocUnsafe(guard);
   const { bytesRead } = await read(fd, after, 0, after.length, position);
   return after.subarray(0, bytesRead);
 }

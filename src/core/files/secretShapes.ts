@@ -1,7 +1,8 @@
 /**
  * Secret-shaped values in the text of a file the name rules let through (sensitivePaths.ts): a
- * private-key block, a GitHub, npm, Slack, Stripe, Google or AI-provider token, an AWS key, an npm
- * config credential, an `Authorization:` header's credential, a password in a URL, a JWT's signature.
+ * private-key block (also in base64), a GitHub, GitLab, npm, Slack, Stripe, Google or AI-provider
+ * token, an AWS key, an npm config credential, an `Authorization:` header's credential, a password in
+ * a URL, a JWT's signature. UTF-16 text is masked through textEncoding.ts.
  * `read_file_page` and `search_tool_output` mask them before the model sees a byte: every ASCII
  * printable byte of the value becomes '*', so lengths, line breaks and UTF-8 boundaries stay exactly
  * where they were (ASCII replaced by ASCII never moves a character boundary) and every byte offset
@@ -28,7 +29,7 @@ export interface SecretRange {
  * END line this far after it, is masked even when the page holds neither line.
  */
 export const SECRET_CONTEXT_BYTES = 32 * 1024;
-/** Longer than any token shape below (a JWT: at most 10,020 bytes), so a value cut by the end of a read is never shown unmasked. */
+/** Longer than any token shape below (LONGEST_MATCH), so a value cut by the end of a read is never shown unmasked; UTF-16 needs twice this (textEncoding.ts). */
 export const SECRET_GUARD_BYTES = 16 * 1024;
 
 interface Shape {
@@ -42,51 +43,85 @@ interface Shape {
 
 const shape = (anchor: string, before: number, source: string): Shape => ({ anchor, before, pattern: new RegExp(source, 'y') });
 
+/** A key name's quote, also JSON-escaped (`\"`, `\\\"` inside a JSON string), and what joins it to its value (`:`, `=`, Ruby's `=>`). */
+const QUOTE = String.raw`(?:\\{0,7}["'])?`;
+const JOIN = String.raw`${QUOTE}[ \t]{0,256}(?:=>|[:=])[ \t]{0,256}${QUOTE}`;
+/** Base64 of "-----BEGIN" at each of its three alignments, then of "PRIVATE KEY" at each (a Kubernetes Secret's `tls.key`, kubeconfig's `client-key-data`). */
+const B64_BEGIN = 'LS0tLS1CRUdJTi|LS0tQkVHSU4g|LS0tLUJFR0lO';
+const B64_PRIVATE_KEY = 'UFJJVkFURSBL|UklWQVRFIEtF|SVZBVEUgS0VZ';
+/**
+ * A base64 body runs on over a line break before a full wrapped line (60+ characters), then over
+ * one last short line of base64 alone. The first two counts keep the match under LONGEST_MATCH.
+ */
+const B64_BODY = String.raw`(?:[A-Za-z0-9+/=]|\r?\n(?=[A-Za-z0-9+/]{60})){16,9600}(?:\r?\n[A-Za-z0-9+/]{1,75}={0,2}(?=\r?\n))?`;
+
 /**
  * A token is found wherever its prefix is, also glued to the text before or after it: two values
  * back to back (`…ghp_…`, `<key>AKIA…`) are two values, and a random run that happens to follow a
  * token's prefix masked is a far smaller loss than a token shown. Key names are matched as the tools
- * that write them spell them (`my_authToken` is a variable, not npm's `_authToken`).
+ * that write them spell them (`my_authToken` is a variable, not npm's `_authToken`), also inside an
+ * escaped JSON string and in a Ruby hash. A '/' escaped as `\/` (PHP's JSON) is part of a value.
  */
 const SHAPES: readonly Shape[] = [
   // GitHub: classic personal, OAuth, user-to-server, server-to-server and refresh tokens; fine-grained PATs.
   shape('gh[pousr]_', 0, String.raw`gh[pousr]_([A-Za-z0-9]{36,251})`),
   shape('github_pat_', 0, String.raw`github_pat_([A-Za-z0-9_]{22,251})`),
+  // GitLab personal/project/group, deploy, runner, CI job, trigger, feed, mail, agent, SCIM, OAuth and feature-flag tokens.
+  shape(
+    'gl(?:pat|dt|rt|cbt|ptt|ft|imt|agent|soat|oas|ffct)-',
+    0,
+    String.raw`gl(?:pat|dt|rt|cbt|ptt|ft|imt|agent|soat|oas|ffct)-([A-Za-z0-9_.-]{20,250})`,
+  ),
   // AWS access key IDs (long-term and temporary), and secret access keys by their key names.
   shape('A[KS]IA', 0, String.raw`A[KS]IA([A-Z0-9]{16})`),
   shape(
     'aws_secret_access_key|AWS_SECRET_ACCESS_KEY|[Ss]ecretAccessKey',
     0,
-    String.raw`(?:aws_secret_access_key|AWS_SECRET_ACCESS_KEY|[Ss]ecretAccessKey)["']?[ \t]*[:=][ \t]*["']?([A-Za-z0-9/+=]{40})`,
+    String.raw`(?:aws_secret_access_key|AWS_SECRET_ACCESS_KEY|[Ss]ecretAccessKey)${JOIN}((?:[A-Za-z0-9+=]|\\?/){40})`,
   ),
-  // npm, yarn and pip config credentials (an environment reference such as ${NPM_TOKEN} is not one).
+  // npm, yarn and pip config credentials (an environment reference such as ${NPM_TOKEN} is not one;
+  // a '$' inside a value is part of it).
   shape(
     '_auth|_password|npmAuth',
     0,
-    String.raw`(?<![A-Za-z0-9_])(?:_authToken|_auth|_password|npmAuthToken|npmAuthIdent)["']?[ \t]*[:=][ \t]*["']?([A-Za-z0-9._~+/=:-]{6,1000})`,
+    String.raw`(?<![A-Za-z0-9_])(?:_authToken|_auth|_password|npmAuthToken|npmAuthIdent)${JOIN}([A-Za-z0-9._~+/=:-][A-Za-z0-9._~+/=:$-]{5,999})`,
   ),
   shape('npm_', 0, String.raw`npm_([A-Za-z0-9]{36})`),
-  // Slack bot, user, app, workspace-refresh and legacy tokens.
-  shape('xox[abposr]-', 0, String.raw`xox[abposr]-([A-Za-z0-9-]{10,250})`),
-  // An HTTP Authorization credential (git's http.extraheader, curl -v, request logs).
+  // Slack bot, user, app, workspace-refresh, rotation and legacy tokens; app-level tokens.
+  shape('xox[abposre]-|xapp-', 0, String.raw`(?:xox[abposre]|xapp)-([A-Za-z0-9-]{10,250})`),
+  // An HTTP Authorization credential (git's http.extraheader, curl -v, request logs); `$VAR` and
+  // `${VAR}` are none, but a '$' inside a token is part of it.
   shape(
     '[Aa]uthorization|AUTHORIZATION',
     0,
-    String.raw`(?:[Aa]uthorization|AUTHORIZATION)["']?[ \t]*[:=][ \t]*["']?(?:[Bb]asic|[Bb]earer|[Tt]oken|BASIC|BEARER|TOKEN)[ \t]+([A-Za-z0-9._~+/=-]{8,2000})`,
+    String.raw`(?:[Aa]uthorization|AUTHORIZATION)${JOIN}(?:[Bb]asic|[Bb]earer|[Tt]oken|BASIC|BEARER|TOKEN)[ \t]{1,256}([A-Za-z0-9._~+/=-](?:[A-Za-z0-9._~+/=$-]|\\/){7,1999})`,
   ),
-  // Google API keys, Stripe live keys, OpenAI and Anthropic keys.
+  // Google API keys, Stripe live keys, OpenAI (project, service-account, admin, user and legacy) and Anthropic keys.
   shape('AIza', 0, String.raw`AIza([0-9A-Za-z_-]{35})`),
   shape('[sr]k_live_', 0, String.raw`[sr]k_live_([0-9A-Za-z]{16,250})`),
-  shape('sk-(?:proj|ant|svcacct|admin)-', 0, String.raw`sk-(?:proj|ant|svcacct|admin)-([A-Za-z0-9_-]{20,500})`),
+  shape('sk-(?:proj|ant|svcacct|admin|None)-', 0, String.raw`sk-(?:proj|ant|svcacct|admin|None)-([A-Za-z0-9_-]{20,500})`),
+  shape('T3BlbkFJ', 23, String.raw`sk-([A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})`),
   // A JWT: its signature (header and claims stay readable; without the signature it grants nothing).
   shape('eyJ[A-Za-z0-9_-]{8}', 0, String.raw`eyJ[A-Za-z0-9_-]{8,1000}\.eyJ[A-Za-z0-9_-]{8,8000}\.([A-Za-z0-9_-]{8,1000})`),
+  // A PEM private key in base64, on one line or wrapped: what follows its encoded BEGIN line's
+  // "PRIVATE KEY" (a certificate's `client-certificate-data` has none, and stays readable). Not
+  // again within 180 characters of the last one (a body scan each would cost 10 KB per 200 bytes).
+  shape(
+    B64_BEGIN,
+    0,
+    String.raw`(?<!(?:${B64_BEGIN})[A-Za-z0-9+/=]{0,180})(?:${B64_BEGIN})[A-Za-z0-9+/]{0,64}?(?:${B64_PRIVATE_KEY})(${B64_BODY})`,
+  ),
   // PEM, OpenSSH and PGP private-key armour lines (the whole line is the match; `maskSecrets` pairs them).
   shape('PRIVATE KEY', 64, String.raw`-----(BEGIN|END) (?:[A-Z0-9]+ ){0,6}PRIVATE KEY(?: BLOCK)?-----`),
 ];
 const ARMOUR = SHAPES[SHAPES.length - 1];
-/** The longest match of any shape (a JWT), and how far before its anchor a match and its lookbehind may reach. */
+/**
+ * The longest match of any shape with what its lookaheads read past it (a JWT: 10,008 bytes; a
+ * base64 private key: about 10,000).
+ */
 const LONGEST_MATCH = 10_100;
-const LOOK_BEHIND = 65;
+/** How far before its anchor a match and its lookbehind may reach (a base64 key's look-back: 194). */
+export const SECRET_LOOK_BEHIND_BYTES = 200;
 const TEXT_SLICE_BYTES = 64 * 1024;
 /** Every shape's anchor, each in its own group: one pass of V8's engine over literals finds them all. */
 const ANCHORS = new RegExp(SHAPES.map((each) => `(${each.anchor})`).join('|'), 'g');
@@ -104,8 +139,9 @@ const USERINFO_BYTES = 1256;
 
 /**
  * The password of a URL's user info, scheme://user:PASSWORD@host (.git/config, .git-credentials,
- * DSNs): from each '@', back over the user info to "://"; the password runs from the first ':'
- * after it (a user name has none) to the '@', so a password holding ':', '$' or '@' is masked whole.
+ * DSNs, JSON's `https:\/\/`): from each '@', back over the user info to "://"; the password runs
+ * from the first ':' after it (a user name has none) to the '@', so a password holding ':', '$' or
+ * '@' is masked whole.
  */
 function* urlPasswords(bytes: Buffer): Generator<SecretRange> {
   // Where the walk from the previous '@' stopped: a walk that reaches that '@' (user info all the
@@ -120,12 +156,27 @@ function* urlPasswords(bytes: Buffer): Generator<SecretRange> {
     [lastAt, lastStop] = [at, scheme];
     // Past the bound: no "://" near enough to be this '@''s.
     if (at - scheme > USERINFO_BYTES) continue;
-    if (bytes[scheme] !== 0x2f || bytes[scheme - 1] !== 0x2f || bytes[scheme - 2] !== 0x3a) continue;
+    const sep = schemeColon(bytes, scheme);
+    if (sep < 0) continue;
     const colon = bytes.indexOf(0x3a, scheme + 1);
     if (colon < 0 || colon >= at - 1) continue;
     // All '*' is no secret to count: a URL already redacted in a log, or text masked before.
-    if (!bytes.subarray(colon + 1, at).every((byte) => byte === 0x2a)) yield { start: colon + 1, end: at, block: false, from: scheme - 2 };
+    if (!bytes.subarray(colon + 1, at).every((byte) => byte === 0x2a)) yield { start: colon + 1, end: at, block: false, from: sep };
   }
+}
+
+/**
+ * Where the ':' of "://" is when `slash` is its last '/', or -1. Each '/' may be JSON-escaped
+ * (`https:\/\/`, up to seven backslashes: a JSON string inside JSON strings).
+ */
+function schemeColon(bytes: Buffer, slash: number): number {
+  let at = slash;
+  for (let n = 0; n < 2; n++) {
+    if (bytes[at] !== 0x2f) return -1;
+    at--;
+    for (let escapes = 0; escapes < 7 && bytes[at] === 0x5c; escapes++) at--;
+  }
+  return at >= 0 && bytes[at] === 0x3a ? at : -1;
 }
 
 /**
@@ -156,7 +207,7 @@ export function maskSecrets(bytes: Buffer, inside: boolean | 'unknown' = false):
   // in fresh memory the kernel must map page by page (sixteen times the cost here). Each slice's
   // string runs on past it by the longest match, and starts early enough for a lookbehind.
   for (let from = 0; from < bytes.length; from += TEXT_SLICE_BYTES) {
-    const offset = Math.max(0, from - LOOK_BEHIND);
+    const offset = Math.max(0, from - SECRET_LOOK_BEHIND_BYTES);
     const text = bytes.toString('latin1', offset, Math.min(bytes.length, from + TEXT_SLICE_BYTES + LONGEST_MATCH));
     const sliceEnd = from + TEXT_SLICE_BYTES - offset;
     ANCHORS.lastIndex = from - offset;
@@ -193,11 +244,11 @@ export function maskSecrets(bytes: Buffer, inside: boolean | 'unknown' = false):
   for (const range of ranges) {
     for (let i = range.start; i < range.end; i++) if (bytes[i] > 0x20 && bytes[i] < 0x7f) bytes[i] = 0x2a;
   }
-  return merged(ranges);
+  return mergeRanges(ranges);
 }
 
 /** Ranges in order of their start, overlapping ones as one (a value two shapes both match is one value). */
-function merged(ranges: SecretRange[]): SecretRange[] {
+export function mergeRanges(ranges: readonly SecretRange[]): SecretRange[] {
   const out: SecretRange[] = [];
   for (const range of ranges.filter((each) => each.end > each.start).sort((a, b) => a.start - b.start)) {
     const last = out[out.length - 1];

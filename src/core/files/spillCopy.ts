@@ -16,8 +16,8 @@ import type { promises as fs } from 'node:fs';
 import { lastCompleteBoundary } from '../utf8';
 import type { RetainMeta } from '../types';
 import { openReadableFile, type ReadPolicy } from './readablePath';
-import { maskSecrets } from './secretShapes';
 import { SecretStream } from './secretStream';
+import { ENCODING_SNIFF_BYTES, maskText, sniffEncoding } from './textEncoding';
 
 declare const maskedBrand: unique symbol;
 /** Bytes that went through `maskCopy` or `streamMasked`: what a hook may send to a server or show a model. */
@@ -34,13 +34,16 @@ export interface SpillCopy {
 }
 
 /**
- * Masks `content` in place: the head before `gapOffset` as text from its start, the tail after it
- * as text whose start is not known (a key block cut by the gap is masked up to its END line).
+ * Masks `content` in place, as the read tools mask a file of its encoding (UTF-8 or UTF-16, from its
+ * first bytes): the head before `gapOffset` as text from its start, the tail after it as text whose
+ * start is not known (a key block cut by the gap is masked up to its END line), lying at `tailOffset`
+ * in the file (which decides where its UTF-16 units begin).
  */
-export function maskCopy(content: Buffer, gapOffset?: number): { content: MaskedCopy; masked: number } {
+export function maskCopy(content: Buffer, gapOffset?: number, tailOffset = gapOffset): { content: MaskedCopy; masked: number } {
+  const encoding = sniffEncoding(content.subarray(0, ENCODING_SNIFF_BYTES));
   const gap = gapOffset ?? content.length;
-  let masked = maskSecrets(content.subarray(0, gap), false).length;
-  if (gap < content.length) masked += maskSecrets(content.subarray(gap), 'unknown').length;
+  let masked = maskText(content.subarray(0, gap), false, encoding, 0).length;
+  if (gap < content.length) masked += maskText(content.subarray(gap), 'unknown', encoding, tailOffset ?? gap).length;
   return { content: content as MaskedCopy, masked };
 }
 
@@ -62,7 +65,7 @@ export async function readSpillForCopy(file: string, policy: ReadPolicy, copyByt
     while (tailStart < Math.min(3, tail.length) && (tail[tailStart] & 0xc0) === 0x80) tailStart++;
     const joined = Buffer.concat([head.subarray(0, headEnd), tail.subarray(tailStart)]);
     return {
-      ...maskCopy(joined, headEnd),
+      ...maskCopy(joined, headEnd, size - half + tailStart),
       meta: { complete: false, droppedBytes: size - joined.length, gapOffset: headEnd },
       fileBytes: size,
     };
