@@ -29,6 +29,16 @@ function parentOf(pid: number): number | undefined {
   }
 }
 
+/** Whether process `pid` exists (another user's counts: signalling it is refused, not unknown). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** A process's name (Linux: its `comm`, which npm's launcher sets to `npm exec …`), or undefined when it cannot be read. */
 export function processName(pid: number): string | undefined {
   if (process.platform === 'linux') {

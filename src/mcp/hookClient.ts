@@ -10,7 +10,7 @@
 import { promises as fs } from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { agentOf, ancestorsOf, processName } from './ancestry';
+import { agentOf, ancestorsOf, isAlive, processName } from './ancestry';
 import { findRunDirs, type ServerAnnouncement } from './hookRunDir';
 import type { HookAnswer, HookRequest } from './hookListener';
 
@@ -18,15 +18,6 @@ export interface FoundServer {
   socketPath: string;
   announcement: ServerAnnouncement;
 }
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
 
 const realOr = (folder: string): Promise<string> => fs.realpath(folder).catch(() => path.resolve(folder));
 const within = (folder: string, root: string): boolean =>
@@ -54,7 +45,7 @@ export async function findAgentServer(
       } catch {
         continue;
       }
-      if (!Array.isArray(announcement.ancestors) || typeof announcement.workspace !== 'string' || !alive(announcement.pid)) continue;
+      if (!Array.isArray(announcement.ancestors) || typeof announcement.workspace !== 'string' || !isAlive(announcement.pid)) continue;
       if (agentOf(announcement.ancestors, nameOf) !== agent) continue;
       const workspace = await realOr(announcement.workspace);
       if (!places.some((place) => within(place, workspace))) continue;

@@ -17,7 +17,7 @@ import * as path from 'node:path';
 import { describeError, isRecallError } from '../core/errors';
 import type { HookDoorStatus } from '../core/store/sessionAgent';
 import type { RecallStore } from '../core/types';
-import { ancestorsOf } from './ancestry';
+import { ancestorsOf, isAlive } from './ancestry';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from './hookEvent';
 import { openRunDir, type ServerAnnouncement } from './hookRunDir';
 import type { Log } from './log';
@@ -130,8 +130,8 @@ export async function listenForHooks(options: HookDoorOptions): Promise<HookDoor
 async function listenIn(dir: string, options: HookDoorOptions): Promise<() => Promise<void>> {
   const socketPath = path.join(dir, `${process.pid}.sock`);
   const announcement = path.join(dir, `${process.pid}.json`);
-  // A file of this name is a server of this pid that ended without cleaning up: no live process has it.
-  await fs.rm(socketPath, { force: true });
+  // Files of servers that ended without cleaning up (killed, or a crash), this pid's among them.
+  await sweepDead(dir);
   const limits = {
     idleMs: options.idleMs ?? HOOK_IDLE_MS,
     requestMs: options.requestMs ?? HOOK_REQUEST_MS,
@@ -173,6 +173,18 @@ async function listenIn(dir: string, options: HookDoorOptions): Promise<() => Pr
     await fs.rm(announcement, { force: true });
     await fs.rm(socketPath, { force: true });
   };
+}
+
+/**
+ * Removes the socket and announcement of every server in `dir` whose process is gone: a server killed
+ * with SIGKILL (Claude Code does that to a server slow to stop) leaves both behind, and nothing else
+ * would ever remove them. A pid reused by another process keeps its files until that one ends too.
+ */
+export async function sweepDead(dir: string): Promise<void> {
+  for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
+    const pid = /^(\d+)\.(?:json|sock)$/.exec(name)?.[1];
+    if (pid !== undefined && (Number(pid) === process.pid || !isAlive(Number(pid)))) await fs.rm(path.join(dir, name), { force: true });
+  }
 }
 
 /**

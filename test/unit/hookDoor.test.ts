@@ -4,7 +4,8 @@
 // refused before it is parsed. The door is opened in this process (listenForHooks) on a real store;
 // TMPDIR and XDG_RUNTIME_DIR are set per test and restored.
 import assert from 'node:assert/strict';
-import { chmodSync, chownSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
@@ -116,6 +117,21 @@ describe('the hook door cannot be squatted or held', function () {
     const answer = await exchange(socketPath, line(REQUEST)).answer;
     assert.ok('outputId' in answer, JSON.stringify(answer));
     assert.equal((await store.list()).length, 1);
+  });
+
+  it('a server killed without cleaning up leaves no files for long: the next door removes every dead server’s socket and announcement, and only those', async function () {
+    if (process.platform === 'win32') this.skip();
+    const runtime = dirs.make();
+    environment(dirs.make(), runtime);
+    const dir = path.join(runtime, 'tool-output-recall');
+    mkdirSync(dir, { mode: 0o700 });
+    // A pid that is gone: a child that has exited and been reaped.
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+    const living = String(process.ppid);
+    for (const pid of [gone, living]) for (const ext of ['json', 'sock']) writeFileSync(path.join(dir, `${pid}.${ext}`), '{}');
+    await openDoor();
+    const left = readdirSync(dir).sort();
+    assert.deepEqual(left, [`${living}.json`, `${living}.sock`, `${process.pid}.json`, `${process.pid}.sock`].sort());
   });
 
   it('with XDG_RUNTIME_DIR set the door is in $XDG_RUNTIME_DIR/tool-output-recall; a runtime folder open to others is not used', async function () {
