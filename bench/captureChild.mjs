@@ -5,8 +5,8 @@
 // baseline:        child_process.spawn(shell, ['-c', command]) that only drains stdout/stderr.
 // baseline-detached: the same with detached: true, as captureCommand spawns (a new session: on Linux
 //                  with sched_autogroup that is also a new scheduling group).
-// subject:         captureCommand(...) with a session store (capture, cap, retain the merged copy durably).
-// subject-nostore: captureCommand(...) without a store (capture and caps only).
+// subject:         runCommand(...) (tools/runCommand.ts: captureCommand, then preview and retain) with a session store (capture, cap, retain the merged copy durably).
+// subject-nostore: runCommand(...) without a store (capture and caps only).
 // prototype:       bench/profile/zeroCopyCapture.mjs, the capture fix proposed in the report (opt-in).
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -85,7 +85,7 @@ if (mode.startsWith('baseline')) {
   const limits = { previewBytes: 24 * 1024, streamBytes: 8 * MiB };
   const result = prototype
     ? await prototype(command, dir, store, core, limits)
-    : await core.captureCommand({ command, cwd: dir }, mode === 'subject' ? store : undefined, limits);
+    : await core.runCommand({ command, cwd: dir }, mode === 'subject' ? store : undefined, limits);
   bytes = result.stdout.totalBytes + result.stderr.totalBytes;
   detail = {
     recovery: result.recovery,

@@ -228,7 +228,7 @@ async function benchCapture() {
   const paired = samples.subject.map((s, i) => samples.baseline[i].ms / s.ms);
   notes.push(
     `capture: \`${CAPTURE_COMMAND}\` through the same shell; ${CAPTURE_REPS} reps of subject and baseline (3 of the info modes), each in a fresh \`node\` process, order rotated. ` +
-      `Subject = captureCommand with an open store (capture + caps + durable retain of the 8 MiB merged copy + preview); baseline = plain spawn that only drains ` +
+      `Subject = runCommand with an open store (capture + caps + durable retain of the 8 MiB merged copy + preview); baseline = plain spawn that only drains ` +
       `("detached" = the same with detached: true, as captureCommand spawns). Every child opens a store before its starting RSS is taken. ` +
       `Median of paired ratios ${fmtRatio(median(paired))} (min ${fmtRatio(Math.min(...paired))}, max ${fmtRatio(max(paired))}). ` +
       `Baseline throughput ${(CAPTURE_BYTES / MiB / (base / 1000)).toFixed(0)} MiB/s. RSS sampled every 10 ms (VmHWM agrees: subject p50 ${fmtMiB(median(samples.subject.map((s) => s.hwmGrowth)))}); ` +

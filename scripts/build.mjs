@@ -45,7 +45,7 @@ function handshakeFile() {
 const nodeBundles = [
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
   { entryPoints: ['src/core/index.ts'], outfile: 'dist/core.js' },
-  { entryPoints: ['src/core/store/worker.ts'], outfile: 'dist/storeWorker.js', optional: true },
+  { entryPoints: ['src/core/workers/entry.ts'], outfile: 'dist/storeWorker.js', optional: true },
   // The MCP server (the package's bin): runs with plain `node`, beside storeWorker.js and sql-wasm.wasm.
   // mcp.js is the small entry that answers the handshake; mcpServer.js the server it loads (in a worker over stdio).
   { entryPoints: ['src/mcp/main.ts'], outfile: 'dist/mcp.js', banner: { js: '#!/usr/bin/env node' } },

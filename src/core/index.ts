@@ -22,12 +22,13 @@ export {
   type StreamReport,
   type CaptureLimits,
 } from './capture/captureCommand';
-export { HeadTailBuffer, capBytes, type CappedBytes } from './capture/headTailBuffer';
+export { HeadTailBuffer } from './capture/headTailBuffer';
+export { capBytes, type CappedBytes } from './bytes';
 export { previewHeadTail, hasImportantTail, MIN_PREVIEW_BUDGET, type Preview, type PreviewOptions, type PreviewKind } from './preview';
 export { isUnitBoundary, boundaryAtOrBefore, boundaryAtOrAfter, decodeUtf8 } from './utf8';
 export { compileSearch, searchBytes, type CompiledSearch } from './search';
 // The tools' result texts, as the model reads them (the evidence bench drives them).
-export { runCommandTool, type RunCommandInput, type RunCommandContext } from './tools/runCommand';
+export { runCommandTool, runCommand, type RunCommandInput, type RunCommandContext, type RunCommandResult } from './tools/runCommand';
 export { searchToolOutputText, type SearchToolOutputInput } from './tools/searchToolOutput';
 export { readToolOutputText, type ReadToolOutputInput } from './tools/readToolOutput';
 export { scanNotable } from './notable/scanner';

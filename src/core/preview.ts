@@ -5,14 +5,16 @@
  * into the retained copy, so the model can pass them straight to `read_tool_output`. The caller must
  * give the same bytes that were retained.
  */
+import { toBuffer } from './bytes';
 import { RecallError } from './errors';
 import { DEFAULT_LIMITS } from './limits';
 import { boundaryAtOrAfter, boundaryAtOrBefore, decodeUtf8 } from './utf8';
 import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from './toolNames';
 import type { NotableDigest, NotableLine } from './types';
 import type { NotableKind } from './notable/patterns';
-import { renderNotableBlock, textBytesFor } from './notable/render';
-import { LineCounter, type PreviewSource, TAIL_TEXT_BYTES, bytesSource, scanSource, stringSource } from './previewSource';
+import { describeCounts, renderNotableBlock, textBytesFor } from './notable/render';
+import { displayOrder } from './notable/digest';
+import { type LineFacts, LineCounter, type PreviewSource, TAIL_TEXT_BYTES, bytesSource, scanSource, stringSource } from './previewSource';
 
 /** `json` is told apart from `generic` by the first byte anyway; say it when it is known. */
 export type PreviewKind = 'command' | 'search' | 'json' | 'generic';
@@ -43,6 +45,8 @@ export interface PreviewOptions {
    * stream whose bytes are kept elsewhere (stderr inside the merged copy). One line, no brackets.
    */
   omittedNote?: string;
+  /** The line facts of `content` (bytes), when its maker counted them already: they are not counted again. */
+  lines?: LineFacts;
 }
 
 export interface Preview {
@@ -50,14 +54,16 @@ export interface Preview {
   truncated: boolean;
   totalBytes: number;
   totalLines: number;
+  /** The content's line breaks per block, from the one count a preview makes (or was given). */
+  lines: LineFacts;
   /** The omitted range `[from, to)` in the copy's byte offsets, when truncated. */
   omitted?: { from: number; to: number; bytes: number; firstLine: number; lines: number };
   importantTail: boolean;
   /**
-   * The notable lines the marker lists (omitted ones with copy offsets, dropped ones flagged), and
-   * the counts it gives; absent when it lists none.
+   * The notable lines the marker lists (omitted ones with copy offsets, dropped ones flagged), the
+   * one it lists first, and the counts it gives; absent when it lists none.
    */
-  notable?: { shown: NotableLine[]; omitted?: NotableDigest['counts']; dropped?: NotableDigest['counts'] };
+  notable?: { shown: NotableLine[]; first?: NotableLine; omitted?: NotableDigest['counts']; dropped?: NotableDigest['counts'] };
 }
 
 /** Smallest budget that still leaves room for a marker and a little text on either side. */
@@ -103,7 +109,9 @@ export function previewHeadTail(content: string | Uint8Array, options: PreviewOp
   }
   // A string with a capture gap (only a capture's bytes have one) is encoded whole: the gap's line is read in it.
   const source =
-    typeof content === 'string' ? stringSource(content, budgetBytes, options.gapOffset === undefined) : bytesSource(toBuffer(content));
+    typeof content === 'string'
+      ? stringSource(content, budgetBytes, options.gapOffset === undefined)
+      : bytesSource(toBuffer(content), options.lines);
   const { totalBytes, head, tail, tailStart } = source;
   const lines = new LineCounter(source);
   const totalLines = lines.total;
@@ -113,7 +121,7 @@ export function previewHeadTail(content: string | Uint8Array, options: PreviewOp
     const whole = typeof content === 'string' ? content : decodeUtf8(head);
     // Invalid bytes decode to U+FFFD (3 bytes each), so binary content can outgrow its byte count.
     if (typeof content === 'string' || Buffer.byteLength(whole) <= budgetBytes)
-      return { text: whole, truncated: false, totalBytes, totalLines, importantTail };
+      return { text: whole, truncated: false, totalBytes, totalLines, lines: source.lines, importantTail };
   }
 
   // Reserve room for the longest marker these totals can produce, then cut.
@@ -152,7 +160,7 @@ export function previewHeadTail(content: string | Uint8Array, options: PreviewOp
   const after = shownTail.length === 0 ? '' : '\n';
   const listed = block?.text ? `\n${block.text.replace(/\n$/, '')}` : '';
   const text = `${shownHead}${before}${marker(omitted, totalBytes, totalLines, options)}${listed}${after}${shownTail}`;
-  const preview: Preview = { text, truncated: true, totalBytes, totalLines, omitted, importantTail };
+  const preview: Preview = { text, truncated: true, totalBytes, totalLines, lines: source.lines, omitted, importantTail };
   if (block?.text) preview.notable = block.facts;
   return preview;
 }
@@ -236,6 +244,8 @@ function notableSection(
       textMax,
     );
     const facts: NotableSection['facts'] = { shown: rendered.shown };
+    // Listed errors first, then in order of appearance (as the block orders them).
+    if (rendered.shown.length > 0) facts.first = displayOrder(rendered.shown, gap ?? 0)[0];
     if (omitted) facts.omitted = omitted.counts;
     if (options.dropped) facts.dropped = options.dropped.counts;
     return {
@@ -346,93 +356,53 @@ function marker(omitted: NonNullable<Preview['omitted']>, totalBytes: number, to
   return `${what} The full output is retained: call ${READ_TOOL_OUTPUT_TOOL} ${call} to continue (pages of up to ${DEFAULT_LIMITS.pageBytes} bytes; follow nextOffset), or ${SEARCH_TOOL_OUTPUT_TOOL} with the same outputId to find a field. Check the copy before concluding something is absent.${incomplete}]`;
 }
 
-export function toBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-/**
- * What a preview says it left out, read back from its text: the range its marker names for the
- * copy `outputId`, and what the notable list right after the marker counts. The marker is found by
- * its read call, which names `outputId`: an id made after the output was captured, so no line of
- * the output can pose as it. Undefined when the text has no such marker (the preview is whole).
- */
-export interface StatedOmission {
-  from: number;
-  to: number;
-  /** The copy's bytes in all (the range's "of N"). */
-  totalBytes: number;
-  firstLine: number;
-  lastLine: number;
-  totalLines: number;
-  /** The list's counts for the omitted part, as it words them ("3 errors, 1 warning"); absent for none. */
-  notableOmitted?: string;
-  /** Its counts for the bytes the capture dropped (not in the copy), when it has them. */
-  notableDropped?: string;
-  /** Where its first line is ("error line 20001 @108894"): errors first, then in order of appearance. */
-  firstNotable?: string;
-}
-
-const NOTABLE_HEADER = '[notable lines in the omitted part: ';
-const DIGITS = '(\\d+)';
-
-export function statedOmission(text: string, outputId: string): StatedOmission | undefined {
-  const call = JSON.stringify({ outputId, offset: 0 })
-    .replace(/0\}$/, '')
-    .replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
-  const found = new RegExp(
-    `\\[\\.\\.\\. \\d+ bytes omitted: bytes \\[${DIGITS}, ${DIGITS}\\) of ${DIGITS}, lines ${DIGITS}-${DIGITS} of ${DIGITS} \\(\\d+ lines?\\)\\. The full output is retained: call ${READ_TOOL_OUTPUT_TOOL} ${call}${DIGITS}\\}`,
-  ).exec(text);
-  if (!found) return undefined;
-  const [from, to, totalBytes, firstLine, lastLine, totalLines] = found.slice(1, 7).map(Number);
-  const stated: StatedOmission = { from, to, totalBytes, firstLine, lastLine, totalLines };
-  // The marker is one line; the notable list, when there is one, starts on the next.
-  const markerEnd = text.indexOf('\n', found.index);
-  if (markerEnd < 0 || !text.startsWith(NOTABLE_HEADER, markerEnd + 1)) return stated;
-  const headerEnd = text.indexOf('\n', markerEnd + 1);
-  const header = text.slice(markerEnd + 1 + NOTABLE_HEADER.length, headerEnd < 0 ? undefined : headerEnd);
-  const omitted = /^([^;(]+?)(?: \(\d+ distinct\))?(?:;|$)/.exec(header)?.[1];
-  if (omitted && omitted !== 'none') stated.notableOmitted = omitted;
-  const dropped = / the capture saw ([^;]+);/.exec(header)?.[1];
-  if (dropped && dropped !== 'no notable lines') stated.notableDropped = dropped;
-  // Its lines are listed by class, then by position: the first is the first of the highest class.
-  if (headerEnd >= 0 && !header.endsWith(']')) {
-    const first = /^(?:error|summary|warning) (?:line \d+ @\d+|line \d+|output line \d+, dropped at capture)/.exec(
-      text.slice(headerEnd + 1, headerEnd + 200),
-    );
-    if (first) stated.firstNotable = first[0];
-  }
-  return stated;
-}
-
 /** The exact call that reads on from `offset` in the copy `outputId`. */
 export const readCall = (outputId: string, offset: number): string => `${READ_TOOL_OUTPUT_TOOL} ${JSON.stringify({ outputId, offset })}`;
 
+/** What a cut preview states about the part it omitted, as its result (`Preview`) holds it. */
+export type PreviewFacts = Pick<Preview, 'totalBytes' | 'omitted' | 'notable'>;
+
 /**
- * What the omitted part holds, in a few words for a result's first and last lines: "notable lines:
- * 3 errors, 1 warning omitted; first: error line 20001 @108894" (then what the capture dropped); ''
- * when the preview lists none.
+ * What the omitted part holds, in the words the marker's list uses, for a result's first and last
+ * lines: "notable lines: 3 errors, 1 warning omitted; first: error line 20001 @108894" (then what
+ * the capture dropped); '' when the preview lists none.
  */
-export function notableMention(stated: StatedOmission): string {
-  const { notableOmitted: omitted, notableDropped: dropped, firstNotable: first } = stated;
+export function notableMention({ notable }: PreviewFacts): string {
+  const omitted = notable?.omitted && countWords(notable.omitted);
+  const dropped = notable?.dropped && countWords(notable.dropped);
   if (!omitted && !dropped) return '';
+  const first = notable?.first;
+  const where = first && (first.dropped ? `output line ${first.line}, dropped at capture` : `line ${first.line} @${first.offset}`);
   // The first line before what the capture dropped: a client that keeps 500 characters keeps it too.
   return [
     `notable lines: ${omitted ? `${omitted} omitted` : 'none omitted'}`,
-    ...(first ? [`first: ${first}`] : []),
+    ...(first ? [`first: ${first.class} ${where}`] : []),
     ...(dropped ? [`${dropped} in the bytes dropped at capture (not in the copy)`] : []),
   ].join('; ');
+}
+
+/** Counts as the marker's list words them ("3 errors, 1 warning"), or undefined for none. */
+function countWords(counts: NotableDigest['counts']): string | undefined {
+  return counts.error + counts.summary + counts.warning > 0 ? describeCounts(counts) : undefined;
 }
 
 /**
  * The lines that say a result is not whole, for a client that keeps only part of it: `first` goes
  * right after the status line (a client that keeps a result's first 500 characters still has the
  * outputId, the omitted range, the read call and the notable count), `last` after everything (one
- * that keeps only the end has them too). `what` is what the preview shows ("output", "return value").
+ * that keeps only the end has them too). `what` is what the preview shows ("output", "return value");
+ * `preview` is of the copy `outputId`. Undefined when the preview was not cut.
  */
-export function retentionLines(stated: StatedOmission, outputId: string, what: string, after: string): { first: string; last: string } {
-  const range = `bytes [${stated.from}, ${stated.to}) of ${stated.totalBytes}`;
-  const read = readCall(outputId, stated.from);
-  const notable = notableMention(stated);
+export function retentionLines(
+  preview: PreviewFacts,
+  outputId: string,
+  what: string,
+  after: string,
+): { first: string; last: string } | undefined {
+  if (!preview.omitted) return undefined;
+  const range = `bytes [${preview.omitted.from}, ${preview.omitted.to}) of ${preview.totalBytes}`;
+  const read = readCall(outputId, preview.omitted.from);
+  const notable = notableMention(preview);
   const first =
     `NOT the whole ${what}: retained as outputId "${outputId}". Omitted here: ${range}; read on with ${read}.` +
     (notable ? ` N${notable.slice(1)}.` : '') +

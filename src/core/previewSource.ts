@@ -18,6 +18,8 @@ export interface PreviewSource {
   readonly totalBytes: number;
   /** Line breaks in all. */
   readonly breaks: number;
+  /** The line breaks per block, from the one count of them (kept with a copy for the inspector). */
+  readonly lines: LineFacts;
   /** Bytes [0, head.length) of the content. */
   readonly head: Buffer;
   /** Bytes [tailStart, totalBytes) of the content. */
@@ -31,10 +33,12 @@ export interface PreviewSource {
   stable(from: number, to: number): boolean;
 }
 
-export function bytesSource(bytes: Buffer): PreviewSource {
+/** `lines`: the facts of these bytes when their maker counted them already (a capture counts as it writes). */
+export function bytesSource(bytes: Buffer, lines: LineFacts = new LineTally().write(bytes).facts()): PreviewSource {
   return {
     totalBytes: bytes.length,
-    breaks: countLineBreaks(bytes),
+    breaks: lines.breaks,
+    lines,
     head: bytes,
     tail: bytes,
     tailStart: 0,
@@ -79,6 +83,7 @@ const encoder = new TextEncoder();
 class StreamedString implements PreviewSource {
   readonly totalBytes: number;
   readonly breaks: number;
+  readonly lines: LineFacts;
   readonly head: Buffer;
   readonly tail: Buffer;
   readonly tailStart: number;
@@ -96,15 +101,14 @@ class StreamedString implements PreviewSource {
     // string costs a call per line).
     const buffer = streamBuffer(streamTuning.bufferBytes);
     const piece = Math.max(1, Math.floor(buffer.length / 3) - 1);
-    let totalBytes = 0;
-    let breaks = 0;
+    const tally = new LineTally();
     for (let char = 0; char < text.length;) {
       const next = pairEnd(text, Math.min(text.length, char + piece));
-      const written = encoder.encodeInto(text.slice(char, next), buffer).written;
-      totalBytes += written;
-      breaks += countLineBreaks(buffer, 0, written);
+      tally.write(buffer.subarray(0, encoder.encodeInto(text.slice(char, next), buffer).written));
       char = next;
     }
+    this.lines = tally.facts();
+    const { totalBytes, breaks } = this.lines;
     this.totalBytes = totalBytes;
     this.breaks = breaks;
     this.head = Buffer.from(text.slice(0, pairSafe(text, window)), 'utf8');
@@ -217,6 +221,52 @@ export function scanSource(source: PreviewSource, kind: NotableKind, from: numbe
   return scanner.finish();
 }
 
+/** Bytes per block of `LineFacts.before`: a line number at any offset is one such block's count and a read of at most 4 pages. */
+export const LINE_BLOCK_BYTES = 16 * 1024;
+
+/**
+ * What one count of a content's line breaks found: enough to number the line at any offset
+ * without counting the content again (the inspector reads only the block before the offset).
+ */
+export interface LineFacts {
+  totalBytes: number;
+  /** Line breaks in all. */
+  breaks: number;
+  /** Lines in all (a last line without a break counts). */
+  lines: number;
+  /** Bytes per block (LINE_BLOCK_BYTES). */
+  blockBytes: number;
+  /** `before[k]`: line breaks in bytes [0, k × blockBytes), one per block. */
+  before: number[];
+}
+
+/** Counts line breaks per block as bytes are written to it, in order. */
+export class LineTally {
+  private totalBytes = 0;
+  private breaks = 0;
+  private endsWithBreak = false;
+  private readonly before: number[] = [];
+
+  write(bytes: Uint8Array): this {
+    for (let at = 0; at < bytes.length;) {
+      const inBlock = this.totalBytes % LINE_BLOCK_BYTES;
+      if (inBlock === 0) this.before.push(this.breaks);
+      const end = Math.min(bytes.length, at + LINE_BLOCK_BYTES - inBlock);
+      this.breaks += countLineBreaks(bytes, at, end);
+      this.totalBytes += end - at;
+      at = end;
+    }
+    if (bytes.length > 0) this.endsWithBreak = bytes[bytes.length - 1] === 0x0a;
+    return this;
+  }
+
+  facts(): LineFacts {
+    const { totalBytes, breaks } = this;
+    const lines = totalBytes === 0 ? 0 : breaks + (this.endsWithBreak ? 0 : 1);
+    return { totalBytes, breaks, lines, blockBytes: LINE_BLOCK_BYTES, before: [...this.before] };
+  }
+}
+
 /**
  * Line numbers from one count of the line breaks: a count over a part is made in the window that
  * holds it, from the nearer end when both do (head and tail are small, the omitted middle is most).
@@ -226,8 +276,7 @@ export class LineCounter {
   readonly total: number;
 
   constructor(private readonly source: PreviewSource) {
-    const { totalBytes, tail } = source;
-    this.total = totalBytes === 0 ? 0 : source.breaks + (tail[tail.length - 1] === 0x0a ? 0 : 1);
+    this.total = source.lines.lines;
   }
 
   /** Line breaks in `[0, at)`. */

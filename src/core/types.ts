@@ -186,21 +186,27 @@ export interface StoreStats {
 }
 
 /**
- * What callers need of a session store. `SessionStore` implements it in-process; the worker client
- * implements it over a worker thread so the caller's thread never blocks on the database.
+ * What every store answers without changing its session: the session store, the worker store, and
+ * the read-only view of another process's session (which has these and nothing more).
  */
-export interface RecallStore {
+export interface StoreReads {
   readonly sessionId: string;
   readonly copyBytes: number;
   readonly quotaBytes: number;
   readonly journalLimitBytes: number;
-  retain(content: string | Uint8Array, meta?: RetainMeta): Promise<RetainResult>;
   read(outputId: string, offset?: number, maxBytes?: number): Promise<ReadResult>;
   search(outputId: string, pattern: string, options?: SearchOptions): Promise<SearchResult>;
   readAll(outputId: string): Promise<Uint8Array>;
   info(outputId: string): Promise<OutputInfo>;
   list(): Promise<OutputInfo[]>;
   stats(): Promise<StoreStats>;
+  close(): Promise<void>;
+}
+
+/** What changes a session: only its owner's store does it (a read-only view refuses each one). */
+export interface StoreChanges {
+  /** `options.transfer`: the caller will not read the bytes again (a worker store moves their buffer instead of copying it; others ignore it). */
+  retain(content: string | Uint8Array, meta?: RetainMeta, options?: { transfer?: boolean }): Promise<RetainResult>;
   remove(outputId: string): Promise<void>;
   /**
    * Merges `extra` into an output's `extra` (shallow: each key replaces the one it names). Durable like
@@ -208,6 +214,11 @@ export interface RecallStore {
    * EVICTED for an evicted copy, INVALID_ARGUMENT when the JSON of `extra` is over 256 KiB or not a plain object.
    */
   annotate(outputId: string, extra: Record<string, unknown>): Promise<void>;
-  close(): Promise<void>;
   delete(): Promise<void>;
 }
+
+/**
+ * What callers need of a session store. `SessionStore` implements it in-process; the worker client
+ * implements it over a worker thread so the caller's thread never blocks on the database.
+ */
+export interface RecallStore extends StoreReads, StoreChanges {}

@@ -64,7 +64,7 @@ export const AGENTS: { readonly [id in AgentId]: AgentFacts } = {
   // Copilot CLI 1.0.102 names itself copilot-cli (in the 2026-07-28 `_meta` envelope, then in
   // `initialize`), and replaces a result over 20,480 bytes with a 500-character preview and a file it
   // deletes at exit. A 16 KiB preview gives results of about 17.2-17.4 KB with header, tail and
-  // stderr section (test/unit/mcpClients.test.ts, through the real server).
+  // stderr section (test/system/mcpClients.test.ts, through the real server).
   'copilot-cli': { name: 'GitHub Copilot CLI', clientName: 'copilot-cli', clientPrefix: 'copilot-cli', previewBytes: 16 * 1024 },
 };
 

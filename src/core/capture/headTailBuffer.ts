@@ -1,43 +1,25 @@
 import { isAscii } from 'node:buffer';
+import { MARKER_RESERVE, capShape, gapMarker, type CappedBytes as Capped } from '../bytes';
 import { countNewlines, lastCompleteBoundary } from '../utf8';
 import { NotableScanner, TEXT_BYTES } from '../notable/scanner';
 import type { NotableKind } from '../notable/patterns';
+import { LineTally, type LineFacts } from '../previewSource';
 import type { NotableDigest } from '../types';
 
-/** Bytes kept free inside a cap for the gap marker, so head + marker + tail never exceeds the cap. */
-const MARKER_RESERVE = 256;
-
-export interface CappedBytes {
-  /** Head, gap marker (when bytes were dropped) and tail: at most the cap. */
-  bytes: Buffer;
-  /** Bytes written in all. */
-  totalBytes: number;
-  /** Bytes written that are not in `bytes`. */
-  droppedBytes: number;
-  /** Byte offset of the gap marker in `bytes`, when bytes were dropped. */
-  gapOffset?: number;
-  complete: boolean;
-  /**
-   * The notable lines in the bytes that were dropped (output offsets and line numbers, each
-   * `dropped: true`), when the sink was asked to look for them and bytes were dropped.
-   */
-  dropped?: NotableDigest;
-}
+/** What a sink holds when it is finished, with its line facts when it was asked to count them. */
+export type SinkBytes = Capped & { lines?: LineFacts };
 
 export interface HeadTailOptions {
   /**
    * Scan the bytes as they are dropped for notable lines of this kind, so what falls out of the
-   * copy is still summarised (`CappedBytes.dropped`). Bytes kept are not scanned: the copy has them.
+   * copy is still summarised (`SinkBytes.dropped`). Bytes kept are not scanned: the copy has them.
    */
   notable?: NotableKind;
-}
-
-/** How a cap splits: the head's bytes, the tail's once the marker takes its reserve, and the ring's (tail and reserve). */
-function capShape(cap: number): { headCap: number; tailCap: number; ringCap: number } {
-  if (!Number.isInteger(cap) || cap < MARKER_RESERVE * 4)
-    throw new RangeError(`cap must be an integer of at least ${MARKER_RESERVE * 4} bytes`);
-  const headCap = Math.floor((cap - MARKER_RESERVE) / 2);
-  return { headCap, tailCap: cap - MARKER_RESERVE - headCap, ringCap: cap - headCap };
+  /**
+   * Count the kept bytes' line breaks (`SinkBytes.lines`): as they are written while none is
+   * dropped, else once in the finished bytes.
+   */
+  lines?: boolean;
 }
 
 /**
@@ -63,12 +45,20 @@ export class HeadTailBuffer {
   private readonly notableKind: NotableKind | undefined;
   /** Scans what leaves the ring, from the first byte dropped on (made then). */
   private scanner: NotableScanner | undefined;
+  /** Its digest, once made: `finish` may build the bytes again. */
+  private droppedDigest: NotableDigest | undefined;
+  /** Counts the line breaks while no byte is dropped (then the stream is the copy). */
+  private tally: LineTally | undefined;
+  private lineFacts: LineFacts | undefined;
+  private readonly countLines: boolean;
 
   constructor(
     readonly cap: number,
     options: HeadTailOptions = {},
   ) {
     this.notableKind = options.notable;
+    this.countLines = options.lines === true;
+    if (this.countLines) this.tally = new LineTally();
     ({ headCap: this.headCap, tailCap: this.tailCap, ringCap: this.ringCap } = capShape(cap));
     // Grown on demand: a command that prints 10 bytes must not cost 8 MiB.
     this.head = Buffer.allocUnsafe(Math.min(this.headCap, 64 * 1024));
@@ -80,6 +70,10 @@ export class HeadTailBuffer {
 
   write(chunk: Uint8Array): void {
     this.total += chunk.length;
+    if (this.tally) {
+      if (this.total <= this.cap) this.tally.write(chunk);
+      else this.tally = undefined;
+    }
     let data = chunk;
     if (this.headLength < this.headCap) {
       const take = Math.min(this.headCap - this.headLength, data.length);
@@ -134,28 +128,43 @@ export class HeadTailBuffer {
 
   /**
    * Head, gap marker and tail as one buffer. Built with a single allocation: with three 8 MiB
-   * sinks per command, an intermediate copy of the ring would cost as much as the caps.
+   * sinks per command, an intermediate copy of the ring would cost as much as the caps. It can be
+   * built again (the same bytes), for when the first went to the store.
    */
-  finish(describeGap: (dropped: number, totalBytes: number) => string = gapMarker): CappedBytes {
+  finish(describeGap: (dropped: number, totalBytes: number) => string = gapMarker): SinkBytes {
     const cut = this.cut();
     if (cut.droppedBytes === 0) {
-      return {
-        bytes: Buffer.concat([this.head.subarray(0, this.headLength), ...cut.tail]),
-        totalBytes: this.total,
-        droppedBytes: 0,
-        complete: true,
-      };
+      const bytes = Buffer.concat([this.head.subarray(0, this.headLength), ...cut.tail]);
+      return { bytes, totalBytes: this.total, droppedBytes: 0, complete: true, ...this.linesOf(bytes) };
     }
     const marker = Buffer.from(describeGap(cut.droppedBytes, this.total), 'utf8').subarray(0, MARKER_RESERVE);
-    const capped: CappedBytes = {
-      bytes: Buffer.concat([this.head.subarray(0, cut.headEnd), marker, ...cut.tail]),
+    const bytes = Buffer.concat([this.head.subarray(0, cut.headEnd), marker, ...cut.tail]);
+    const capped: SinkBytes = {
+      bytes,
       totalBytes: this.total,
       droppedBytes: cut.droppedBytes,
       gapOffset: cut.headEnd,
       complete: false,
+      ...this.linesOf(bytes),
     };
-    if (this.notableKind) capped.dropped = this.finishScan(cut.ringDropped);
+    if (this.notableKind) capped.dropped = this.droppedDigest ??= this.finishScan(cut.ringDropped);
     return capped;
+  }
+
+  /** The finished bytes' line facts, when asked for: counted as written, or now in `bytes`. */
+  private linesOf(bytes: Buffer): Pick<SinkBytes, 'lines'> {
+    if (!this.countLines) return {};
+    this.lineFacts ??= (this.tally ?? new LineTally().write(bytes)).facts();
+    return { lines: this.lineFacts };
+  }
+
+  /** Views of the stream's bytes [from, to), while none was dropped (at most `cap` written): then the ring has not wrapped. */
+  kept(from: number, to: number): Buffer[] {
+    if (this.total > this.cap) throw new RangeError('kept() reads a sink that dropped no byte');
+    const parts: Buffer[] = [];
+    if (from < this.headLength) parts.push(this.head.subarray(from, Math.min(to, this.headLength)));
+    if (to > this.headLength) parts.push(this.tail!.subarray(Math.max(0, from - this.headLength), to - this.headLength));
+    return parts;
   }
 
   /** The dropped bytes' digest: the ring bytes the cut gives up are the last of them. */
@@ -204,7 +213,7 @@ export class HeadTailBuffer {
   }
 }
 
-type StreamSummary = Pick<CappedBytes, 'totalBytes' | 'droppedBytes' | 'complete'>;
+type StreamSummary = Pick<Capped, 'totalBytes' | 'droppedBytes' | 'complete'>;
 
 /**
  * What a HeadTailBuffer of `cap` would `summary()` for a stream, without its bytes: for a stream
@@ -315,20 +324,4 @@ function isContinuationAt(parts: Buffer[], index: number): boolean {
     at -= part.length;
   }
   return false;
-}
-
-/** The text that stands in the copy where bytes were dropped; ASCII, one line. */
-export function gapMarker(dropped: number, totalBytes: number): string {
-  return `\n[tool-output-recall: ${dropped} bytes of ${totalBytes} were dropped here to stay within the cap; the copy keeps the head and the tail. complete=false]\n`;
-}
-
-/** Caps a whole buffer the same way a stream is capped. */
-export function capBytes(bytes: Uint8Array, cap: number, options: HeadTailOptions = {}): CappedBytes {
-  if (bytes.length <= cap) {
-    const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    return { bytes: buffer, totalBytes: bytes.length, droppedBytes: 0, complete: true };
-  }
-  const sink = new HeadTailBuffer(cap, options);
-  sink.write(bytes);
-  return sink.finish();
 }

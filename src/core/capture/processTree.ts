@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { RecallError, describeError } from '../errors';
 
 /** Grace period between asking a process tree to stop and forcing it. */
 export const KILL_GRACE_MS = 2000;
@@ -41,6 +42,21 @@ export interface ShellTree {
   fdLink?: string;
   /** Linux: the shell's start time (clock ticks after boot); every process of the command started since. */
   since?: number;
+}
+
+/** Why a command could not start, as the error the model reads. */
+export function startError(command: string, error: unknown): RecallError {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'E2BIG') {
+    return new RecallError(
+      'INVALID_ARGUMENT',
+      `The command is ${Buffer.byteLength(command)} bytes: with the environment, more than the system passes to a new process (E2BIG). Write the long part to a file (a script or a data file) and run or read that.`,
+    );
+  }
+  if (code === 'ERR_INVALID_ARG_VALUE' || code === 'ERR_INVALID_ARG_TYPE') {
+    return new RecallError('INVALID_ARGUMENT', `The command could not be started: ${describeError(error)}. Remove the NUL character.`);
+  }
+  return new RecallError('COMMAND_FAILED', `The command could not be started (${describeError(error)}).`);
 }
 
 /**

@@ -7,7 +7,8 @@
 import { isOutputIdShape } from '../ids';
 import { DEFAULT_LIMITS } from '../limits';
 import { retainOrExplain } from '../retention';
-import { previewHeadTail } from '../preview';
+import { previewHeadTail, type PreviewFacts } from '../preview';
+import type { LineFacts } from '../previewSource';
 import type { RecallStore } from '../types';
 import { runSandbox, type SandboxFailureKind } from './sandbox';
 import { RUN_CODE_TOOL } from '../toolNames';
@@ -66,6 +67,10 @@ export interface CodeRunResult {
   valueKind: 'string' | 'json' | 'undefined' | 'none';
   valueBytes: number;
   valueTruncated: boolean;
+  /** What a cut preview of the value omitted and listed, as data. */
+  valueFacts?: PreviewFacts;
+  /** The line facts of the value's copy, when it holds the value whole (recorded with it for the inspector). */
+  valueLines?: LineFacts;
   valueOutputId?: string;
   valueUnavailableReason?: string;
   nested: RecoveryRecord[];
@@ -170,6 +175,8 @@ export async function runProgram(options: RunCodeOptions, deps: RunCodeDeps): Pr
     valueKind: kind,
     valueBytes,
     valueTruncated: preview.truncated,
+    ...(preview.omitted ? { valueFacts: { totalBytes: preview.totalBytes, omitted: preview.omitted, notable: preview.notable } } : {}),
+    ...(kept?.complete && kept.totalBytes === preview.totalBytes ? { valueLines: preview.lines } : {}),
     valueOutputId,
     valueUnavailableReason,
   };

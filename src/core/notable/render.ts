@@ -31,7 +31,8 @@ const MAX_TEXT = 160;
 
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
-function describeCounts(counts: NotableDigest['counts']): string {
+/** Counts as the preview's marker and block word them ("3 errors, 1 warning"). */
+export function describeCounts(counts: NotableDigest['counts']): string {
   const parts = [
     counts.error ? plural(counts.error, 'error') : '',
     counts.summary ? plural(counts.summary, 'summary line') : '',

@@ -8,13 +8,19 @@ import { RecallError, describeError } from '../errors';
 import { newSessionId } from '../ids';
 import type { RecallSettings } from '../settings';
 import { sessionStoreOptions } from './storeOptions';
-import type { ToolLog } from '../tools/toolSpec';
 import type { OpenReport, RecallStore } from '../types';
 import { journalDamageText } from './journal';
 import { sessionFile } from './sessionFiles';
 import { tryLockSession, type SessionLock } from './sessionLock';
 import { pruneSessions } from './sessionPruning';
 import type { OpenStoreOptions } from './storeOptions';
+
+/** Where the opening is told (a front end's log; a tool's `ToolLog` is one). */
+export interface SessionLog {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
 
 /** A store as a front end holds it: the engine's interface plus where it lives and what its open found. */
 export type OpenedStore = RecallStore & { readonly file: string; readonly openReport: OpenReport; readonly resumed: boolean };
@@ -26,7 +32,7 @@ export interface LockedSessionOptions<S extends OpenedStore> {
   /** The session this one was forked from (named in the log and the store). */
   forkedFrom?: string;
   open: (options: OpenStoreOptions) => Promise<S>;
-  log: ToolLog;
+  log: SessionLog;
   /**
    * When another process holds the session: undefined starts a new session of this process's own
    * (a second VS Code window); otherwise the error to throw (a server told to resume that session).

@@ -22,10 +22,10 @@ import type { promises as fs } from 'node:fs';
 import type { Database } from 'sql.js';
 import { RecallError, describeError } from '../errors';
 import { DEFAULT_LIMITS, JOURNAL_LIMIT_QUOTAS } from '../limits';
-import type { OutputInfo, ReadResult, RecallStore, SearchOptions, SearchResult, StoreStats } from '../types';
+import type { StoreChanges, StoreReads, StoreStats } from '../types';
 import { ChunkReader } from './chunkReader';
-import { readRow, searchRow } from './rowReads';
-import { annotateRow, insertOutputRow, lookupRow, outputStats, toInfo, type OutputRow } from './outputRows';
+import { SessionReads } from './rowReads';
+import { annotateRow, insertOutputRow, outputStats, type OutputRow } from './outputRows';
 import { layoutOf } from './database';
 import { addMissingColumns, queryRows } from './schema';
 import { SEGMENT_GONE, SegmentCache, placedChunks, type ChunkRow } from './segments';
@@ -64,10 +64,11 @@ interface View {
 }
 
 /**
- * Every operation of the store's table that changes a session (`changes` in storeOps.ts), refused with
- * REFUSED in the words the table gives: a new one is refused here without code of its own.
+ * The reads every session has (rowReads.ts), and every operation of the store's table that changes a
+ * session (`changes` in storeOps.ts) refused with REFUSED in the words the table gives: a new read or
+ * change needs no code of its own here.
  */
-abstract class Refusals {
+abstract class Refusals extends SessionReads {
   static {
     for (const op of CHANGE_OPS) {
       Object.defineProperty(Refusals.prototype, op, {
@@ -83,10 +84,10 @@ abstract class Refusals {
   protected abstract refusal(what: string): RecallError;
 }
 /** Called with or without the arguments a store would take: every call is refused alike. */
-type RefusedChanges = { [K in ChangeOp & keyof RecallStore]: (...args: Parameters<RecallStore[K]> | []) => ReturnType<RecallStore[K]> };
+type RefusedChanges = { [K in ChangeOp & keyof StoreChanges]: (...args: Parameters<StoreChanges[K]> | []) => ReturnType<StoreChanges[K]> };
 const WithRefusals = Refusals as abstract new () => Refusals & RefusedChanges;
 
-export class ReadOnlySession extends WithRefusals implements RecallStore {
+export class ReadOnlySession extends WithRefusals implements StoreReads {
   readonly copyBytes = DEFAULT_LIMITS.copyBytes;
   readonly journalLimitBytes: number;
   private view: View | undefined;
@@ -157,27 +158,8 @@ export class ReadOnlySession extends WithRefusals implements RecallStore {
     return true;
   }
 
-  read(outputId: string, offset = 0, maxBytes: number = DEFAULT_LIMITS.pageBytes): Promise<ReadResult> {
-    return this.retrying(() =>
-      readRow(this.lookup(outputId), outputId, offset, maxBytes, (row, from, to, cache) => this.bytes(row, from, to, cache)),
-    );
-  }
-
-  search(outputId: string, pattern: string, options: SearchOptions = {}): Promise<SearchResult> {
-    return this.retrying(() =>
-      searchRow(this.lookup(outputId), outputId, pattern, options, (row, from, to, cache) => this.bytes(row, from, to, cache)),
-    );
-  }
-
-  readAll(outputId: string): Promise<Buffer> {
-    return this.retrying(() => {
-      const row = this.lookup(outputId);
-      return this.bytes(row, 0, row.total_bytes, false);
-    });
-  }
-
   /** Runs a read of the view; when a segment its index named is gone (a newer index dropped it), reads the session again and retries. */
-  private async retrying<T>(read: () => T): Promise<T> {
+  protected override async reading<T>(read: () => T): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
         return read();
@@ -186,20 +168,6 @@ export class ReadOnlySession extends WithRefusals implements RecallStore {
         await this.refresh();
       }
     }
-  }
-
-  async info(outputId: string): Promise<OutputInfo> {
-    return toInfo(this.lookup(outputId, true));
-  }
-
-  /** Every copy in the view, newest first (evicted ones included, flagged). */
-  async list(): Promise<OutputInfo[]> {
-    return queryRows<OutputRow>(this.current().db, 'SELECT * FROM outputs ORDER BY seq DESC').map(toInfo);
-  }
-
-  /** Whether the view holds this output (evicted or not). */
-  has(outputId: string): boolean {
-    return queryRows(this.current().db, 'SELECT 1 FROM outputs WHERE id = ?', [outputId]).length > 0;
   }
 
   async stats(): Promise<StoreStats> {
@@ -225,7 +193,7 @@ export class ReadOnlySession extends WithRefusals implements RecallStore {
     );
   }
 
-  private bytes(row: OutputRow, from: number, to: number, cache: boolean): Buffer {
+  protected override bytes(row: OutputRow, from: number, to: number, cache: boolean): Buffer {
     if (to <= from) return Buffer.alloc(0);
     const pending = this.current().pending.get(row.id);
     if (pending) return pending.subarray(from, to);
@@ -242,8 +210,8 @@ export class ReadOnlySession extends WithRefusals implements RecallStore {
     ]);
   }
 
-  private lookup(outputId: string, allowEvicted = false): OutputRow {
-    return lookupRow(this.current().db, outputId, this.quotaBytes, allowEvicted);
+  protected override index(): Database {
+    return this.current().db;
   }
 
   private current(): View {

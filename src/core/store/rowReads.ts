@@ -1,19 +1,83 @@
 /**
- * A page and a search of one copy, given its row and a way to fetch its bytes: the same for the
- * session store and the read-only view of another process's session (readOnlySession.ts).
+ * The reads of a session, over its index and a way to fetch a copy's bytes: the same for the session
+ * store (sessionStore.ts) and the read-only view of another process's session (readOnlySession.ts).
+ * A read written here is both stores' at once; `stats` and `close` are each their own.
  */
+import type { Database } from 'sql.js';
 import { RecallError } from '../errors';
 import { DEFAULT_LIMITS } from '../limits';
 import { clampPageBytes, PAGE_CONTEXT, pageFromWindow } from '../pager';
 import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
 import { compileSearch, searchBytes } from '../search';
-import type { ReadResult, SearchOptions, SearchResult } from '../types';
-import type { OutputRow } from './outputRows';
+import type { OutputInfo, ReadResult, SearchOptions, SearchResult } from '../types';
+import { lookupRow, toInfo, type OutputRow } from './outputRows';
+import { queryRows } from './schema';
 
-/** Bytes [from, to) of the copy `row` describes; `cache`: worth keeping decoded (a page, not a whole-copy scan). */
-export type RowBytes = (row: OutputRow, from: number, to: number, cache: boolean) => Buffer;
+export interface CopySlice {
+  bytes: Uint8Array;
+  totalBytes: number;
+  complete: boolean;
+}
 
-export function readRow(row: OutputRow, outputId: string, offset: number, maxBytes: number, bytes: RowBytes): ReadResult {
+export abstract class SessionReads {
+  abstract readonly quotaBytes: number;
+
+  /** The index as this reader sees it; STORE_CLOSED once closed. */
+  protected abstract index(): Database;
+
+  /** Bytes [from, to) of the copy `row` describes; `cache`: worth keeping decoded (a page, not a whole-copy scan). */
+  protected abstract bytes(row: OutputRow, from: number, to: number, cache: boolean): Buffer;
+
+  /** Runs a read of copies' bytes (the read-only view reads its session again when a segment is gone, and retries). */
+  protected abstract reading<T>(read: () => T): Promise<T>;
+
+  read(outputId: string, offset = 0, maxBytes: number = DEFAULT_LIMITS.pageBytes): Promise<ReadResult> {
+    return this.reading(() => readRow(this.lookup(outputId), outputId, offset, maxBytes, (...args) => this.bytes(...args)));
+  }
+
+  search(outputId: string, pattern: string, options: SearchOptions = {}): Promise<SearchResult> {
+    return this.reading(() => searchRow(this.lookup(outputId), outputId, pattern, options, (...args) => this.bytes(...args)));
+  }
+
+  /** The whole copy (at most the copy cap), e.g. to open it in an editor or save it as a file. */
+  readAll(outputId: string): Promise<Buffer> {
+    return this.reading(() => {
+      const row = this.lookup(outputId);
+      return this.bytes(row, 0, row.total_bytes, false);
+    });
+  }
+
+  /** Bytes [from, to) of a copy, clamped to it, with its size and completeness (a search fetches a copy in slices). */
+  slice(outputId: string, from: number, to: number): Promise<CopySlice> {
+    return this.reading(() => {
+      const row = this.lookup(outputId);
+      const end = Math.min(to, row.total_bytes);
+      return { bytes: this.bytes(row, Math.min(from, end), end, false), totalBytes: row.total_bytes, complete: row.complete === 1 };
+    });
+  }
+
+  async info(outputId: string): Promise<OutputInfo> {
+    return toInfo(this.lookup(outputId, true));
+  }
+
+  /** Every copy of the session, newest first (evicted ones included, flagged). */
+  async list(): Promise<OutputInfo[]> {
+    return queryRows<OutputRow>(this.index(), 'SELECT * FROM outputs ORDER BY seq DESC').map(toInfo);
+  }
+
+  /** Whether the session holds this output (evicted or not). */
+  has(outputId: string): boolean {
+    return queryRows(this.index(), 'SELECT 1 FROM outputs WHERE id = ?', [outputId]).length > 0;
+  }
+
+  protected lookup(outputId: string, allowEvicted = false): OutputRow {
+    return lookupRow(this.index(), outputId, this.quotaBytes, allowEvicted);
+  }
+}
+
+type RowBytes = (row: OutputRow, from: number, to: number, cache: boolean) => Buffer;
+
+function readRow(row: OutputRow, outputId: string, offset: number, maxBytes: number, bytes: RowBytes): ReadResult {
   const pageBytes = validatePageRequest(outputId, offset, maxBytes, row.total_bytes);
   const request = { outputId, offset, maxBytes: pageBytes, totalBytes: row.total_bytes, complete: row.complete === 1 };
   if (offset === row.total_bytes) return pageFromWindow(request, new Uint8Array(0), offset);
@@ -51,7 +115,7 @@ function validatePageRequest(outputId: string, offset: unknown, maxBytes: unknow
   return clampPageBytes(maxBytes);
 }
 
-export function searchRow(row: OutputRow, outputId: string, pattern: string, options: SearchOptions, bytes: RowBytes): SearchResult {
+function searchRow(row: OutputRow, outputId: string, pattern: string, options: SearchOptions, bytes: RowBytes): SearchResult {
   const compiled = compileSearch(outputId, pattern, options);
   const found = searchBytes(bytes(row, 0, row.total_bytes, false), compiled);
   return { ...found, totalBytes: row.total_bytes, complete: row.complete === 1 };

@@ -9,22 +9,10 @@ import * as path from 'node:path';
 import type { Database } from 'sql.js';
 import { RecallError, clipEcho, describeError } from '../errors';
 import { newOutputId, isOutputIdShape } from '../ids';
-import { DEFAULT_LIMITS } from '../limits';
-import { capBytes } from '../capture/headTailBuffer';
-import { toBuffer } from '../preview';
-import type {
-  OpenReport,
-  OutputInfo,
-  ReadResult,
-  RecallStore,
-  RetainMeta,
-  RetainResult,
-  SearchOptions,
-  SearchResult,
-  StoreStats,
-} from '../types';
+import { capBytes, toBuffer } from '../bytes';
+import type { OpenReport, RecallStore, RetainMeta, RetainResult, StoreStats } from '../types';
 import { ChunkReader } from './chunkReader';
-import { readRow, searchRow } from './rowReads';
+import { SessionReads } from './rowReads';
 import { Checkpointer } from './checkpointer';
 import { readLeftJournals, type LeftJournals, type RetainRecord } from './journal';
 import { openDatabase } from './database';
@@ -32,25 +20,9 @@ import { SegmentCache, placedChunks } from './segments';
 import { inMemory, type PendingContent } from './pendingContent';
 import { deleteSessionFiles, sessionFile } from './sessionFiles';
 import { checkStoreOptions, type OpenStoreOptions } from './storeOptions';
-import { inTransaction, queryRows } from './schema';
+import { inTransaction } from './schema';
 import { replayIndex, replaySteps } from './replayRule';
-import {
-  annotateRow,
-  checkAnnotation,
-  evictFor,
-  insertOutputRow,
-  lastSeq,
-  lookupRow,
-  outputStats,
-  toInfo,
-  type OutputRow,
-} from './outputRows';
-
-export interface CopySlice {
-  bytes: Uint8Array;
-  totalBytes: number;
-  complete: boolean;
-}
+import { annotateRow, checkAnnotation, evictFor, insertOutputRow, lastSeq, outputStats, type OutputRow } from './outputRows';
 
 /** Buffers their maker hands over to retain (no one else holds them), so it need not copy them: see handOver. */
 const HANDED_OVER = new WeakSet<Uint8Array>();
@@ -91,7 +63,7 @@ export async function openStore(options: OpenStoreOptions): Promise<SessionStore
   }
 }
 
-export class SessionStore implements RecallStore {
+export class SessionStore extends SessionReads implements RecallStore {
   private closed: 'open' | 'closed' | 'deleted' = 'open';
   private readonly chunks = new ChunkReader((outputId, first, last) => placedChunks(this.db, this.segments, outputId, first, last));
   readonly segments: SegmentCache;
@@ -117,6 +89,7 @@ export class SessionStore implements RecallStore {
     readonly resumed: boolean,
     left: LeftJournals,
   ) {
+    super();
     this.quotaBytes = limits.quotaBytes;
     this.copyBytes = limits.copyBytes;
     this.checkpoints = limits.checkpoints;
@@ -125,7 +98,7 @@ export class SessionStore implements RecallStore {
     this.durability = new Checkpointer(
       file,
       {
-        database: () => this.database(),
+        database: () => this.index(),
         segments: this.segments,
         isOpen: () => this.closed === 'open',
         lastSeq: () => this.nextSeq - 1,
@@ -201,7 +174,7 @@ export class SessionStore implements RecallStore {
     const bytes = typeof content === 'string' || HANDED_OVER.has(content) ? capped.bytes : Buffer.from(capped.bytes);
     this.ensureOpen();
     const outputId = meta.outputId ?? newOutputId();
-    if (meta.outputId !== undefined && (!isOutputIdShape(meta.outputId) || this.hasOutput(meta.outputId))) {
+    if (meta.outputId !== undefined && (!isOutputIdShape(meta.outputId) || this.has(meta.outputId))) {
       throw new RecallError(
         'INVALID_ARGUMENT',
         `"${clipEcho(String(meta.outputId))}" is not a new outputId; make one with newOutputId() or omit it.`,
@@ -239,10 +212,6 @@ export class SessionStore implements RecallStore {
     return { outputId, totalBytes, complete, droppedBytes };
   }
 
-  private hasOutput(outputId: string): boolean {
-    return queryRows(this.db, 'SELECT 1 FROM outputs WHERE id = ?', [outputId]).length > 0;
-  }
-
   /** Inserts a journalled copy's row (its content waits for the next checkpoint), evicting for the quota. */
   private applyRetain(record: RetainRecord, content: PendingContent): void {
     let evicted: string[] = [];
@@ -253,37 +222,6 @@ export class SessionStore implements RecallStore {
     });
     for (const id of evicted) this.durability.drop(id);
     this.durability.hold(record.outputId, content);
-  }
-
-  async read(outputId: string, offset = 0, maxBytes: number = DEFAULT_LIMITS.pageBytes): Promise<ReadResult> {
-    return readRow(this.lookup(outputId), outputId, offset, maxBytes, (row, from, to, cache) => this.bytes(row, from, to, cache));
-  }
-
-  async search(outputId: string, pattern: string, options: SearchOptions = {}): Promise<SearchResult> {
-    return searchRow(this.lookup(outputId), outputId, pattern, options, (row, from, to, cache) => this.bytes(row, from, to, cache));
-  }
-
-  /** Bytes [from, to) of a copy, clamped to it, with its size and completeness (a search fetches a copy in slices). */
-  async slice(outputId: string, from: number, to: number): Promise<CopySlice> {
-    const row = this.lookup(outputId);
-    const end = Math.min(to, row.total_bytes);
-    return { bytes: this.bytes(row, Math.min(from, end), end, false), totalBytes: row.total_bytes, complete: row.complete === 1 };
-  }
-
-  /** The whole copy (at most the copy cap), e.g. to open it in an editor or save it as a file. */
-  async readAll(outputId: string): Promise<Buffer> {
-    const row = this.lookup(outputId);
-    return this.bytes(row, 0, row.total_bytes, false);
-  }
-
-  async info(outputId: string): Promise<OutputInfo> {
-    return toInfo(this.lookup(outputId, { allowEvicted: true }));
-  }
-
-  /** Every copy of this session, newest first (evicted ones included, flagged). */
-  async list(): Promise<OutputInfo[]> {
-    this.ensureOpen();
-    return queryRows<OutputRow>(this.db, 'SELECT * FROM outputs ORDER BY seq DESC').map(toInfo);
   }
 
   async stats(): Promise<StoreStats> {
@@ -302,11 +240,11 @@ export class SessionStore implements RecallStore {
    * applied, then a checkpoint drops the content from the files on disk.
    */
   async remove(outputId: string): Promise<void> {
-    this.lookup(outputId, { allowEvicted: true });
+    this.lookup(outputId, true);
     this.ensureNotClosing();
     await this.durability.change(async () => {
       this.ensureOpen();
-      if (!this.hasOutput(outputId)) return;
+      if (!this.has(outputId)) return;
       await this.durability.record({ op: 'remove', outputId }, undefined, () => {
         this.ensureOpen();
         inTransaction(this.db, () => this.removeOutput(outputId));
@@ -391,17 +329,16 @@ export class SessionStore implements RecallStore {
     return this.durability.flush();
   }
 
+  protected override async reading<T>(read: () => T): Promise<T> {
+    return read();
+  }
+
   /** Bytes [from, to) of a copy: pending content from memory, the rest from its segments. */
-  private bytes(row: OutputRow, from: number, to: number, cache: boolean): Buffer {
+  protected override bytes(row: OutputRow, from: number, to: number, cache: boolean): Buffer {
     if (to <= from) return Buffer.alloc(0);
     const pending = this.durability.pending(row.id);
     if (pending) return pending.read(from, to);
     return this.chunks.bytes(row, from, to, cache);
-  }
-
-  private lookup(outputId: string, { allowEvicted = false } = {}): OutputRow {
-    this.ensureOpen();
-    return lookupRow(this.db, outputId, this.quotaBytes, allowEvicted);
   }
 
   private removeOutput(outputId: string): void {
@@ -410,7 +347,7 @@ export class SessionStore implements RecallStore {
     this.chunks.forget(outputId);
   }
 
-  private database(): Database {
+  protected override index(): Database {
     this.ensureOpen();
     return this.db;
   }

@@ -1,10 +1,12 @@
 /**
  * The store's operation table: one entry per operation a store has across the worker boundary, which
- * says the lane it runs on and how the worker runs it. Everything else follows from it: the store
- * worker dispatches by it (worker.ts), `WorkerStore` gets a method per plain operation from it
- * (workerClient.ts), and each operation's arguments and result are its `SessionStore` method's (or its
- * `run`'s) — there is no second list of them.
+ * says the lane it runs on, how the worker runs it and how the client sends it. Everything else
+ * follows from it: the store worker dispatches by it (serveStores.ts), `WorkerStore` has a method per
+ * operation from it (workerClient.ts), the read-only view refuses its changes by it, and each
+ * operation's arguments and result are its `SessionStore` method's (or its `run`'s) — there is no
+ * second list of them.
  *
+ * The worker's side:
  * - `lane`: `store`, the store worker, which owns the sql.js database; `search`, the search worker
  *   (search/lane.ts), where `WorkerStore.search` runs each search on a copy it fetches from the store
  *   worker in slices.
@@ -12,10 +14,17 @@
  *   on). Without it the operation waits in the store worker's queue and starts in turn (worker/serve.ts).
  * - `run`: how the store worker runs it; without one, the `SessionStore` method of the same name, with
  *   the call's arguments.
- * - `method: false`: `WorkerStore` writes the method itself (it transfers bytes, checks arguments
- *   first, or keeps state); without it, `WorkerStore` gets one that sends the call as it is.
  * - `changes`: it changes the session, so the read-only view of another process's session
  *   (readOnlySession.ts) refuses it with REFUSED, in these words ("VS Code does not retain outputs in it").
+ *
+ * The client's side (`WorkerStore`, which sends the call as it is unless the entry says otherwise;
+ * bytes that come back alone come back as a Buffer over them):
+ * - `method: false`: no method of a store (`openWorkerStore` sends it).
+ * - `content`: the first argument is content, which crosses in transferred parts when large
+ *   (workerContent.ts); the method takes a last `WorkerRetainOptions`.
+ * - `check`: the arguments as the client checks them before sending, once the store is known open.
+ * - `opens`: answers a new store in the same worker, which the client wraps as a `WorkerStore`.
+ * - `ends`: closes the store (`closes`), or deletes its files too (`deletes`), once, for every caller.
  *
  * A request is `{ id, op, handle?, args }` (worker/serve.ts): `handle` names one of several stores in
  * the worker (the current session, a fork, another session being looked at), handed out by `open` and
@@ -28,6 +37,7 @@ import { RecallError } from '../errors';
 import type { OpenReport, RetainMeta } from '../types';
 import { collectGarbageInWorker } from '../worker/collectGarbage';
 import type { Outcome } from '../worker/serve';
+import { checkAnnotation } from './outputRows';
 import { handOver, openStore, type SessionStore } from './sessionStore';
 
 /** A store inside one worker. */
@@ -68,12 +78,16 @@ export interface StoreDesk {
   release(): SessionStore | undefined;
 }
 
-interface StoreOpSpec {
+export interface StoreOpSpec {
   lane: 'store' | 'search';
   now?: true;
-  method?: false;
   changes?: string;
   run?: (desk: StoreDesk, ...args: never[]) => Promise<Outcome>;
+  method?: false;
+  content?: true;
+  check?: (...args: never[]) => unknown[];
+  opens?: true;
+  ends?: 'closes' | 'deletes';
 }
 
 export const STORE_OPS = {
@@ -87,18 +101,17 @@ export const STORE_OPS = {
   info: { lane: 'store', now: true },
   list: { lane: 'store', now: true },
   stats: { lane: 'store', now: true },
-  retain: { lane: 'store', method: false, changes: 'retain outputs in', run: retainJoined },
+  retain: { lane: 'store', changes: 'retain outputs in', run: retainJoined, content: true },
   /**
    * Bytes [from, to) of a copy (clamped to it) with its size and completeness: how a search fetches a
    * copy for the search worker, a slice per turn, so reads get through between slices. With `into`
    * (the whole copy's buffer, transferred), the slice is written into it at `from` and it comes back
    * as `bytes`: one buffer travels back and forth instead of a new one per slice.
    */
-  slice: { lane: 'store', method: false, run: sliceInto },
+  slice: { lane: 'store', run: sliceInto },
   /** The bytes come back as a transferred Uint8Array that spans its whole buffer. */
   readAll: {
     lane: 'store',
-    method: false,
     run: async (desk: StoreDesk, outputId: string) => {
       // A fresh buffer of exactly these bytes: the store's may be a view shared with its cache.
       const copy = new Uint8Array(await desk.store().readAll(outputId));
@@ -106,18 +119,24 @@ export const STORE_OPS = {
     },
   },
   remove: { lane: 'store', changes: 'remove outputs from' },
-  /** `extra` as checked and JSON-normalised by the client (the store checks it again). */
-  annotate: { lane: 'store', method: false, changes: 'annotate outputs in' },
+  /**
+   * `extra` checked and sent in its JSON form, so what the worker merges is what the caller passed (a
+   * structured clone would turn a class instance plain); the store checks it again.
+   */
+  annotate: {
+    lane: 'store',
+    changes: 'annotate outputs in',
+    check: (outputId: string, extra: Record<string, unknown>) => [outputId, checkAnnotation(extra)],
+  },
   flush: { lane: 'store' },
-  /** A new, empty session in the parent's folder with its limits; `sessionId` is chosen by the client. */
+  /** A new, empty session in the parent's folder with its limits, under a new session id. */
   fork: {
     lane: 'store',
-    method: false,
-    run: async (desk: StoreDesk, sessionId: string) => {
+    opens: true,
+    run: async (desk: StoreDesk) => {
       const parent = desk.store();
       const fork = await openStore({
         dir: path.dirname(parent.file),
-        sessionId,
         quotaBytes: parent.quotaBytes,
         copyBytes: parent.copyBytes,
         journalLimitBytes: parent.journalLimitBytes,
@@ -129,7 +148,7 @@ export const STORE_OPS = {
   /** Closes the store and frees its handle. */
   close: {
     lane: 'store',
-    method: false,
+    ends: 'closes',
     run: async (desk: StoreDesk) => {
       await desk.release()?.close();
       return { result: undefined };
@@ -138,8 +157,8 @@ export const STORE_OPS = {
   /** Deletes the session's files, closes the store and frees its handle. */
   delete: {
     lane: 'store',
-    method: false,
     changes: 'delete',
+    ends: 'deletes',
     run: async (desk: StoreDesk) => {
       const store = desk.store();
       desk.release();
@@ -147,16 +166,15 @@ export const STORE_OPS = {
       return { result: undefined };
     },
   },
-  search: { lane: 'search', method: false },
-  /** @internal test hook: make the worker die the way a real failure would. */
-  debugCrash: {
+  search: { lane: 'search' },
+  /** @internal test hook: make the worker die the way a crash would (`exit`: process.exit; `throw`: an uncaught exception). */
+  debugCrashWorker: {
     lane: 'store',
     now: true,
-    method: false,
-    run: async (_desk: StoreDesk, how: 'exit' | 'throw') => {
+    run: async (_desk: StoreDesk, how: 'exit' | 'throw' = 'exit') => {
       if (how === 'exit') process.exit(70);
       setImmediate(() => {
-        throw new Error('store worker crashed on purpose (debugCrash)');
+        throw new Error('store worker crashed on purpose (debugCrashWorker)');
       });
       return { result: undefined };
     },
@@ -196,10 +214,6 @@ type NeverElse<T extends never> = T;
 /** Every operation's arguments and result, as the worker host carries them. */
 export type StoreOpShapes = { [K in StoreOp]: { args: ArgsOf<K>; result: ResultOf<K> } };
 
-/** The operations `WorkerStore` sends as they are, one method each. */
-export type PlainOp = { [K in StoreOp]: StoreOps[K] extends { method: false } ? never : K }[StoreOp];
-export const PLAIN_OPS = (Object.keys(STORE_OPS) as StoreOp[]).filter((op): op is PlainOp => !('method' in STORE_OPS[op]));
-
 /** The operations that change a session: a read-only view refuses them. */
 export type ChangeOp = { [K in StoreOp]: StoreOps[K] extends { changes: string } ? K : never }[StoreOp];
 export const CHANGE_OPS = (Object.keys(STORE_OPS) as StoreOp[]).filter((op): op is ChangeOp => 'changes' in STORE_OPS[op]);
@@ -223,8 +237,14 @@ export function storeRun(op: string): { now: boolean; run: (desk: StoreDesk, arg
 
 async function retainJoined(desk: StoreDesk, content: RetainContent, meta?: RetainMeta) {
   const store = desk.store();
-  // Joined into a buffer of the worker's own, handed over: the store need not copy it again.
-  const whole = Array.isArray(content) && content.every((part) => part instanceof Uint8Array) ? handOver(Buffer.concat(content)) : content;
+  // Bytes that arrived by message are the worker's own (cloned or transferred), and parts are joined
+  // into a buffer of its own: either is handed over, so the store need not copy it again.
+  const whole =
+    content instanceof Uint8Array
+      ? handOver(content)
+      : Array.isArray(content) && content.every((part) => part instanceof Uint8Array)
+        ? handOver(Buffer.concat(content))
+        : content;
   try {
     return { result: await store.retain(whole as string | Uint8Array, meta) };
   } finally {

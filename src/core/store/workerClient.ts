@@ -1,11 +1,11 @@
 /**
  * A session store that lives on a worker thread, so the caller's thread (the VS Code extension
  * host, shared by every extension) never blocks on sql.js: inserting 8 MiB, exporting a 50 MiB
- * database or running a regex over an 8 MiB copy all happen in `worker.ts`.
+ * database or running a regex over an 8 MiB copy all happen on the workers (workers/entry.ts).
  *
  * `WorkerStore` implements `RecallStore` with the same methods and semantics as `SessionStore`,
- * all async; errors from the worker are re-thrown as real `RecallError`s with the same code,
- * message and details.
+ * all async, each made from its entry in the operation table (storeOps.ts); errors from the worker
+ * are re-thrown as real `RecallError`s with the same code, message and details.
  *
  * One worker serves several stores (the current session, a fork, an old session being looked at):
  * it is shared per worker script, reference-counted, and terminated when its last store closes.
@@ -29,12 +29,21 @@ import { RecallError, describeError } from '../errors';
 import { newSessionId } from '../ids';
 import { checkSearchRequest } from '../search';
 import { DEFAULT_SEARCH_TIMEOUT_MS } from '../search/lane';
-import type { OpenReport, RecallStore, RetainMeta, RetainResult, SearchOptions, SearchResult } from '../types';
+import { toBuffer } from '../bytes';
+import type { OpenReport, RecallStore, RetainMeta, SearchOptions, SearchResult } from '../types';
 import type { CallOptions } from '../worker/host';
 import { defaultWorkerPath } from '../worker/script';
 import type { OpenStoreOptions } from './storeOptions';
-import { checkAnnotation } from './outputRows';
-import { PLAIN_OPS, type ArgsOf, type OpenedStore, type PlainOp, type ResultOf, type StoreOp, type WorkerOpenOptions } from './storeOps';
+import {
+  STORE_OPS,
+  type ArgsOf,
+  type OpenedStore,
+  type ResultOf,
+  type StoreOp,
+  type StoreOpSpec,
+  type StoreOps,
+  type WorkerOpenOptions,
+} from './storeOps';
 import { encodeContent } from './workerContent';
 import { StoreWorkerHost, type StoreLink } from './workerHost';
 
@@ -43,7 +52,7 @@ export { DEFAULT_SEARCH_TIMEOUT_MS };
 export interface WorkerStoreOptions extends OpenStoreOptions {
   /**
    * The worker script. Default: `storeWorker.js` beside this module (the bundles in dist/); when
-   * running from sources (tsx), `worker.ts` beside this module.
+   * running from sources (tsx), `workers/entry.ts`.
    */
   workerPath?: string;
   /**
@@ -117,28 +126,64 @@ export async function openWorkerStore(options: WorkerStoreOptions): Promise<Work
   }
 }
 
-/**
- * The store's calls: `call` sends an operation of the table (storeOps.ts) with its arguments, and
- * every plain operation there is a method that does just that (`read`, `info`, `list`, `stats`,
- * `remove`, `flush`, …), made from the table here, so a new one needs no code in this file.
- */
+/** The operations that are methods of `WorkerStore`: every one of the table but `open`'s kind (`method: false`). */
+type MethodOp = { [K in StoreOp]: StoreOps[K] extends { method: false } ? never : K }[StoreOp];
+const METHOD_OPS = (Object.keys(STORE_OPS) as StoreOp[]).filter((op): op is MethodOp => !('method' in STORE_OPS[op]));
+type KindOp<Kind> = { [K in StoreOp]: StoreOps[K] extends Kind ? K : never }[StoreOp];
+
+/** Bytes that come back alone come back as a Buffer over them (no copy on this thread). */
+type Received<R> = R extends Uint8Array ? Buffer : R;
+
+/** A method as its entry makes it (see the client's side in storeOps.ts). */
+type Method<K extends MethodOp> = StoreOps[K] extends { lane: 'search' }
+  ? (outputId: string, pattern: string, options?: WorkerSearchOptions) => Promise<SearchResult>
+  : StoreOps[K] extends { content: true }
+    ? (content: string | Uint8Array, meta?: RetainMeta, options?: WorkerRetainOptions) => Promise<ResultOf<K>>
+    : StoreOps[K] extends { opens: true }
+      ? (...args: ArgsOf<K>) => Promise<WorkerStore>
+      : (...args: ArgsOf<K>) => Promise<Received<ResultOf<K>>>;
+
+/** `call` sends an operation of the table with its arguments; the methods are made from the table. */
 abstract class StoreCalls {
   /** @internal sends `op` for this store (STORE_CLOSED once it is closed). */
   abstract call<K extends StoreOp>(op: K, args: ArgsOf<K>, options?: CallOptions): Promise<ResultOf<K>>;
 }
-for (const op of PLAIN_OPS) {
-  Object.defineProperty(StoreCalls.prototype, op, {
-    value(this: StoreCalls, ...args: unknown[]) {
-      return this.call(op, args as ArgsOf<typeof op>);
-    },
-    writable: true,
-    configurable: true,
-  });
-}
-type PlainCalls = { [K in PlainOp]: (...args: ArgsOf<K>) => Promise<ResultOf<K>> };
-const WithPlainCalls = StoreCalls as abstract new () => StoreCalls & PlainCalls;
+const WithMethods = StoreCalls as abstract new () => StoreCalls & { [K in MethodOp]: Method<K> };
 
-export class WorkerStore extends WithPlainCalls implements RecallStore {
+export class WorkerStore extends WithMethods implements RecallStore {
+  static {
+    for (const op of METHOD_OPS)
+      Object.defineProperty(WorkerStore.prototype, op, { value: WorkerStore.methodOf(op), writable: true, configurable: true });
+  }
+
+  /** How the method of `op` sends it, as its entry says; a new operation of an existing kind needs no code here. */
+  private static methodOf(op: MethodOp): (this: WorkerStore, ...args: never[]) => Promise<unknown> {
+    const spec: StoreOpSpec = STORE_OPS[op];
+    if (spec.lane === 'search')
+      return function (this: WorkerStore, outputId: string, pattern: string, options?: WorkerSearchOptions) {
+        return this.searchOnLane(outputId, pattern, options);
+      };
+    if (spec.content)
+      return function (this: WorkerStore, content: string | Uint8Array, meta?: RetainMeta, options?: WorkerRetainOptions) {
+        return this.sendContent(op as KindOp<{ content: true }>, content, meta, options);
+      };
+    if (spec.opens)
+      return function (this: WorkerStore, ...args: unknown[]) {
+        return this.opened(op as KindOp<{ opens: true }>, args);
+      };
+    const ends = spec.ends;
+    if (ends)
+      return function (this: WorkerStore) {
+        return this.end(op, ends === 'deletes');
+      };
+    const check = spec.check as ((...args: unknown[]) => unknown[]) | undefined;
+    return async function (this: WorkerStore, ...args: unknown[]) {
+      this.ensureOpen();
+      const result: unknown = await this.call(op, (check ? check(...args) : args) as ArgsOf<MethodOp>);
+      return result instanceof Uint8Array ? toBuffer(result) : result;
+    };
+  }
+
   readonly sessionId: string;
   readonly file: string;
   /** What happened on open (a file moved aside), for the caller to show. */
@@ -177,12 +222,28 @@ export class WorkerStore extends WithPlainCalls implements RecallStore {
     return this.host.failure;
   }
 
+  /** @internal the worker's thread id (changes when the worker is restarted). */
+  get debugWorkerThreadId(): number {
+    return this.host.threadId;
+  }
+
+  /** @internal sends `op` for this store (see StoreCalls). */
+  async call<K extends StoreOp>(op: K, args: ArgsOf<K>, options: CallOptions = {}): Promise<ResultOf<K>> {
+    this.ensureOpen();
+    return this.host.call(op, this.link.handle, args, options);
+  }
+
   /**
-   * Like `SessionStore.retain`. The content is handed to the worker without blocking this thread:
-   * large content is encoded and copied in parts (with a turn of the event loop between them) and
-   * the parts are transferred, not cloned. Do not modify a Uint8Array until the call settles.
+   * `content`: like `SessionStore.retain`. The content is handed to the worker without blocking this
+   * thread: large content is encoded and copied in parts (with a turn of the event loop between them)
+   * and the parts are transferred, not cloned. Do not modify a Uint8Array until the call settles.
    */
-  retain(content: string | Uint8Array, meta?: RetainMeta, options: WorkerRetainOptions = {}): Promise<RetainResult> {
+  private sendContent(
+    op: KindOp<{ content: true }>,
+    content: string | Uint8Array,
+    meta?: RetainMeta,
+    options: WorkerRetainOptions = {},
+  ): Promise<ResultOf<typeof op>> {
     if (
       options.transfer &&
       content instanceof Uint8Array &&
@@ -190,21 +251,21 @@ export class WorkerStore extends WithPlainCalls implements RecallStore {
       content.byteOffset === 0 &&
       content.byteLength === content.buffer.byteLength
     ) {
-      return this.call('retain', [content, meta], { transfer: [content.buffer] });
+      return this.call(op, [content, meta], { transfer: [content.buffer] });
     }
-    if (typeof content !== 'string' && !(content instanceof Uint8Array)) return this.call('retain', [content, meta]);
+    if (typeof content !== 'string' && !(content instanceof Uint8Array)) return this.call(op, [content, meta]);
     const encode = async (): Promise<{ args: unknown[]; transfer?: ArrayBuffer[] }> => {
       const { content: parts, transfer } = await encodeContent(content);
       return { args: [parts, meta], transfer };
     };
-    return this.call('retain', [[] /* set by encode */, meta], { encode });
+    return this.call(op, [[] /* set by encode */, meta], { encode });
   }
 
   /**
-   * Like `SessionStore.search`, on the search lane. `timeoutMs` overrides the store's
-   * `callTimeoutMs` for this search (0: no limit); `signal` cancels it (CANCELLED).
+   * The search lane: like `SessionStore.search`, on the search worker. `timeoutMs` overrides the
+   * store's `callTimeoutMs` for this search (0: no limit); `signal` cancels it (CANCELLED).
    */
-  async search(outputId: string, pattern: string, options: WorkerSearchOptions = {}): Promise<SearchResult> {
+  private async searchOnLane(outputId: string, pattern: string, options: WorkerSearchOptions = {}): Promise<SearchResult> {
     const { timeoutMs = this.callTimeoutMs, signal, ...searchOptions } = options ?? {};
     checkSearchRequest(outputId, pattern, searchOptions);
     checkTimeout('timeoutMs', timeoutMs);
@@ -245,26 +306,11 @@ export class WorkerStore extends WithPlainCalls implements RecallStore {
     return { parts: [copy], totalBytes, complete };
   }
 
-  /** The whole copy, as a Buffer over the bytes the worker transferred (no copy on this thread). */
-  async readAll(outputId: string): Promise<Buffer> {
-    const bytes = await this.call('readAll', [outputId]);
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  }
-
-  /**
-   * Like `SessionStore.annotate`. `extra` is checked here, and its JSON form sent, so what the
-   * worker merges is what the caller passed (a structured clone would turn a class instance plain).
-   */
-  async annotate(outputId: string, extra: Record<string, unknown>): Promise<void> {
-    this.ensureOpen();
-    return this.call('annotate', [outputId, checkAnnotation(extra)]);
-  }
-
-  /** A new session in the same folder, worker and limits that shares no copies with this one. */
-  async fork(): Promise<WorkerStore> {
+  /** `opens`: a store the worker opened beside this one (a fork), in the same worker and with the same limits. */
+  private async opened(op: KindOp<{ opens: true }>, args: unknown[]): Promise<WorkerStore> {
     this.host.retainRef();
     try {
-      const opened = await this.call('fork', [newSessionId()]);
+      const opened = await this.call(op, args as ArgsOf<typeof op>);
       return new WorkerStore(this.host, opened, this.callTimeoutMs);
     } catch (error) {
       this.host.release();
@@ -272,65 +318,45 @@ export class WorkerStore extends WithPlainCalls implements RecallStore {
     }
   }
 
-  close(): Promise<void> {
-    if (this.state !== 'open') return this.closing ?? this.deleting ?? Promise.resolve();
-    this.state = 'closing';
-    this.closing = this.finish('close').then(() => {
-      this.state = 'closed';
-    });
-    return this.closing;
-  }
-
-  /** Deletes the session file; this store is closed and its IDs resolve nowhere. */
-  delete(): Promise<void> {
-    if (this.state === 'deleted') return Promise.resolve();
-    if (this.deleting) return this.deleting;
+  /**
+   * `ends`: closes the store once, for every caller (`removes`: and deletes its files). A delete
+   * after a close removes the files itself: the worker no longer holds the store.
+   */
+  private end(op: StoreOp, removes: boolean): Promise<void> {
+    const pending = removes ? this.deleting : (this.closing ?? this.deleting);
+    if (pending) return pending;
+    let ended: Promise<void>;
     if (this.state === 'open') {
       this.state = 'closing';
-      this.deleting = this.finish('delete');
+      ended = this.finish(op, removes);
     } else {
-      // Already closed (or closing): the worker no longer holds it; the file is all that is left.
-      this.deleting = (this.closing ?? Promise.resolve()).catch(() => undefined).then(() => fs.rm(this.file, { force: true }));
+      ended = (this.closing ?? Promise.resolve()).catch(() => undefined).then(() => fs.rm(this.file, { force: true }));
     }
-    this.deleting = this.deleting.then(() => {
-      this.state = 'deleted';
+    const settled = ended.then(() => {
+      this.state = removes ? 'deleted' : 'closed';
     });
-    return this.deleting;
+    if (removes) this.deleting = settled;
+    else this.closing = settled;
+    return settled;
   }
 
-  /** @internal test hook: make the worker die the way a crash would (`exit`: process.exit; `throw`: an uncaught exception). */
-  debugCrashWorker(how: 'exit' | 'throw' = 'exit'): Promise<void> {
-    return this.host.call('debugCrash', undefined, [how]);
-  }
-
-  /** @internal the worker's thread id (changes when the worker is restarted). */
-  get debugWorkerThreadId(): number {
-    return this.host.threadId;
-  }
-
-  /** Closes or deletes in the worker; a failed worker has nothing left to close. */
-  private async finish(op: 'close' | 'delete'): Promise<void> {
+  /** Ends the store in the worker; a failed worker has nothing left to end. */
+  private async finish(op: StoreOp, removes: boolean): Promise<void> {
     try {
       if (this.unavailable) {
-        if (op === 'delete') await fs.rm(this.file, { force: true });
+        if (removes) await fs.rm(this.file, { force: true });
         return;
       }
       try {
-        await this.host.call(op, this.link.handle, []);
+        await this.host.call(op, this.link.handle, [] as ArgsOf<typeof op>);
       } catch (error) {
         if (!this.unavailable) throw error;
-        if (op === 'delete') await fs.rm(this.file, { force: true });
+        if (removes) await fs.rm(this.file, { force: true });
       }
     } finally {
       this.host.detach(this.link);
       this.host.release();
     }
-  }
-
-  /** @internal sends `op` for this store (see StoreCalls); `open`, `close`, `delete` go through their own methods. */
-  async call<K extends StoreOp>(op: K, args: ArgsOf<K>, options: CallOptions = {}): Promise<ResultOf<K>> {
-    this.ensureOpen();
-    return this.host.call(op, this.link.handle, args, options);
   }
 
   private ensureOpen(): void {

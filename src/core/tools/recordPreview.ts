@@ -15,20 +15,22 @@ export type PreviewErrorFn = (message: string) => void;
 
 /**
  * Annotates each copy in `outputIds` (undefined entries and repeats are skipped) with
- * `{ preview: text }`, one after another. Never rejects; resolves to the failures' messages.
+ * `{ preview: text }` and what `facts` holds for it, one after another. Never rejects; resolves to
+ * the failures' messages.
  */
 export async function recordPreview(
   annotate: AnnotateFn | undefined,
   outputIds: readonly (string | undefined)[],
   text: string,
   onError?: PreviewErrorFn,
+  facts: Readonly<Record<string, Record<string, unknown>>> = {},
 ): Promise<string[]> {
   const failures: string[] = [];
   if (!annotate) return failures;
   for (const outputId of new Set(outputIds)) {
     if (!outputId) continue;
     try {
-      await annotate(outputId, { preview: text });
+      await annotate(outputId, { ...facts[outputId], preview: text });
     } catch (error) {
       const message = `the preview the model received could not be recorded for ${outputId}: ${describeError(error)}`;
       failures.push(message);

@@ -4,7 +4,7 @@ import { runProgram, type CodeRunResult, type RunCodeDeps } from '../codeMode/ru
 import { DEFAULT_TIMEOUT_SECONDS } from '../codeMode/sandbox';
 import { RecallError } from '../errors';
 import { RUN_CODE_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
-import { retentionLines, statedOmission } from '../preview';
+import { retentionLines } from '../preview';
 import type { RecallStore } from '../types';
 import { PROGRAM_GATE, queuedLine } from '../capture/workGate';
 import { annotateOf, recordPreview, type PreviewErrorFn } from './recordPreview';
@@ -123,7 +123,9 @@ export async function runCodeTool(input: RunCodeInput, context: RunCodeContext):
   const queued = admission.waitedFor ? queuedLine({ waitedMs: admission.waitedMs, reason: admission.waitedFor }) : undefined;
   const text = withRetentionLines(renderCodeRun(result, context.previewBytes), result, queued);
   const retained = result.nested.filter((record) => record.status === 'retained').map((record) => record.outputId);
-  await recordPreview(annotateOf(context.store), [result.valueOutputId, ...retained], text, context.onPreviewNotRecorded);
+  // The inspector numbers the value's lines from these, and never counts its copy again.
+  const facts = result.valueOutputId && result.valueLines ? { [result.valueOutputId]: { lines: result.valueLines } } : {};
+  await recordPreview(annotateOf(context.store), [result.valueOutputId, ...retained], text, context.onPreviewNotRecorded, facts);
   return { text, result };
 }
 
@@ -136,14 +138,16 @@ export async function runCodeTool(input: RunCodeInput, context: RunCodeContext):
  */
 export function withRetentionLines(rendered: string, result: CodeRunResult, queued?: string): string {
   const id = result.valueOutputId;
-  const stated = id && result.valueTruncated ? statedOmission(result.valuePreview, id) : undefined;
-  if (!id || !stated) return queued ? `${queued}\n${rendered}` : rendered;
-  const lines = retentionLines(
-    stated,
-    id,
-    'return value',
-    `To find a field: ${SEARCH_TOOL_OUTPUT_TOOL} {"outputId":"${id}","pattern":"…"}. Do not re-run the program to see more.`,
-  );
+  const lines =
+    id && result.valueFacts
+      ? retentionLines(
+          result.valueFacts,
+          id,
+          'return value',
+          `To find a field: ${SEARCH_TOOL_OUTPUT_TOOL} {"outputId":"${id}","pattern":"…"}. Do not re-run the program to see more.`,
+        )
+      : undefined;
+  if (!lines) return queued ? `${queued}\n${rendered}` : rendered;
   const statusEnd = rendered.indexOf('\n');
   const status = statusEnd < 0 ? rendered : rendered.slice(0, statusEnd);
   const rest = statusEnd < 0 ? '' : rendered.slice(statusEnd);

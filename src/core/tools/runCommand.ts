@@ -1,12 +1,22 @@
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
-import { captureCommand, type CommandResult } from '../capture/captureCommand';
+import {
+  captureCommand,
+  type CaptureLimits,
+  type CommandCapture,
+  type CommandResult,
+  type RunCommandOptions,
+} from '../capture/captureCommand';
 import { queuedLine } from '../capture/workGate';
 import type { ProgressListener } from '../capture/progress';
 import { RecallError, clipEcho } from '../errors';
+import { newOutputId } from '../ids';
+import { DEFAULT_LIMITS } from '../limits';
 import { READ_TOOL_OUTPUT_TOOL, RUN_COMMAND_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
-import type { RecallStore } from '../types';
-import { retentionLines, statedOmission } from '../preview';
+import type { NotableDigest, RecallStore } from '../types';
+import { previewHeadTail, retentionLines, type PreviewFacts } from '../preview';
+import { NO_STORE_REASON, retainOrExplain } from '../retention';
+import { splitFailureBudget, stderrExcerpt } from './stderrExcerpt';
 import { baseDirOf, clipLine, storeOrNothing, type RunningToolSpec } from './toolSpec';
 
 export interface RunCommandInput {
@@ -31,6 +41,31 @@ export interface RunCommandContext {
   /** Told the bytes so far and a bounded tail while the command runs (captureCommand's onProgress). */
   onProgress?: ProgressListener;
 }
+
+/** A command's result as the tool makes it: how it ended, its preview and where its copy is. */
+export interface RunCommandResult extends CommandResult {
+  /** What the model sees: the merged output, or its head+tail with an omission marker. */
+  preview: string;
+  previewTruncated: boolean;
+  /** What a cut preview omitted and listed, as data (the lines around the result repeat it). */
+  previewFacts?: PreviewFacts;
+  /** The retained merged copy, when the output did not fit the preview and saving worked. */
+  outputId?: string;
+  /** 'not-needed': the preview is the whole output. */
+  recovery: 'retained' | 'not-needed' | 'unavailable';
+  recoveryReason?: string;
+  /**
+   * When the command failed (non-zero exit, a signal, a timeout) and the preview is not the whole
+   * output: stderr alone, head and tail, as a titled section to show beside the preview. The
+   * preview and this section share the preview budget.
+   */
+  stderrExcerpt?: string;
+  /** The notable lines the capture saw in the bytes it dropped (also retained with the copy). */
+  droppedNotable?: NotableDigest;
+}
+
+/** A result and the text the model gets for it (`renderCommandResult`). */
+export type RenderedCommandResult = RunCommandResult & { text: string };
 
 /**
  * `run_command`: runs a shell command where the workspace is, with bounded capture; the model gets
@@ -94,10 +129,12 @@ export function resolveCwd(baseDir: string, cwd: string | undefined): string {
  * The text is recorded as the retained copy's `extra.preview`, exactly, for the inspector: callers
  * hand it to the model unchanged (only split into parts of at most 8,000 bytes).
  */
-export async function runCommandTool(input: RunCommandInput, context: RunCommandContext): Promise<{ text: string; result: CommandResult }> {
+export async function runCommandTool(
+  input: RunCommandInput,
+  context: RunCommandContext,
+): Promise<{ text: string; result: RunCommandResult }> {
   const { command, timeoutSeconds } = input;
-  // Rendered once, by the capture: the same text the copy recorded as its preview, in its one journal record.
-  const { text, ...result } = await captureCommand(
+  const { text, ...result } = await runCommand(
     {
       command,
       cwd: resolveCwd(context.baseDir, input.cwd),
@@ -105,7 +142,6 @@ export async function runCommandTool(input: RunCommandInput, context: RunCommand
       signal: context.signal,
       onQueued: context.onQueued,
       onProgress: context.onProgress,
-      render: renderCommandResult,
     },
     context.store,
     { previewBytes: context.previewBytes, streamBytes: context.streamBytes, maxConcurrent: context.maxConcurrent },
@@ -113,8 +149,112 @@ export async function runCommandTool(input: RunCommandInput, context: RunCommand
   return { text, result };
 }
 
+/**
+ * Runs a command and makes its result: the capture's merged copy is previewed and, when the
+ * preview is not all of it, retained with the result text that names it (`extra.preview`: the
+ * copy and what the model was shown are one journal record). A copy that cannot be kept is said so
+ * in the result, rendered again without its id. Rendered once otherwise.
+ */
+export function runCommand(
+  options: RunCommandOptions,
+  store: RecallStore | undefined,
+  limits: Partial<Omit<CaptureLimits, 'copyBytes'> & { previewBytes: number }> = {},
+): Promise<RenderedCommandResult> {
+  const previewBytes = limits.previewBytes ?? DEFAULT_LIMITS.previewBytes;
+  // The copy fits the store's cap unchanged: the preview's offsets are the copy's offsets.
+  return captureCommand(options, { ...limits, copyBytes: store?.copyBytes }, (capture) => commandResult(capture, store, previewBytes));
+}
+
+async function commandResult(
+  capture: CommandCapture,
+  store: RecallStore | undefined,
+  previewBytes: number,
+): Promise<RenderedCommandResult> {
+  const { result, copy } = capture;
+  const rendered = (run: RunCommandResult): RenderedCommandResult => ({ ...run, text: renderCommandResult(run) });
+  if (copy.complete && copy.totalBytes <= previewBytes) {
+    const whole = capture.copyBytes().toString('utf8');
+    // Invalid bytes decode to U+FFFD (3 bytes each): binary output can outgrow the preview budget.
+    if (Buffer.byteLength(whole) <= previewBytes)
+      return rendered({ ...result, preview: whole, previewTruncated: false, recovery: 'not-needed' });
+  }
+  const failed = result.timedOut || result.signal !== null || (result.exitCode !== null && result.exitCode !== 0);
+  const split =
+    failed && !result.cancelled ? splitFailureBudget(previewBytes, result.stderr.totalBytes) : { merged: previewBytes, stderr: 0 };
+  const withCopy = (outputId: string | undefined, recoveryReason?: string): RenderedCommandResult => {
+    const preview = previewHeadTail(capture.copyBytes(), {
+      budgetBytes: split.merged,
+      kind: 'command',
+      outputId,
+      copyComplete: copy.complete,
+      unavailableReason: recoveryReason,
+      dropped: copy.dropped,
+      droppedBytes: copy.droppedBytes,
+      gapOffset: copy.gapOffset,
+      lines: copy.lines,
+    });
+    const run: RunCommandResult = {
+      ...result,
+      preview: preview.text,
+      previewTruncated: preview.truncated,
+      outputId,
+      recovery: outputId ? 'retained' : 'unavailable',
+      recoveryReason,
+    };
+    if (preview.omitted) run.previewFacts = { totalBytes: preview.totalBytes, omitted: preview.omitted, notable: preview.notable };
+    const status = failureStatus(result);
+    const excerpt =
+      split.stderr > 0
+        ? stderrExcerpt(capture.stderrBytes(), split.stderr, { status, totalBytes: result.stderr.totalBytes, outputId })
+        : '';
+    if (excerpt) run.stderrExcerpt = excerpt;
+    if (copy.dropped) run.droppedNotable = copy.dropped;
+    return rendered(run);
+  };
+  // No copy can be kept: one preview, which says so.
+  if (!store) return withCopy(undefined, NO_STORE_REASON);
+  // The id is made first, so the text that names it is recorded with the copy in one journal record.
+  const hoped = withCopy(newOutputId());
+  const { retained, unavailableReason } = await retainOrExplain(
+    store,
+    capture.copyBytes(),
+    {
+      outputId: hoped.outputId,
+      tool: RUN_COMMAND_TOOL,
+      title: result.command,
+      complete: copy.complete,
+      droppedBytes: copy.droppedBytes,
+      gapOffset: copy.gapOffset,
+      notable: copy.dropped,
+      extra: {
+        previewBytes,
+        exitCode: result.exitCode,
+        signal: result.signal,
+        timedOut: result.timedOut,
+        cancelled: result.cancelled,
+        stdout: result.stdout,
+        stderr: result.stderr,
+        cwd: result.cwd,
+        preview: hoped.text,
+        // The inspector numbers lines from these, and never counts the copy again.
+        lines: copy.lines,
+      },
+    },
+    // Not read again here: a copy that could not be kept is built again from the capture.
+    { transfer: true },
+  );
+  return retained ? hoped : withCopy(undefined, unavailableReason);
+}
+
+/** How a failed command ended, in the words of the result's status line. */
+function failureStatus(result: CommandResult): string {
+  if (result.timedOut) return 'timed out';
+  if (result.signal) return `killed by ${result.signal}`;
+  return `exit code ${result.exitCode}`;
+}
+
 /** One log line about a finished command. */
-export function describeCommandRun(result: CommandResult): string {
+export function describeCommandRun(result: RunCommandResult): string {
   return `${RUN_COMMAND_TOOL} ${JSON.stringify(clipEcho(result.command))}: exit ${result.exitCode ?? result.signal}, ${result.merged.totalBytes} bytes, ${result.outputId ?? result.recovery}`;
 }
 
@@ -137,7 +277,7 @@ export const HEADER_COMMAND_CHARS = 100;
  *   [<stderr alone, for a failure>]
  *   [end of preview. outputId "…": bytes [a, b) of N omitted; read on with …]
  */
-export function renderCommandResult(result: CommandResult): string {
+export function renderCommandResult(result: RunCommandResult): string {
   const status = result.cancelled
     ? 'cancelled (the process tree was stopped)'
     : result.timedOut
@@ -147,13 +287,12 @@ export function renderCommandResult(result: CommandResult): string {
         : `exit code ${result.exitCode}`;
   const stream = (name: string, s: CommandResult['stdout']) =>
     `${name}: ${s.totalBytes} bytes${s.complete ? '' : `, ${s.capturedBytes} kept, ${s.droppedBytes} dropped (complete: false)`}`;
-  const stated = result.outputId && result.previewTruncated ? statedOmission(result.preview, result.outputId) : undefined;
   const kept = `The copy keeps ${result.merged.capturedBytes} of ${result.merged.totalBytes} output bytes (complete: ${result.merged.complete}).`;
   const guidance = `Check the copy before saying something is absent; do not re-run the command to see more.`;
   const retention =
-    result.outputId && stated
+    result.outputId && result.previewFacts
       ? retentionLines(
-          stated,
+          result.previewFacts,
           result.outputId,
           'output',
           `${kept} To find a field: ${SEARCH_TOOL_OUTPUT_TOOL} {"outputId":"${result.outputId}","pattern":"…"}. ${guidance}`,

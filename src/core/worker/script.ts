@@ -1,5 +1,5 @@
 /**
- * The worker script both workers run (`store/worker.ts`: the store worker, or with `workerData.role`
+ * The worker script both workers run (`workers/entry.ts`: the store worker, or with `workerData.role`
  * "search" the search worker), and the Node options to start it with.
  */
 import { existsSync } from 'node:fs';
@@ -8,12 +8,12 @@ import * as path from 'node:path';
 
 let defaultPath: string | undefined;
 
-/** `storeWorker.js` beside the bundle (dist/), else `store/worker.ts` (sources, tsx). */
+/** `storeWorker.js` beside the bundle (dist/), else `workers/entry.ts` (sources, tsx). */
 export function defaultWorkerPath(): string {
   if (defaultPath) return defaultPath;
   const bundled = path.join(__dirname, 'storeWorker.js');
-  // From sources, the entry sits in store/ beside the store it mostly serves.
-  const source = path.join(__dirname, '..', 'store', 'worker.ts');
+  // From sources, the entry sits in workers/, the room that composes the store and search workers.
+  const source = path.join(__dirname, '..', 'workers', 'entry.ts');
   defaultPath = !existsSync(bundled) && existsSync(source) ? source : bundled;
   return defaultPath;
 }

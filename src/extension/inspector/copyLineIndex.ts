@@ -1,15 +1,19 @@
 /**
  * Line numbers for byte offsets of a retained copy, without keeping the copy in memory.
  *
- * Built once per opened output from one `readAll`: the copy is cut into blocks of at most
- * BLOCK_BYTES that start on character boundaries, and the index keeps only the block starts and the
- * newlines before each (two small typed arrays: ~16 KiB for an 8 MiB copy). The line at an offset is
- * then the count at its block plus the newlines in one short `read` from the block start — a
- * read that always fits one page and hits the store's chunk cache, like the page read it goes with.
- * (An index of every 1000th newline would need an unbounded read when lines are long.)
+ * The index keeps block starts and the newlines before each (two small arrays). The line at an
+ * offset is then the count at its block plus the newlines in short reads from the block start,
+ * which hit the store's chunk cache like the page read they go with. A copy's run_command or
+ * run_code call recorded these counts with it (`extra.lines`: blocks of 16 KiB, made by the one
+ * count of its line breaks the capture or the preview made), so no copy is read whole for them;
+ * only a copy retained without them is read once, and cut into blocks of at most BLOCK_BYTES that
+ * start on character boundaries. (An index of every 1000th newline would need an unbounded read
+ * when lines are long.)
  */
 import { boundaryAtOrBefore, countNewlines } from '../../core/utf8';
-import type { RecallStore } from '../../core/types';
+import { isRecallError } from '../../core/errors';
+import { DEFAULT_LIMITS } from '../../core/limits';
+import type { OutputInfo, RecallStore } from '../../core/types';
 
 /** Below the 4096-byte page limit, leaving room for the ≤3 bytes a boundary snap moves back. */
 export const BLOCK_BYTES = 4000;
@@ -18,13 +22,30 @@ export interface LineIndex {
   totalBytes: number;
   /** Lines in the copy: newlines, plus one for a last line without a newline. */
   totalLines: number;
-  /** Newlines in the whole copy. */
-  newlines: number;
-  /** blockStart[k]: a character boundary; newlinesBefore[k]: '\n' bytes in [0, blockStart[k]). */
-  blockStart: Float64Array;
-  newlinesBefore: Float64Array;
-  /** Last byte of the copy is '\n' (then the last line is the one that newline ends). */
-  endsWithNewline: boolean;
+  /** blockStart[k]: where block k starts (recorded blocks may start inside a character); newlinesBefore[k]: '\n' bytes in [0, blockStart[k]). */
+  blockStart: ArrayLike<number>;
+  newlinesBefore: ArrayLike<number>;
+}
+
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
+
+/**
+ * The index from the line facts recorded with the copy (`extra.lines`, free-form JSON: every field
+ * is checked), or undefined when it has none that fit it.
+ */
+export function recordedLineIndex(info: OutputInfo): LineIndex | undefined {
+  const facts = info.extra?.lines as Record<string, unknown> | undefined;
+  if (typeof facts !== 'object' || facts === null) return undefined;
+  const { totalBytes, lines, blockBytes, before } = facts;
+  if (totalBytes !== info.totalBytes || !isCount(lines) || !isCount(blockBytes) || blockBytes === 0 || !Array.isArray(before))
+    return undefined;
+  if (before.length !== Math.ceil(totalBytes / blockBytes) || !before.every(isCount)) return undefined;
+  return {
+    totalBytes,
+    totalLines: lines,
+    blockStart: Float64Array.from(before, (_, k) => k * blockBytes),
+    newlinesBefore: Float64Array.from(before),
+  };
 }
 
 export function buildLineIndex(bytes: Uint8Array): LineIndex {
@@ -43,7 +64,7 @@ export function buildLineIndex(bytes: Uint8Array): LineIndex {
   newlines += countNewlines(bytes, previous, bytes.length);
   const endsWithNewline = bytes.length > 0 && bytes[bytes.length - 1] === 0x0a;
   const totalLines = bytes.length === 0 ? 0 : newlines + (endsWithNewline ? 0 : 1);
-  return { totalBytes: bytes.length, totalLines, newlines, blockStart, newlinesBefore, endsWithNewline };
+  return { totalBytes: bytes.length, totalLines, blockStart, newlinesBefore };
 }
 
 /** The block whose start is the greatest at or before `offset`. */
@@ -63,13 +84,22 @@ function blockOf(index: LineIndex, offset: number): number {
  * ends with a newline, that is the last line, not a phantom empty one after it.
  */
 export async function lineAt(index: LineIndex, store: RecallStore, outputId: string, offset: number): Promise<number> {
-  if (index.totalBytes === 0) return 1;
+  if (index.totalBytes === 0 || index.blockStart.length === 0) return 1;
   const k = blockOf(index, offset);
-  const start = index.blockStart[k];
   let newlines = index.newlinesBefore[k];
-  if (offset > start) {
-    const page = await store.read(outputId, start, offset - start);
+  for (let at = index.blockStart[k]; at < offset;) {
+    let page;
+    try {
+      page = await store.read(outputId, at, Math.min(DEFAULT_LIMITS.pageBytes, offset - at));
+    } catch (error) {
+      // A recorded block may start inside a character, whose bytes hold no newline: count from its end.
+      if (at !== index.blockStart[k] || !isRecallError(error, 'MID_CHARACTER_OFFSET')) throw error;
+      at = Number(error.details.after);
+      continue;
+    }
     newlines += countChar(page.text, '\n');
+    if (page.nextOffset <= at) break;
+    at = page.nextOffset;
   }
   const line = newlines + 1;
   return Math.min(line, Math.max(1, index.totalLines));

@@ -1,18 +1,14 @@
 /**
- * The script both workers run, bundled as `dist/storeWorker.js` (worker/script.ts finds it). By
- * default it is the store worker: it runs session stores (sql.js, synchronous) so the caller's thread
- * never waits on the database, serving the store's operation table (storeOps.ts) through
- * worker/serve.ts. Started with `workerData.role` "search", it is the search worker instead
- * (search/service.ts), handed the file scanner from files/ so that search need not import it.
+ * The store worker's side: it runs session stores (sql.js, synchronous) so the caller's thread never
+ * waits on the database, serving the store's operation table (storeOps.ts) through worker/serve.ts.
+ * The script that calls it is workers/entry.ts.
  *
  * The store worker holds any number of stores, each under a handle, and answers every request with
  * exactly one reply. Requests run concurrently once started, as they would on a `SessionStore` shared
  * by several callers; the store itself orders its writes.
  */
-import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
 import { RecallError } from '../errors';
-import { scanFile } from '../files/fileSearch';
-import { serveSearches } from '../search/service';
 import { serveOps } from '../worker/serve';
 import type { SessionStore } from './sessionStore';
 import { storeRun, type OpenedStore, type StoreDesk, type StoreHandle } from './storeOps';
@@ -48,9 +44,4 @@ export function serveStores(port: Port): void {
     const served = storeRun(op);
     return served && { now: served.now, run: (request) => served.run(deskFor(request.handle), request.args) };
   });
-}
-
-if (parentPort) {
-  if ((workerData as { role?: string } | null)?.role === 'search') serveSearches(parentPort, scanFile);
-  else serveStores(parentPort);
 }
