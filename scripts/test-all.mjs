@@ -1,7 +1,9 @@
 // `npm test`: the checks (build, lint, format, a typecheck of every tsconfig in the tree), then every
-// suite in turn — unit (mocha, plain Node), real extension host (code-server + headless Chromium),
-// browser (the inspector webview in Chromium), MCP conformance (the official suite against
-// dist/mcp.js) — then one line "N passed, N failed, N skipped" that counts them all. A failing check
+// suite in turn — unit (mocha, plain Node, in process only), system (mocha, plain Node: the tests that
+// start processes or worker threads: dist/mcp.js, agent CLIs, shells, the store, search and code-mode
+// workers), real extension host (code-server + headless Chromium), browser (the inspector webview in
+// Chromium), MCP conformance (the official suite against dist/mcp.js) — then one line
+// "N passed, N failed, N skipped" that counts them all. A failing check
 // counts as one failure; a suite that crashes before reporting counts as a failure, so a broken
 // runner can never look green. Each suite has a time limit: a suite that hangs (a handle left open, a
 // host that never answers) is killed with its whole process group and counted as a failure, instead
@@ -41,8 +43,17 @@ const suites = [
     counts: false,
     limitMs: 10 * MINUTE,
   })),
-  // Alone on an idle 2-core machine: 754 tests in 5 min 23 s.
-  { name: 'unit', command: ['npx', 'mocha', 'test/unit/**/*.test.ts'], limitMs: 10 * MINUTE },
+  // unit: in-process tests only, within a minute on an idle 2-core machine (`npm run test:unit`).
+  // system: the tests that start processes or worker threads (`npm run test:system`). Both run the
+  // property tests (helpers/propertyScale.ts) at their full size here, so CI always does; alone, each
+  // runs them at the quick size.
+  { name: 'unit', command: ['npx', 'mocha', 'test/unit/**/*.test.ts'], env: { TOR_PROPERTY_SCALE: 'full' }, limitMs: 5 * MINUTE },
+  {
+    name: 'system',
+    command: ['npx', 'mocha', 'test/system/**/*.test.ts'],
+    env: { TOR_PROPERTY_SCALE: 'full' },
+    limitMs: 20 * MINUTE,
+  },
   {
     name: 'host',
     command: ['node', 'scripts/host/run.mjs', '--extra-extension', 'test/fixtures/test-model-extension'],
@@ -158,7 +169,7 @@ for (const suite of suites) {
   console.log(`(time limit ${limitNote}; TEST_TIME_SCALE=${machine.scale}: ${describeMachine(machine)})`);
   const resultsFile = path.join(scratch, `${suite.name}.json`);
   const started = Date.now();
-  const env = { ...process.env, TOR_RESULTS_FILE: resultsFile, NO_COLOR: '1', TEST_TIME_SCALE: String(machine.scale) };
+  const env = { ...process.env, ...suite.env, TOR_RESULTS_FILE: resultsFile, NO_COLOR: '1', TEST_TIME_SCALE: String(machine.scale) };
   const run = await runLimited(suite, env, limitMs, machine.scale);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (run.timedOut) console.error(`\n=== ${suite.name}: still running after ${limitNote}; killed ===`);

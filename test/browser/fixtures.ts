@@ -1,13 +1,15 @@
 /**
  * Copies for the browser tests, made by the real engine: a store in a temp folder, an 8 MiB mixed
- * CJK/emoji copy, and run_command outputs captured by `captureCommand` itself (complete, incomplete),
+ * CJK/emoji copy, and run_command outputs made by `runCommand` itself (complete, incomplete),
  * plus an evicted one from a store with a tiny quota.
  */
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
-import { captureCommand, type CommandResult } from '../../src/core/capture/captureCommand';
+import { runCommand, type RunCommandResult } from '../../src/core/tools/runCommand';
+// The tools' registry, which runCommand's spec adds itself to (a type-only link: nothing loads).
+import type {} from '../../src/core/tools/registry';
 import { boundaryAtOrBefore } from '../../src/core/utf8';
 import { after } from './harness';
 import { makeRng } from '../unit/helpers/prng';
@@ -71,10 +73,10 @@ export async function commandOutput(
   command: string,
   streamBytes = 8 * MiB,
   timeoutMs = 30000,
-): Promise<CommandResult & { outputId: string }> {
-  const result = await captureCommand({ command, timeoutMs }, store, { streamBytes });
-  if (!result.outputId) throw new Error(`captureCommand retained nothing (${result.recovery}: ${result.recoveryReason ?? ''})`);
-  return result as CommandResult & { outputId: string };
+): Promise<RunCommandResult & { outputId: string }> {
+  const result = await runCommand({ command, timeoutMs }, store, { streamBytes });
+  if (!result.outputId) throw new Error(`runCommand retained nothing (${result.recovery}: ${result.recoveryReason ?? ''})`);
+  return result as RunCommandResult & { outputId: string };
 }
 
 /** The first byte offset inside a multi-byte character at or after `from`. */

@@ -147,7 +147,14 @@ describe("Local harness: VS Code's own saved results (the terminal tool's and Co
     );
   });
 
-  /** The current session's output kept from `file`, once the extension has retained it (read from the session file, as another window would). */
+  /**
+   * The current session's output kept from `file`, once the extension has retained it: found in the
+   * session file (read as another window would), then waited for in the extension's own store until
+   * it resolves there. The store writes a copy's journal record (and waits for its fsync) before the
+   * copy enters its index and its retain resolves, and serves reads meanwhile; a reader of the files
+   * sees the record at once, so under load the ID it finds could still be NOT_FOUND through the API
+   * for the length of an fsync (failed once with two CI runs at once, load 8-10).
+   */
   async function keptFrom(file: string): Promise<OutputInfo> {
     const api = await recallApi();
     const sessionFile = path.join(sessionsFolder, `${await api.sessionId()}.sqlite`);
@@ -160,6 +167,16 @@ describe("Local harness: VS Code's own saved results (the terminal tool's and Co
         await session.close();
       }
       return kept !== undefined;
+    });
+    const { outputId } = kept!;
+    await waitFor(`${outputId} (kept from ${file}) to resolve through the extension's API once its retain has finished`, async () => {
+      try {
+        await api.read(outputId, 0, 1);
+        return true;
+      } catch (error) {
+        if ((error as { code?: unknown }).code === 'NOT_FOUND') return false;
+        throw error;
+      }
     });
     return kept!;
   }

@@ -1,80 +1,23 @@
 // RecallStore.annotate: fields merged into an output's extra after it was retained (the text the
 // model was given for it), journalled before they are applied, so they survive a crash like the copy.
+// A real run_command's copy and the store worker: test/system/annotate.test.ts.
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { newOutputId } from '../../src/core/ids';
-import { encodeRecord, parseJournal, type JournalHeader, type RetainRecord } from '../../src/core/store/journal';
-import { MAX_ANNOTATION_BYTES } from '../../src/core/store/outputRows';
+import { encodeRecord, parseJournal, type JournalHeader } from '../../src/core/store/journal';
 import { openReadOnlySession } from '../../src/core/store/readOnlySession';
 import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
-import { openWorkerStore, type WorkerStore, type WorkerStoreOptions } from '../../src/core/store/workerClient';
-import { runCommandTool } from '../../src/core/tools/runCommand';
 import type { RecallStore } from '../../src/core/types';
+import { checkRefusals, extraOf, journalHeaders, UNKNOWN_ID } from './helpers/annotate';
 import { outputCounts, rejectsWith } from './helpers/assertions';
 import { useTempDirs } from './helpers/tempDirs';
-
-const WORKER = {
-  workerPath: path.join(__dirname, '../../src/core/store/worker.ts'),
-  execArgv: ['--require', require.resolve('tsx/cjs')],
-};
-const UNKNOWN_ID = 'out_0123456789abcdef01234567';
 
 /** A "crash": the session's files as they are now, copied to another folder before any checkpoint. */
 function crashCopy(store: SessionStore, to: string): void {
   for (const name of readdirSync(path.dirname(store.file))) {
     if (name.startsWith(path.basename(store.file))) copyFileSync(path.join(path.dirname(store.file), name), path.join(to, name));
   }
-}
-
-const journalHeaders = (file: string): JournalHeader[] => {
-  const parsed = parseJournal(readFileSync(`${file}.journal`));
-  assert.equal(parsed.bytesIgnored, 0);
-  return parsed.entries.map((entry) => {
-    if (entry.header.op !== 'retain') assert.equal(entry.content.length, 0, `a ${entry.header.op} record holds no content`);
-    return entry.header;
-  });
-};
-
-const extraOf = async (store: RecallStore, outputId: string): Promise<Record<string, unknown> | undefined> =>
-  (await store.info(outputId)).extra;
-
-/** The checks every store answers the same way: unknown ids, evicted copies, bad extras (none of which journal anything). */
-async function checkRefusals(store: RecallStore & { flush(): Promise<void> }, ids: { evicted: string; live: string }): Promise<void> {
-  // Checkpointed first, so that no background checkpoint changes the journal's size meanwhile.
-  await store.flush();
-  const journalBytes = async (): Promise<number> => (await store.stats()).journalBytes;
-  const before = await journalBytes();
-  await rejectsWith(store.annotate(UNKNOWN_ID, { preview: 'x' }), 'NOT_FOUND');
-  await rejectsWith(store.annotate('not-an-id', { preview: 'x' }), 'NOT_FOUND');
-  await rejectsWith(store.annotate('', { preview: 'x' }), 'INVALID_ARGUMENT');
-  const evicted = await rejectsWith(store.annotate(ids.evicted, { preview: 'x' }), 'EVICTED');
-  assert.match(evicted.message, /was evicted/);
-  assert.equal((await store.info(ids.evicted)).evicted, true);
-  assert.equal(await extraOf(store, ids.evicted), undefined, 'an evicted copy is not annotated');
-
-  // The limit is on the JSON of the extra given: '{"t":""}' is 8 bytes around the text.
-  const atLimit = 'x'.repeat(MAX_ANNOTATION_BYTES - 8);
-  assert.equal(MAX_ANNOTATION_BYTES, 256 * 1024);
-  const over = await rejectsWith(store.annotate(ids.live, { t: `${atLimit}x` }), 'INVALID_ARGUMENT');
-  assert.match(over.message, new RegExp(`${MAX_ANNOTATION_BYTES + 1} bytes as JSON, over the limit of ${MAX_ANNOTATION_BYTES}`));
-  assert.deepEqual(over.details, { bytes: MAX_ANNOTATION_BYTES + 1, limitBytes: MAX_ANNOTATION_BYTES });
-  // Multi-byte text counts in UTF-8 bytes.
-  await rejectsWith(store.annotate(ids.live, { t: 'é'.repeat(MAX_ANNOTATION_BYTES / 2) }), 'INVALID_ARGUMENT');
-  const notObjects: unknown[] = [null, undefined, [], ['a'], 'text', 42, true, new Map([['a', 1]]), new Date(), new (class Fields {})()];
-  for (const extra of notObjects) {
-    const error = await rejectsWith(store.annotate(ids.live, extra as Record<string, unknown>), 'INVALID_ARGUMENT', String(extra));
-    assert.match(error.message, /takes a plain object/);
-  }
-  const cyclic: Record<string, unknown> = {};
-  cyclic.self = cyclic;
-  await rejectsWith(store.annotate(ids.live, cyclic), 'INVALID_ARGUMENT');
-  await rejectsWith(store.annotate(ids.live, { big: 10n }), 'INVALID_ARGUMENT');
-  assert.equal(await journalBytes(), before, 'a refused annotation journals nothing');
-  assert.equal(await extraOf(store, ids.live), undefined);
-
-  await store.annotate(ids.live, { t: atLimit });
-  assert.equal((await extraOf(store, ids.live))?.t, atLimit, 'exactly at the limit is taken');
 }
 
 describe('annotate: fields merged into an output’s extra, durably', function () {
@@ -282,22 +225,6 @@ describe('annotate: fields merged into an output’s extra, durably', function (
       assert.equal(parseJournal(Buffer.concat(bad)).entries.length, 0);
     });
 
-    it('a run_command copy and the text the model got are one journal record (the outputId is made before the retain)', async () => {
-      const store = await openStore({ dir: dirs.make(), checkpoints: 'manual' });
-      const { text, result } = await runCommandTool(
-        { command: 'seq 1 50000' },
-        { store, baseDir: dirs.make(), defaultTimeoutSeconds: 30, previewBytes: 4096, streamBytes: 8 * 1024 * 1024 },
-      );
-      const headers = journalHeaders(store.file);
-      assert.deepEqual(
-        headers.map((header) => [header.op, header.outputId]),
-        [['retain', result.outputId]],
-      );
-      assert.equal((headers[0] as RetainRecord).meta.extra?.preview, text);
-      assert.equal((await store.info(result.outputId!)).extra?.preview, text);
-      await store.close();
-    });
-
     it('reads a session written before: a retain, then an annotate with the preview, replayed from the journal', async () => {
       const dir = dirs.make();
       const store = await openStore({ dir, checkpoints: 'manual' });
@@ -326,55 +253,6 @@ describe('annotate: fields merged into an output’s extra, durably', function (
       assert.match(odd.message, /"out_1" is not a new outputId/);
       assert.equal((await store.list()).length, 1);
       await store.close();
-    });
-  });
-
-  describe('worker store', () => {
-    const opened: WorkerStore[] = [];
-    const open = async (options: Partial<WorkerStoreOptions> & { dir: string }): Promise<WorkerStore> => {
-      const store = await openWorkerStore({ ...WORKER, ...options });
-      opened.push(store);
-      return store;
-    };
-    afterEach(async () => {
-      await Promise.all(opened.splice(0).map((store) => store.close().catch(() => undefined)));
-    });
-
-    it('merges through the worker, shows it in info() and list(), and keeps it across a worker crash and a reopen', async () => {
-      const dir = dirs.make();
-      const store = await open({ dir });
-      const { outputId } = await store.retain('through the worker\n', { extra: { exitCode: 2 } });
-      await store.annotate(outputId, { preview: 'first', n: 1 });
-      await store.annotate(outputId, { preview: 'second' });
-      const merged = { exitCode: 2, preview: 'second', n: 1 };
-      assert.deepEqual(await extraOf(store, outputId), merged);
-      assert.deepEqual(
-        (await store.list()).map((info) => info.extra),
-        [merged],
-      );
-      // Durable when annotate resolves: the worker dies (with or without a checkpoint behind it).
-      await store.debugCrashWorker('exit').catch(() => undefined);
-      await rejectsWith(store.info(outputId), 'STORE_UNAVAILABLE');
-      const resumed = await open({ dir, sessionId: store.sessionId });
-      assert.deepEqual(await extraOf(resumed, outputId), merged);
-      await resumed.annotate(outputId, { n: 2 });
-      await resumed.close();
-      const again = await open({ dir, sessionId: store.sessionId });
-      assert.deepEqual(await extraOf(again, outputId), { ...merged, n: 2 });
-    });
-
-    it('answers NOT_FOUND, EVICTED, INVALID_ARGUMENT and STORE_CLOSED as the session store does', async () => {
-      const dir = dirs.make();
-      const store = await open({ dir, copyBytes: 4096, quotaBytes: 8192 });
-      const other = await open({ dir });
-      const theirs = await other.retain('in the other session\n');
-      await rejectsWith(store.annotate(theirs.outputId, { preview: 'x' }), 'NOT_FOUND');
-      const first = await store.retain('1'.repeat(4000));
-      await store.retain('2'.repeat(4000));
-      const live = await store.retain('3'.repeat(4000));
-      await checkRefusals(store, { evicted: first.outputId, live: live.outputId });
-      await store.close();
-      await rejectsWith(store.annotate(live.outputId, { preview: 'x' }), 'STORE_CLOSED');
     });
   });
 

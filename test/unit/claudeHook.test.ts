@@ -1,21 +1,21 @@
 // Claude Code's PostToolUse hook: the entry "Connect Other Agents…" merges into the workspace's
 // .claude/settings.json (other keys and hooks kept, a malformed file reported), and what the hook
 // (`node dist/mcp.js hook claude-code-post-tool-use`) prints for a Bash output Claude Code saved to
-// its tool-results folder: real files, the real built server as a child process.
+// its tool-results folder: real files, read in process. The real built server as a child process:
+// test/system/claudeHook.test.ts.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { agentTargets } from '../../src/core/agents/agents';
 import { CLAUDE_HOOK_ARGS, claudeHookCommand, claudeHookEntry, mergeClaudeHook } from '../../src/core/agents/claudeHook';
 import type { ConfigMerge } from '../../src/core/agents/merge';
 import { planFiles, writePlanned } from '../../src/core/agents/plan';
-import { CONTEXT_BYTES, MAX_EVENT_BYTES, savedOutputContext } from '../../src/mcp/hook';
+import { CONTEXT_BYTES, savedOutputContext } from '../../src/mcp/hook';
 
 /** These tests read the file path the hook gives with no server of the agent running (hooks.test.ts covers the server). */
 const noServer = (): Promise<undefined> => Promise.resolve(undefined);
 import { rejectsWith } from './helpers/assertions';
-import { MCP_BUNDLE, ensureBuilt } from './helpers/mcpServer';
+import { bashEvent, writeSavedOutput } from './helpers/claudeHook';
 import { useClaudeResults } from './helpers/readable';
 import { useTempDirs } from './helpers/tempDirs';
 
@@ -126,34 +126,14 @@ describe('Claude Code hook: what it tells the model (hook claude-code-post-tool-
   this.timeout(120_000);
   const dirs = useTempDirs('claude-hook');
   const claude = useClaudeResults(() => dirs.make());
-  let config: string;
   let saved: string;
   let size: number;
   before(async () => {
-    config = claude.config();
-    const results = claude.results();
-    saved = path.join(results, 'bknx531nw.txt');
-    const filler = `${'y'.repeat(90)}\n`;
-    const body = [
-      filler.repeat(15_000),
-      'ERROR: disk quota exceeded on /var/data\n',
-      filler.repeat(15_000),
-      'Tests: 3 failed, 97 passed\n',
-    ];
-    await fs.writeFile(saved, `${body.join('')}${'z'.repeat(40)}\nchecksum=5f00d1\n`);
-    size = (await fs.stat(saved)).size;
-  });
-
-  const event = (response: Record<string, unknown>): Record<string, unknown> => ({
-    hook_event_name: 'PostToolUse',
-    tool_name: 'Bash',
-    cwd: '/w/proj',
-    tool_input: { command: 'make test' },
-    tool_response: { stdout: 'y'.repeat(30_000), stderr: '', interrupted: false, ...response },
+    ({ saved, size } = await writeSavedOutput(claude.results()));
   });
 
   it('a saved output: its path and size, the calls that read it, the notable lines past the preview and the last lines, in ≤ 4 KB', async () => {
-    const context = await savedOutputContext(event({ persistedOutputPath: saved, persistedOutputSize: size }), noServer);
+    const context = await savedOutputContext(bashEvent({ persistedOutputPath: saved, persistedOutputSize: size }), noServer);
     assert.ok(context);
     assert.ok(Buffer.byteLength(context) <= CONTEXT_BYTES, `${Buffer.byteLength(context)} bytes`);
     assert.ok(context.includes(`saved to ${saved} (${size} bytes, the complete output`), context);
@@ -165,79 +145,23 @@ describe('Claude Code hook: what it tells the model (hook claude-code-post-tool-
   });
 
   it('a file Claude Code cut at its persist limit is said to be partial', async () => {
-    const context = await savedOutputContext(event({ persistedOutputPath: saved, persistedOutputSize: size * 30 }), noServer);
+    const context = await savedOutputContext(bashEvent({ persistedOutputPath: saved, persistedOutputSize: size * 30 }), noServer);
     assert.ok(context?.includes(`its first ${size} of ${size * 30} bytes: Claude Code saved no more`));
   });
 
   it('nothing when the output was not saved; REFUSED for a path the read tools would not read', async () => {
-    assert.equal(await savedOutputContext(event({})), undefined);
+    assert.equal(await savedOutputContext(bashEvent({})), undefined);
     assert.equal(await savedOutputContext({ tool_name: 'Read', tool_response: 'text' as never }), undefined);
     const elsewhere = path.join(dirs.make(), 'bknx531nw.txt');
     await fs.writeFile(elsewhere, 'x');
-    await rejectsWith(savedOutputContext(event({ persistedOutputPath: elsewhere }), noServer), 'REFUSED');
+    await rejectsWith(savedOutputContext(bashEvent({ persistedOutputPath: elsewhere }), noServer), 'REFUSED');
   });
 
   it('takes no workspace from the event\'s cwd: with "cwd": "/" (or the file\'s own folder) a file outside Claude Code\'s tool-results is REFUSED', async () => {
     const outside = path.join(dirs.make(), 'notes.txt');
     await fs.writeFile(outside, `${'x'.repeat(3000)}\nplain text anyone could want\n`);
     for (const cwd of ['/', path.dirname(outside)]) {
-      await rejectsWith(
-        savedOutputContext({ ...event({ persistedOutputPath: outside }), cwd } as Parameters<typeof savedOutputContext>[0], noServer),
-        'REFUSED',
-      );
-    }
-  });
-
-  it('dist/mcp.js hook: an event over MAX_EVENT_BYTES on stdin is not read whole (it stops reading, says why, exits 0)', async () => {
-    await ensureBuilt();
-    const child = spawn(process.execPath, [MCP_BUNDLE, ...CLAUDE_HOOK_ARGS], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let [stdout, stderr] = ['', ''];
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    // Offer eight times the cap, a MiB at a time; the hook must stop taking it well before the end.
-    const piece = Buffer.alloc(1024 * 1024, 0x20);
-    let written = 0;
-    const closed = new Promise<void>((resolve) => child.stdin.on('error', () => resolve()).on('close', () => resolve()));
-    let open = true;
-    void closed.then(() => (open = false));
-    while (open && written < 8 * MAX_EVENT_BYTES) {
-      const flushed = child.stdin.write(piece);
-      written += piece.length;
-      if (!flushed) await Promise.race([new Promise((resolve) => child.stdin.once('drain', resolve)), closed]);
-    }
-    if (open) child.stdin.end();
-    assert.equal(await exited, 0, stderr);
-    assert.equal(stdout, '');
-    assert.match(stderr, /hook: the event on stdin is over 8(\.0)? MiB; ignored/);
-    assert.ok(written < 8 * MAX_EVENT_BYTES, `the hook read all ${written} bytes offered`);
-  });
-
-  it('dist/mcp.js hook: the JSON Claude Code reads on stdout, or nothing (exit 0, a line on stderr) for anything wrong', async () => {
-    await ensureBuilt();
-    const run = (input: string, args: string[] = [...CLAUDE_HOOK_ARGS]) =>
-      // TMPDIR: a run folder where no server is announced (another test's server must not retain this output).
-      spawnSync(process.execPath, [MCP_BUNDLE, ...args], {
-        input,
-        encoding: 'utf8',
-        env: { ...process.env, CLAUDE_CONFIG_DIR: config, TMPDIR: dirs.make() },
-      });
-    const good = run(JSON.stringify(event({ persistedOutputPath: saved, persistedOutputSize: size })));
-    assert.equal(good.status, 0, good.stderr);
-    const output = JSON.parse(good.stdout);
-    assert.deepEqual(Object.keys(output), ['hookSpecificOutput']);
-    assert.equal(output.hookSpecificOutput.hookEventName, 'PostToolUse');
-    assert.match(output.hookSpecificOutput.additionalContext, /checksum=5f00d1/);
-    for (const [input, args, why] of [
-      [JSON.stringify(event({})), undefined, /^$/],
-      ['not json', undefined, /hook: .*JSON/],
-      [JSON.stringify(event({ persistedOutputPath: '/etc/passwd' })), undefined, /hook: .*outside the workspace folders/],
-      ['{}', ['hook', 'other'], /hook: unknown hook "other"/],
-    ] as const) {
-      const bad = run(input, args ? [...args] : undefined);
-      assert.equal(bad.status, 0, input);
-      assert.equal(bad.stdout, '', input);
-      assert.match(bad.stderr.trim(), why, input);
+      await rejectsWith(savedOutputContext({ ...bashEvent({ persistedOutputPath: outside }), cwd }, noServer), 'REFUSED');
     }
   });
 });

@@ -1,7 +1,7 @@
 // The rooms of src/core import one way. Each folder of src/core, and each file directly in it, is a
-// room; ARCHITECTURE.md ("The rooms of src/core import one way") states their order bottom up, one
-// numbered line per floor, and this test holds the code to it: every import goes from a room to a room
-// on an EARLIER line (never the same line, never a later one), and every room is on exactly one line.
+// room; src/core/floors.ts (`CORE_FLOORS`) states their order bottom up, one array per floor, and this
+// test holds the code to it: every import goes from a room to a room on an EARLIER floor (never the
+// same floor, never a later one), and every room is on exactly one floor.
 // An order in which every import goes down is a proof that the rooms form no circle; should the order
 // be broken, the circle finder names the circle, if there is one, with the files that make it.
 //
@@ -12,6 +12,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { CORE_FLOORS } from '../../src/core/floors';
 
 const REPO = path.resolve(__dirname, '../..');
 const CORE = path.join(REPO, 'src/core');
@@ -27,7 +28,7 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** `store/` for a file in a folder, `settings.ts` for a file directly in src/core: the names ARCHITECTURE.md uses. */
+/** `store/` for a file in a folder, `settings.ts` for a file directly in src/core: the names CORE_FLOORS uses. */
 const roomOf = (relative: string): string => {
   const [first, ...rest] = relative.split(path.sep);
   return rest.length > 0 ? `${first}/` : first;
@@ -115,8 +116,8 @@ export function findCircle(edges: RoomGraph): string[] | undefined {
   return undefined;
 }
 
-/** The imports that do not go down the stated order (`floors`: rooms bottom up, one array per line). */
-export function importsAgainstOrder(edges: RoomGraph, floors: string[][]): string[] {
+/** The imports that do not go down the stated order (`floors`: rooms bottom up, one array per floor). */
+export function importsAgainstOrder(edges: RoomGraph, floors: readonly (readonly string[])[]): string[] {
   const floorOf = new Map(floors.flatMap((rooms, floor) => rooms.map((room) => [room, floor] as const)));
   const wrong: string[] = [];
   for (const [from, out] of edges) {
@@ -124,17 +125,11 @@ export function importsAgainstOrder(edges: RoomGraph, floors: string[][]): strin
       const [a, b] = [floorOf.get(from), floorOf.get(to)];
       if (a === undefined || b === undefined || b >= a)
         wrong.push(
-          `${from} (line ${a === undefined ? '?' : a + 1}) imports ${to} (line ${b === undefined ? '?' : b + 1}): ${files.join(', ')}`,
+          `${from} (floor ${a === undefined ? '?' : a + 1}) imports ${to} (floor ${b === undefined ? '?' : b + 1}): ${files.join(', ')}`,
         );
     }
   }
   return wrong;
-}
-
-/** The order as ARCHITECTURE.md states it: the numbered list under "The rooms of src/core import one way". */
-export function statedOrder(doc: string): string[][] {
-  const section = doc.split(/^### The rooms of src\/core import one way$/m)[1]?.split(/^#{2,3} /m)[0] ?? '';
-  return [...section.matchAll(/^\d+\. (.+)$/gm)].map((line) => [...line[1].matchAll(/`([^`]+)`/g)].map((name) => name[1]));
 }
 
 const graph = (pairs: [string, string][]): RoomGraph => {
@@ -143,9 +138,8 @@ const graph = (pairs: [string, string][]): RoomGraph => {
   return edges;
 };
 
-describe('core folders: the rooms of src/core import one way, in the order ARCHITECTURE.md states', () => {
-  const doc = readFileSync(path.join(REPO, 'ARCHITECTURE.md'), 'utf8');
-  const floors = statedOrder(doc);
+describe('core folders: the rooms of src/core import one way, in the order src/core/floors.ts states', () => {
+  const floors = CORE_FLOORS;
 
   it('the checks fail on a circle: the finder names it, and no order lets it through', () => {
     const line = graph([
@@ -166,9 +160,9 @@ describe('core folders: the rooms of src/core import one way, in the order ARCHI
       [['b/'], ['a/', 'c.ts']],
     ])
       assert.ok(importsAgainstOrder(circle, order).length > 0, JSON.stringify(order));
-    // Rooms on one line may not import each other either, and a room the order leaves out is an error.
+    // Rooms on one floor may not import each other either, and a room the order leaves out is an error.
     assert.equal(importsAgainstOrder(line, [['c.ts'], ['a/', 'b/']]).length, 1);
-    assert.match(importsAgainstOrder(line, [['c.ts'], ['b/']])[0], /^a\/ \(line \?\) imports b\//);
+    assert.match(importsAgainstOrder(line, [['c.ts'], ['b/']])[0], /^a\/ \(floor \?\) imports b\//);
   });
 
   it('reads imports of every form, type-only ones included, and not those in comments', () => {
@@ -190,20 +184,24 @@ describe('core folders: the rooms of src/core import one way, in the order ARCHI
     assert.deepEqual(importedPaths(source).sort(), ['../b/x', './a', './c', './d', './e', './f', './g', './h', './i', './j']);
   });
 
-  it('ARCHITECTURE.md states every room of src/core on exactly one line', () => {
-    assert.ok(floors.length > 5, `found ${floors.length} lines of rooms in ARCHITECTURE.md`);
+  it('CORE_FLOORS states every room of src/core on exactly one floor', () => {
+    assert.ok(floors.length > 5, `found ${floors.length} floors of rooms in CORE_FLOORS`);
     const stated = floors.flat();
     const duplicates = stated.filter((room, i) => stated.indexOf(room) !== i);
     assert.deepEqual(duplicates, [], 'rooms stated twice');
-    assert.deepEqual([...stated].sort(), coreRooms(), 'the rooms ARCHITECTURE.md states are the rooms of src/core');
+    assert.deepEqual([...stated].sort(), coreRooms(), 'the rooms CORE_FLOORS states are the rooms of src/core');
   });
 
-  it('every import of a room goes to a room on an earlier line', () => {
+  it('every import of a room goes to a room on an earlier floor', () => {
     const edges = coreRoomGraph();
     assert.ok(edges.size > 10, `found imports in only ${edges.size} rooms`);
     const wrong = importsAgainstOrder(edges, floors);
     const circle = findCircle(edges);
-    assert.deepEqual(wrong, [], circle ? `a circle of rooms: ${circle.join(' -> ')}` : 'move the room to a later line of ARCHITECTURE.md');
+    assert.deepEqual(
+      wrong,
+      [],
+      circle ? `a circle of rooms: ${circle.join(' -> ')}` : 'move the room to a later floor of src/core/floors.ts',
+    );
   });
 
   it('no circle among the rooms', () => {

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { capBytes, gapMarker, HeadTailBuffer, StreamCounter } from '../../src/core/capture/headTailBuffer';
+import { capBytes, gapMarker } from '../../src/core/bytes';
+import { HeadTailBuffer, StreamCounter } from '../../src/core/capture/headTailBuffer';
+import { LineTally } from '../../src/core/previewSource';
 import { decode, mixedBytes, mixedText } from './helpers/mixedText';
 import { makeRng, seedFromEnv } from './helpers/prng';
 
@@ -156,5 +158,41 @@ describe('capBytes', () => {
     assertCapped(written, result, 4096);
     assert.ok(!decode(result.bytes).includes('\uFFFD'));
     assert.equal(result.totalBytes, 40_000);
+  });
+});
+
+describe('HeadTailBuffer: what a capture hands on', () => {
+  it('counts the line facts of the kept bytes: as written while it keeps them all, else in the finished bytes', () => {
+    for (const length of [0, 1, 5000, 16 * 1024, 40_000, 70_000, 300_000]) {
+      const written = Buffer.from(mixedBytes(makeRng(length + 7), length)).subarray(0, length);
+      const sink = new HeadTailBuffer(64 * 1024, { lines: true });
+      for (let at = 0; at < length; at += 997) sink.write(written.subarray(at, at + 997));
+      const finished = sink.finish();
+      assert.deepEqual(finished.lines, new LineTally().write(finished.bytes).facts(), `${length} bytes`);
+      assert.equal(new HeadTailBuffer(64 * 1024).finish().lines, undefined, 'counted only when asked');
+    }
+  });
+
+  it('builds the same bytes again, with the same digest of what it dropped', () => {
+    const sink = new HeadTailBuffer(4096, { notable: 'command', lines: true });
+    sink.write(Buffer.from(Array.from({ length: 2000 }, (_, i) => (i === 900 ? 'ERROR: boom\n' : `line ${i}\n`)).join('')));
+    const first = sink.finish();
+    const again = sink.finish();
+    assert.ok(first.dropped && first.dropped.counts.error === 1);
+    assert.deepEqual(again, first);
+  });
+
+  it('hands out views of any range of the stream while it has dropped nothing', () => {
+    const written = Buffer.from(mixedBytes(makeRng(11), 4000)).subarray(0, 4000);
+    const sink = new HeadTailBuffer(4096);
+    sink.write(written);
+    const rng = makeRng(12);
+    for (let i = 0; i < 50; i++) {
+      const from = rng.int(0, 4000);
+      const to = rng.int(from, 4000);
+      assert.deepEqual(Buffer.concat(sink.kept(from, to)), written.subarray(from, to));
+    }
+    sink.write(Buffer.alloc(200));
+    assert.throws(() => sink.kept(0, 1), RangeError);
   });
 });

@@ -2,19 +2,19 @@
 // a run folder another user made first does not switch it off, a stuck client is timed out, too many
 // at once are refused, a request's fields are checked before anything is retained, and deep JSON is
 // refused before it is parsed. The door is opened in this process (listenForHooks) on a real store;
-// TMPDIR and XDG_RUNTIME_DIR are set per test and restored.
+// TMPDIR and XDG_RUNTIME_DIR are set per test and restored. A dead server's files removed (its pid a
+// child process's): test/system/hookDoor.test.ts.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import { readSessionAgent, SessionAgentNote } from '../../src/core/store/sessionAgent';
 import { agentFile } from '../../src/core/store/sessionFiles';
-import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
 import { MAX_JSON_DEPTH, readHookEvent } from '../../src/mcp/hookEvent';
-import { listenForHooks, type HookAnswer, type HookDoor, type HookDoorOptions } from '../../src/mcp/hookListener';
+import type { HookAnswer } from '../../src/mcp/hookListener';
 import { findRunDirs } from '../../src/mcp/hookRunDir';
+import { useHookDoors } from './helpers/hookDoor';
 import { waitUntil } from './helpers/mochaRun';
 import { NOBODY } from './helpers/otherUser';
 import { useTempDirs } from './helpers/tempDirs';
@@ -55,47 +55,7 @@ const codeOf = (answer: HookAnswer): string | undefined => ('error' in answer ? 
 describe('the hook door cannot be squatted or held', function () {
   this.timeout(60_000);
   const dirs = useTempDirs('hook-door');
-  const saved = { TMPDIR: process.env.TMPDIR, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR };
-  const cleanup: (() => Promise<void>)[] = [];
-
-  afterEach(async () => {
-    for (const step of cleanup.splice(0).reverse()) await step();
-    for (const [key, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  });
-
-  /** The environment hooks and servers see: `tmp` as the temp folder, and XDG_RUNTIME_DIR when given. */
-  function environment(tmp: string, runtime?: string): void {
-    process.env.TMPDIR = tmp;
-    if (runtime === undefined) delete process.env.XDG_RUNTIME_DIR;
-    else process.env.XDG_RUNTIME_DIR = runtime;
-  }
-
-  /** A door on a real store of its own; its log lines are kept. */
-  async function openDoor(
-    limits: Partial<HookDoorOptions> = {},
-  ): Promise<{ door: HookDoor; store: SessionStore; socketPath: string; lines: string[] }> {
-    const store = await openStore({ dir: dirs.make() });
-    const lines: string[] = [];
-    const log = {
-      info: (m: string) => lines.push(m),
-      warn: (m: string) => lines.push(`warning: ${m}`),
-      error: (m: string) => lines.push(m),
-    };
-    const door = await listenForHooks({ store: async () => store, sessionId: store.sessionId, workspace: '/', log, ...limits });
-    let closed = false;
-    const close = async () => {
-      if (closed) return;
-      closed = true;
-      await door.close();
-      await store.close();
-    };
-    cleanup.push(close);
-    assert.ok(door.status.listening, JSON.stringify(door.status));
-    return { door, store, socketPath: path.join(door.status.dir, `${process.pid}.sock`), lines };
-  }
+  const { environment, openDoor, closeLast } = useHookDoors(dirs);
 
   it('run folders another user made first in the temp folder do not stop the door: the server opens its own, and a hook finds only that', async function () {
     if (process.platform === 'win32') this.skip();
@@ -119,21 +79,6 @@ describe('the hook door cannot be squatted or held', function () {
     assert.equal((await store.list()).length, 1);
   });
 
-  it('a server killed without cleaning up leaves no files for long: the next door removes every dead server’s socket and announcement, and only those', async function () {
-    if (process.platform === 'win32') this.skip();
-    const runtime = dirs.make();
-    environment(dirs.make(), runtime);
-    const dir = path.join(runtime, 'tool-output-recall');
-    mkdirSync(dir, { mode: 0o700 });
-    // A pid that is gone: a child that has exited and been reaped.
-    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
-    const living = String(process.ppid);
-    for (const pid of [gone, living]) for (const ext of ['json', 'sock']) writeFileSync(path.join(dir, `${pid}.${ext}`), '{}');
-    await openDoor();
-    const left = readdirSync(dir).sort();
-    assert.deepEqual(left, [`${living}.json`, `${living}.sock`, `${process.pid}.json`, `${process.pid}.sock`].sort());
-  });
-
   it('with XDG_RUNTIME_DIR set the door is in $XDG_RUNTIME_DIR/tool-output-recall; a runtime folder open to others is not used', async function () {
     if (process.platform === 'win32') this.skip();
     const runtime = dirs.make();
@@ -145,7 +90,7 @@ describe('the hook door cannot be squatted or held', function () {
     assert.ok(first.lines.includes(`hooks: listening in ${dir} ($XDG_RUNTIME_DIR)`), first.lines.join('\n'));
     assert.deepEqual(await findRunDirs(), [dir]);
     assert.ok('outputId' in (await exchange(first.socketPath, line(REQUEST)).answer));
-    await cleanup.pop()?.();
+    await closeLast();
 
     chmodSync(runtime, 0o755);
     const second = await openDoor();
@@ -163,7 +108,7 @@ describe('the hook door cannot be squatted or held', function () {
     assert.equal(codeOf(idle), 'TIMEOUT', JSON.stringify(idle));
     assert.match((idle as { error: string }).error, /sent nothing for 300 ms; closed/);
     assert.equal((await store.list()).length, 0);
-    await cleanup.pop()?.();
+    await closeLast();
 
     const slow = await openDoor({ idleMs: 600_000, requestMs: 300 });
     const trickle = exchange(slow.socketPath, '{', false);

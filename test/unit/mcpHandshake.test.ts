@@ -1,10 +1,9 @@
 // The handshake dist/mcp.js answers before its server has loaded (src/mcp/handshake.ts, front.ts):
 // each answer it gives equals the server's own answer to the same request on a fresh connection
 // (the SDK's stdio entry with our server factory, in this process), in both protocol eras; what it
-// is not sure of it leaves to the server; and the built entry answers with no server loaded at all.
+// is not sure of it leaves to the server. The built entry answers with no server loaded at all:
+// test/system/mcpHandshakeEntry.test.ts.
 import assert from 'node:assert/strict';
-import { copyFileSync, writeFileSync } from 'node:fs';
-import * as path from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { DEFAULT_LIMITS } from '../../src/core/limits';
@@ -13,31 +12,8 @@ import { settingSchema } from '../../src/core/manifest';
 import { EarlyAnswers } from '../../src/mcp/handshake';
 import { handshakeData, serverFactory } from '../../src/mcp/server';
 import { AgentTools } from '../../src/mcp/tools';
+import { ENVELOPE, initialize, INITIALIZED, request, type Message } from './helpers/mcpHandshake';
 import { waitUntil } from './helpers/mochaRun';
-import { useTempDirs } from './helpers/tempDirs';
-import { MCP_BUNDLE, ensureBuilt } from './helpers/mcpServer';
-import { spawn } from 'node:child_process';
-
-type Message = Record<string, unknown>;
-
-const ENVELOPE = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'claude-code', version: '2.1.332' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
-const initialize = (id: number, protocolVersion: string): Message => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'initialize',
-  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'codex-mcp-client', version: '0.171.0' } },
-});
-const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
-const request = (id: number | string, method: string, params?: Message): Message => ({
-  jsonrpc: '2.0',
-  id,
-  method,
-  ...(params ? { params } : {}),
-});
 
 /** The server's answers to `messages` on one fresh stdio connection, by request id. */
 async function serverAnswers(messages: Message[]): Promise<Map<string, Message>> {
@@ -85,8 +61,6 @@ async function compare(messages: Message[]): Promise<number> {
 }
 
 describe('MCP handshake answered before the server loads', function () {
-  const dirs = useTempDirs('mcp-handshake');
-
   for (const version of [...handshakeData().legacyVersions, '2024-01-01', '2026-07-28']) {
     it(`2025 era: initialize asking ${version}, tools/list and ping equal the server's`, async () => {
       const answered = await compare([initialize(1, version), INITIALIZED, request(2, 'tools/list'), request('three', 'ping')]);
@@ -113,43 +87,6 @@ describe('MCP handshake answered before the server loads', function () {
       const early = new EarlyAnswers(handshakeData());
       const answers = messages.map((message) => early.answer(message));
       assert.equal(answers.at(-1), undefined, JSON.stringify(messages));
-    }
-  });
-
-  it('dist/mcp.js answers initialize, tools/list and server/discover with no server loaded; the rest waits for it', async function () {
-    await ensureBuilt();
-    // The entry beside a server bundle that never finishes loading: whatever it answers, it answers alone.
-    const bundles = dirs.make();
-    for (const file of ['mcp.js', 'handshake.json']) copyFileSync(path.join(path.dirname(MCP_BUNDLE), file), path.join(bundles, file));
-    writeFileSync(path.join(bundles, 'mcpServer.js'), 'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);\n');
-    const child = spawn(process.execPath, [path.join(bundles, 'mcp.js'), '--workspace', dirs.make(), '--store', dirs.make()], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    try {
-      for (const message of [initialize(1, '2025-06-18'), INITIALIZED, request(2, 'tools/list'), request(3, 'tools/call', { name: 'x' })])
-        child.stdin.write(`${JSON.stringify(message)}\n`);
-      await waitUntil('initialize and tools/list answered', () => out.split('\n').filter(Boolean).length >= 2);
-      const [first, second] = out
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as { id: number; result: Message });
-      assert.equal(first.id, 1);
-      assert.equal((first.result.serverInfo as Message).name, 'tool-output-recall');
-      assert.equal(second.id, 2);
-      assert.deepEqual(second.result, { tools: handshakeData().tools });
-      // A modern client on its own connection is answered the same way.
-      const modern = spawn(process.execPath, [path.join(bundles, 'mcp.js')], { stdio: ['pipe', 'pipe', 'ignore'], cwd: dirs.make() });
-      let modernOut = '';
-      modern.stdout.on('data', (chunk: Buffer) => (modernOut += chunk.toString()));
-      modern.stdin.write(`${JSON.stringify(request(0, 'server/discover', { _meta: ENVELOPE }))}\n`);
-      await waitUntil('server/discover answered', () => modernOut.includes('\n'));
-      modern.kill('SIGKILL');
-      assert.deepEqual((JSON.parse(modernOut) as { result: Message }).result.supportedVersions, ['2026-07-28']);
-      assert.equal(out.trim().split('\n').length, 2, 'tools/call waits for the server');
-    } finally {
-      child.kill('SIGKILL');
     }
   });
 });

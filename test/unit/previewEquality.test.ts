@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { previewHeadTail } from '../../src/core/preview';
+import { previewHeadTail, type Preview } from '../../src/core/preview';
 import { streamTuning } from '../../src/core/previewSource';
 import { previewCases } from './helpers/previewInputs';
 import { makeRng } from './helpers/prng';
@@ -15,7 +15,14 @@ import { makeRng } from './helpers/prng';
  */
 const BEFORE: string[] = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'previewHashes.json'), 'utf8'));
 
-const hash = (value: unknown): string => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 16);
+/** The result as it was when the hashes were recorded: the facts added since (`lines`, `notable.first`) are left out. */
+const hash = ({ lines: _lines, ...preview }: Preview): string => {
+  const notable = preview.notable && { ...preview.notable, first: undefined };
+  return createHash('sha256')
+    .update(JSON.stringify({ ...preview, notable }))
+    .digest('hex')
+    .slice(0, 16);
+};
 
 describe('previewHeadTail: the same previews as before strings were streamed', () => {
   it('200 random inputs (strings streamed through buffers of any size, bytes, capture gaps) give exactly the recorded results', () => {

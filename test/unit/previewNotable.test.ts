@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { previewHeadTail, type PreviewOptions } from '../../src/core/preview';
-import { capBytes } from '../../src/core/capture/headTailBuffer';
+import { HeadTailBuffer } from '../../src/core/capture/headTailBuffer';
 import { scanNotable } from '../../src/core/notable/scanner';
 import { makeRng, seedFromEnv } from './helpers/prng';
 import { mixedText } from './helpers/mixedText';
@@ -102,7 +102,9 @@ describe('previewHeadTail: notable lines of the omitted part', () => {
   });
   it('lists what the capture dropped as not in the copy, and leaves the gap marker out', () => {
     const output = log(400_000, { 190_233: 'error: disk quota exceeded on /var/data' });
-    const capped = capBytes(Buffer.from(output), 4 * 1024 * 1024, { notable: 'command' });
+    const sink = new HeadTailBuffer(4 * 1024 * 1024, { notable: 'command' });
+    sink.write(Buffer.from(output));
+    const capped = sink.finish();
     assert.equal(capped.complete, false);
     const options: PreviewOptions = {
       budgetBytes: 24 * KiB,

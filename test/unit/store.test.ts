@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
 import { listSessions, sessionFile } from '../../src/core/store/sessionFiles';
-import { gapMarker } from '../../src/core/capture/headTailBuffer';
+import { gapMarker } from '../../src/core/bytes';
 import { DEFAULT_LIMITS, MiB } from '../../src/core/limits';
 import type { RecallError } from '../../src/core/errors';
 import { readThrough, rejectsWith, outputCounts } from './helpers/assertions';

@@ -4,7 +4,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { KiB, MiB } from '../../src/core/limits';
 import { CHUNK_BYTES } from '../../src/core/store/chunks';
 import { openStore } from '../../src/core/store/sessionStore';
-import { serveStores } from '../../src/core/store/worker';
+import { serveStores } from '../../src/core/store/serveStores';
 import type { WorkerReply } from '../../src/core/worker/reply';
 import { storedChunks } from './helpers/storedChunks';
 import { useTempDirs } from './helpers/tempDirs';

@@ -22,7 +22,12 @@ import type { RetainMeta, RetainResult } from '../../core/types';
 
 /** The tool that wrote the files, as the copy's producer. */
 export const TERMINAL_TOOL = 'run_in_terminal';
-/** A file is read once its size has not changed for this long (VS Code writes it in one call). */
+/**
+ * A file is read once its size has not changed for this long (VS Code writes it in one call): after
+ * its last event, and its size the same as at the look before. Events alone do not say it: the
+ * watcher may report a file once, as it is created, while a long write into it still goes on (a busy
+ * machine, events coalesced), and a file read then would be kept cut short for good.
+ */
 const SETTLED_MS = 200;
 
 export interface TerminalOutputKeeperDeps {
@@ -37,9 +42,30 @@ export interface TerminalOutputKeeperDeps {
 export function keepTerminalOutputs(deps: TerminalOutputKeeperDeps): vscode.Disposable {
   const kept = new Set<string>();
   const waiting = new Map<string, NodeJS.Timeout>();
+  /** Each waiting file's size at the last look. */
+  const sizes = new Map<string, number>();
+  let disposed = false;
+  const wait = (file: string): void => {
+    clearTimeout(waiting.get(file));
+    waiting.set(
+      file,
+      setTimeout(() => void keep(file), SETTLED_MS),
+    );
+  };
   const keep = async (file: string): Promise<void> => {
     waiting.delete(file);
     if (kept.has(file) || !deps.isTrusted()) return;
+    const size = await fs.stat(file).then(
+      (stat) => stat.size,
+      () => undefined, // gone or unreadable: the read below says why
+    );
+    if (disposed || kept.has(file) || waiting.has(file)) return; // an event came meanwhile: its wait decides
+    if (size !== undefined && sizes.get(file) !== size) {
+      sizes.set(file, size);
+      wait(file);
+      return;
+    }
+    sizes.delete(file);
     kept.add(file);
     try {
       const settings = deps.settings();
@@ -64,14 +90,9 @@ export function keepTerminalOutputs(deps: TerminalOutputKeeperDeps): vscode.Disp
   // Each event restarts the file's wait: it is read once it has stopped growing.
   const seen = (uri: vscode.Uri): void => {
     if (uri.scheme !== 'file' || !TERMINAL_OUTPUT_NAME.test(path.basename(uri.fsPath)) || kept.has(uri.fsPath)) return;
-    clearTimeout(waiting.get(uri.fsPath));
-    waiting.set(
-      uri.fsPath,
-      setTimeout(() => void keep(uri.fsPath), SETTLED_MS),
-    );
+    wait(uri.fsPath);
   };
   const watchers: vscode.Disposable[] = [];
-  let disposed = false;
   for (const folder of deps.roots.terminalOutput ?? []) {
     // Watched from before VS Code first writes there: a folder that does not exist cannot be watched.
     void fs.mkdir(folder, { recursive: true, mode: 0o700 }).then(
