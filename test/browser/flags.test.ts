@@ -50,8 +50,9 @@ test('complete copy: flags match the engine; the preview is exactly what the mod
   assert.equal(info.complete, true);
   const shown = await flags(panel.page);
   assert.equal(shown.exit.value, '0');
-  assert.equal(shown.preview.value, 'recomputed');
-  assert.equal(await shownPreview(panel.page), result.preview, 'the preview shown is the preview the model received');
+  // run_command records the text the model received with the copy (extra.preview): shown as it was.
+  assert.equal(shown.preview.value, 'recorded');
+  assert.equal(await shownPreview(panel.page), result.text, 'the preview shown is the text the model received');
   assert.match((await panel.page.textContent('mark.omission')) ?? '', /bytes omitted: bytes \[\d+, \d+\)/);
 
   // The marker's button jumps to the first byte the model did not see.
@@ -154,7 +155,8 @@ test('evicted copy: flags say so, in words for people (not the engine’s); noth
   assert.ok(!(await panel.page.content()).includes(engine), "the engine's text for a model is not shown");
   assert.equal(await panel.page.isDisabled('.slider'), true);
   assert.equal(await panel.page.isDisabled('button:has-text("Next")'), true);
-  assert.equal((await flags(panel.page)).preview.value, 'unavailable');
+  // The copy is gone, but the text the model received was recorded with it, and is still shown.
+  assert.equal((await flags(panel.page)).preview.value, 'recorded');
   assertNoErrors(panel.errors);
   await panel.close();
 });
