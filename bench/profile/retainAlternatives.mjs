@@ -8,7 +8,7 @@ import { makeLogText } from '../lib/logtext.mjs';
 import { median } from '../lib/stats.mjs';
 import { encodeChunks } from '../../src/core/store/chunks.ts';
 import { atomicWriteFile } from '../../src/core/store/atomicWrite.ts';
-import { openStore } from '../../src/core/store/sessionStore.ts';
+import { openStore } from '../../src/core/workers/stores.ts';
 
 const MiB = 1048576;
 const dir = await fs.mkdtemp(path.join(tmpdir(), 'tor-alt-'));

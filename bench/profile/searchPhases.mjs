@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { makeLogText } from '../lib/logtext.mjs';
 import { median } from '../lib/stats.mjs';
-import { openStore } from '../../src/core/store/sessionStore.ts';
+import { openStore } from '../../src/core/workers/stores.ts';
 import { compileSearch, searchBytes } from '../../src/core/search/index.ts';
 import { decodeUtf8 } from '../../src/core/utf8.ts';
 

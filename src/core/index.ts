@@ -4,7 +4,8 @@
  */
 export { RecallError, isRecallError, describeError, type RecallErrorCode } from './errors';
 export { DEFAULT_LIMITS, KiB, MiB, type Limits } from './limits';
-export { openStore, SessionStore } from './store/sessionStore';
+export { SessionStore } from './store/sessionStore';
+export { openStore } from './workers/stores';
 export type { OpenStoreOptions } from './store/storeOptions';
 export {
   openWorkerStore,
@@ -13,7 +14,7 @@ export {
   type WorkerStoreOptions,
   type WorkerRetainOptions,
   type WorkerSearchOptions,
-} from './store/workerClient';
+} from './workers/workerClient';
 export { listSessions, sessionFile, sessionFiles, deleteSessionFiles, type SessionFileInfo } from './store/sessionFiles';
 export {
   captureCommand,

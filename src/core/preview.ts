@@ -10,11 +10,11 @@ import { RecallError } from './errors';
 import { DEFAULT_LIMITS } from './limits';
 import { boundaryAtOrAfter, boundaryAtOrBefore, decodeUtf8 } from './utf8';
 import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from './toolNames';
-import type { NotableDigest, NotableLine } from './types';
+import type { LineFacts, NotableDigest, NotableLine } from './types';
 import type { NotableKind } from './notable/patterns';
 import { describeCounts, renderNotableBlock, textBytesFor } from './notable/render';
 import { displayOrder } from './notable/digest';
-import { type LineFacts, LineCounter, type PreviewSource, TAIL_TEXT_BYTES, bytesSource, scanSource, stringSource } from './previewSource';
+import { LineCounter, type PreviewSource, TAIL_TEXT_BYTES, bytesSource, scanSource, stringSource } from './previewSource';
 
 /** `json` is told apart from `generic` by the first byte anyway; say it when it is known. */
 export type PreviewKind = 'command' | 'search' | 'json' | 'generic';

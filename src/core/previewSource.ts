@@ -11,7 +11,7 @@ import { countLineBreaks } from './notable/prefilter';
 import { safeChunkEnd } from './notable/chunkEdges';
 import { NotableScanner } from './notable/scanner';
 import { MAX_HIT_BYTES, type NotableKind } from './notable/patterns';
-import type { NotableDigest } from './types';
+import type { LineFacts, NotableDigest } from './types';
 import { decodeUtf8 } from './utf8';
 
 export interface PreviewSource {
@@ -223,22 +223,6 @@ export function scanSource(source: PreviewSource, kind: NotableKind, from: numbe
 
 /** Bytes per block of `LineFacts.before`: a line number at any offset is one such block's count and a read of at most 4 pages. */
 export const LINE_BLOCK_BYTES = 16 * 1024;
-
-/**
- * What one count of a content's line breaks found: enough to number the line at any offset
- * without counting the content again (the inspector reads only the block before the offset).
- */
-export interface LineFacts {
-  totalBytes: number;
-  /** Line breaks in all. */
-  breaks: number;
-  /** Lines in all (a last line without a break counts). */
-  lines: number;
-  /** Bytes per block (LINE_BLOCK_BYTES). */
-  blockBytes: number;
-  /** `before[k]`: line breaks in bytes [0, k × blockBytes), one per block. */
-  before: number[];
-}
 
 /** Counts line breaks per block as bytes are written to it, in order. */
 export class LineTally {

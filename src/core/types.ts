@@ -149,6 +149,23 @@ export interface OutputInfo {
   notable?: NotableDigest;
 }
 
+/**
+ * What one count of a copy's line breaks found (`LineTally`, previewSource.ts): enough to number the
+ * line at any offset without counting the copy again (a reader counts only the block before it).
+ * Kept with a copy as its `extra.lines`.
+ */
+export interface LineFacts {
+  totalBytes: number;
+  /** Line breaks in all. */
+  breaks: number;
+  /** Lines in all (a last line without a break counts). */
+  lines: number;
+  /** Bytes per block (LINE_BLOCK_BYTES). */
+  blockBytes: number;
+  /** `before[k]`: line breaks in bytes [0, k × blockBytes), one per block. */
+  before: number[];
+}
+
 export interface OpenReport {
   /** Set when the session file would not open: where it was moved, and why. */
   movedAside?: { path: string; reason: string };
@@ -197,6 +214,8 @@ export interface StoreReads {
   read(outputId: string, offset?: number, maxBytes?: number): Promise<ReadResult>;
   search(outputId: string, pattern: string, options?: SearchOptions): Promise<SearchResult>;
   readAll(outputId: string): Promise<Uint8Array>;
+  /** The copy's line facts: those recorded with it, or counted where the store runs (never by the caller). */
+  lineFacts(outputId: string): Promise<LineFacts>;
   info(outputId: string): Promise<OutputInfo>;
   list(): Promise<OutputInfo[]>;
   stats(): Promise<StoreStats>;

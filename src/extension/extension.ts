@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
 import { describeError } from '../core/errors';
-import { openWorkerStore } from '../core/store/workerClient';
+import { openWorkerStore } from '../core/workers/workerClient';
 import { readSettings } from './config';
 import { SessionManager } from './sessions/sessionManager';
 import { CheckpointWatch } from './sessions/checkpointWatch';

@@ -9,7 +9,7 @@ import { newSessionId } from '../core/ids';
 import type { RecallSettings } from '../core/settings';
 import { openLockedSession } from '../core/store/lockedSession';
 import { listSessions, sessionFile } from '../core/store/sessionFiles';
-import { openWorkerStore, type WorkerStore } from '../core/store/workerClient';
+import { openWorkerStore, type WorkerStore } from '../core/workers/workerClient';
 import type { Log } from './log';
 
 export interface AgentSession {

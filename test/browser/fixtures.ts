@@ -6,8 +6,9 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
-import { runCommand, type RunCommandResult } from '../../src/core/tools/runCommand';
+import type { SessionStore } from '../../src/core/store/sessionStore';
+import { openStore } from '../../src/core/workers/stores';
+import { runCommand, type RenderedCommandResult } from '../../src/core/tools/runCommand';
 // The tools' registry, which runCommand's spec adds itself to (a type-only link: nothing loads).
 import type {} from '../../src/core/tools/registry';
 import { boundaryAtOrBefore } from '../../src/core/utf8';
@@ -73,10 +74,10 @@ export async function commandOutput(
   command: string,
   streamBytes = 8 * MiB,
   timeoutMs = 30000,
-): Promise<RunCommandResult & { outputId: string }> {
+): Promise<RenderedCommandResult & { outputId: string }> {
   const result = await runCommand({ command, timeoutMs }, store, { streamBytes });
   if (!result.outputId) throw new Error(`runCommand retained nothing (${result.recovery}: ${result.recoveryReason ?? ''})`);
-  return result as RunCommandResult & { outputId: string };
+  return result as RenderedCommandResult & { outputId: string };
 }
 
 /** The first byte offset inside a multi-byte character at or after `from`. */

@@ -16,6 +16,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { openReadOnlySession } from '../../src/core/store/readOnlySession';
+import { STORE_ENGINES } from '../../src/core/workers/stores';
 import type { OutputInfo } from '../../src/core/types';
 import { EXTENSION_ID, firstLineJson, invoke, invokeError, recallApi, waitFor, workspaceDir } from './helpers/host';
 import { testLog } from './log';
@@ -160,7 +161,7 @@ describe("Local harness: VS Code's own saved results (the terminal tool's and Co
     const sessionFile = path.join(sessionsFolder, `${await api.sessionId()}.sqlite`);
     let kept: OutputInfo | undefined;
     await waitFor(`a retained copy of ${file} in ${sessionFile}`, async () => {
-      const session = await openReadOnlySession(sessionFile);
+      const session = await openReadOnlySession(sessionFile, STORE_ENGINES);
       try {
         kept = (await session.list()).find((output) => output.extra?.savedFile === file);
       } finally {

@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import type { RetainRecord } from '../../src/core/store/journal';
-import { openStore } from '../../src/core/store/sessionStore';
-import { openWorkerStore, type WorkerStore, type WorkerStoreOptions } from '../../src/core/store/workerClient';
+import { openStore } from '../../src/core/workers/stores';
+import { openWorkerStore, type WorkerStore, type WorkerStoreOptions } from '../../src/core/workers/workerClient';
 import { runCommandTool } from '../../src/core/tools/runCommand';
 import { checkRefusals, extraOf, journalHeaders } from '../unit/helpers/annotate';
-import { rejectsWith } from '../unit/helpers/assertions';
+import { callerExtra, rejectsWith } from '../unit/helpers/assertions';
 import { useTempDirs } from '../unit/helpers/tempDirs';
 
 const WORKER = {
@@ -59,7 +59,7 @@ describe('annotate: fields merged into an output’s extra, durably', function (
       const merged = { exitCode: 2, preview: 'second', n: 1 };
       assert.deepEqual(await extraOf(store, outputId), merged);
       assert.deepEqual(
-        (await store.list()).map((info) => info.extra),
+        (await store.list()).map((info) => callerExtra(info.extra)),
         [merged],
       );
       // Durable when annotate resolves: the worker dies (with or without a checkpoint behind it).

@@ -9,7 +9,8 @@ import { splitFailureBudget, stderrExcerpt } from '../../src/core/tools/stderrEx
 import { MIN_PREVIEW_BUDGET } from '../../src/core/preview';
 import { scanNotable } from '../../src/core/notable/scanner';
 import { describeDropped, droppedMatches } from '../../src/core/notable/dropped';
-import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
+import type { SessionStore } from '../../src/core/store/sessionStore';
+import { openStore } from '../../src/core/workers/stores';
 import { sessionFile } from '../../src/core/store/sessionFiles';
 import { loadSqlJs } from '../../src/core/store/sqljs';
 import { DEFAULT_LIMITS, KiB, MiB } from '../../src/core/limits';

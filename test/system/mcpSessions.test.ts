@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { request } from 'node:http';
 import { defaultStoreDir } from '../../src/core/agentStore';
-import { openStore } from '../../src/core/store/sessionStore';
+import { openStore } from '../../src/core/workers/stores';
 import { pruneSessions } from '../../src/core/store/sessionPruning';
 import { tryLockSession } from '../../src/core/store/sessionLock';
 import { useTempDirs } from '../unit/helpers/tempDirs';

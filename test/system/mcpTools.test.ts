@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { resolveSettings } from '../../src/core/settings';
-import { openWorkerStore, type WorkerStore } from '../../src/core/store/workerClient';
+import { openWorkerStore, type WorkerStore } from '../../src/core/workers/workerClient';
 import { settingSchema } from '../../src/core/manifest';
 import { readToolOutputText } from '../../src/core/tools/readToolOutput';
 import { searchToolOutputText } from '../../src/core/tools/searchToolOutput';

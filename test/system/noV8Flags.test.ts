@@ -94,7 +94,7 @@ describe('no V8 flags at run time (issue 30)', function () {
       const path = require('node:path');
       const { runInNewContext } = require('node:vm');
       const { Worker } = require('node:worker_threads');
-      const { openWorkerStore } = require(${JSON.stringify(path.join(SRC, 'core/store/workerClient.ts'))});
+      const { openWorkerStore } = require(${JSON.stringify(path.join(SRC, 'core/workers/workerClient.ts'))});
       (async () => {
         const before = runInNewContext('typeof gc');
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'recall-no-flags-'));

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { openReadOnlySession, type ReadOnlySession } from '../../src/core/store/readOnlySession';
+import { STORE_ENGINES } from '../../src/core/workers/stores';
 import { isRemoveStep, stateAfter, stepContent } from '../unit/helpers/retainingWriter';
 import { useTempDirs } from '../unit/helpers/tempDirs';
 
@@ -84,7 +85,7 @@ describe('read-only session view', function () {
         throw new Error(`the writer exited (${code}) before starting: ${stderr}`);
       }),
     ]);
-    const view = await openReadOnlySession(file);
+    const view = await openReadOnlySession(file, STORE_ENGINES);
     let views = 0;
     let changes = 0;
     let retried = 0;

@@ -13,7 +13,8 @@ import {
 import { invokeTool } from '../../src/core/tools/registry';
 import { resolveSettings } from '../../src/core/settings';
 import type { RecallStore, RetainMeta } from '../../src/core/types';
-import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
+import type { SessionStore } from '../../src/core/store/sessionStore';
+import { openStore } from '../../src/core/workers/stores';
 import { DEFAULT_LIMITS, KiB, MiB } from '../../src/core/limits';
 import { namedReadCall, readThrough, rejectsWith } from '../unit/helpers/assertions';
 import { decode } from '../unit/helpers/mixedText';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { openWorkerStore, type WorkerStore } from '../../src/core/store/workerClient';
+import { openWorkerStore, type WorkerStore } from '../../src/core/workers/workerClient';
 import { runCommand } from '../../src/core/tools/runCommand';
 import type { RecallStore, RetainMeta } from '../../src/core/types';
 import { useTempDirs } from '../unit/helpers/tempDirs';

@@ -6,7 +6,8 @@ import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { PROGRESS_TAIL_BYTES, type CaptureProgress } from '../../src/core/capture/progress';
 import { runCommand, runCommandTool, type RunCommandResult } from '../../src/core/tools/runCommand';
-import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
+import type { SessionStore } from '../../src/core/store/sessionStore';
+import { openStore } from '../../src/core/workers/stores';
 import { eventually } from '../unit/helpers/processes';
 import { useTempDirs } from '../unit/helpers/tempDirs';
 

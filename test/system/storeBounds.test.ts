@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, chownSync } from 'node:fs';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
-import { openStore } from '../../src/core/store/sessionStore';
+import { openStore } from '../../src/core/workers/stores';
 import { KiB } from '../../src/core/limits';
 import type { StoreStats } from '../../src/core/types';
 import { bundleChild } from '../unit/helpers/bundledChild';

@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { openStore } from '../../src/core/store/sessionStore';
+import { openStore } from '../../src/core/workers/stores';
 import { sessionFile } from '../../src/core/store/sessionFiles';
 import { useTempDirs } from '../unit/helpers/tempDirs';
 import { skipBecause } from '../unit/helpers/mochaRun';
@@ -22,7 +22,7 @@ describe('store failures: saving fails', () => {
     const dir = dirs.make();
     const script = `
       process.on('SIGXFSZ', () => {});
-      const { openStore } = require(${JSON.stringify(path.join(REPO, 'src/core/store/sessionStore.ts'))});
+      const { openStore } = require(${JSON.stringify(path.join(REPO, 'src/core/workers/stores.ts'))});
       const { randomBytes } = require('node:crypto');
       (async () => {
         const store = await openStore({ dir: ${JSON.stringify(dir)}, copyBytes: 4 * 1024 * 1024, quotaBytes: 4 * 1024 * 1024 });

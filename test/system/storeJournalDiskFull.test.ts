@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { openStore } from '../../src/core/store/sessionStore';
+import { openStore } from '../../src/core/workers/stores';
 import { sessionFile } from '../../src/core/store/sessionFiles';
 import { useTempDirs } from '../unit/helpers/tempDirs';
 import { skipBecause } from '../unit/helpers/mochaRun';
@@ -29,7 +29,7 @@ describe('store journal: a retained copy is durable before the session file is r
     const dir = dirs.make();
     const script = `
       process.on('SIGXFSZ', () => {});
-      const { openStore } = require(${JSON.stringify(path.join(REPO, 'src/core/store/sessionStore.ts'))});
+      const { openStore } = require(${JSON.stringify(path.join(REPO, 'src/core/workers/stores.ts'))});
       const { randomBytes, createHash } = require('node:crypto');
       (async () => {
         const store = await openStore({ dir: ${JSON.stringify(dir)}, checkpoints: 'manual' });

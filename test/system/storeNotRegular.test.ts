@@ -13,7 +13,7 @@ import { openLockedSession } from '../../src/core/store/lockedSession';
 import { readSessionAgent } from '../../src/core/store/sessionAgent';
 import { agentFile, journalFile, segmentFile, sessionFile } from '../../src/core/store/sessionFiles';
 import { lockFileFor } from '../../src/core/store/sessionLock';
-import { openStore } from '../../src/core/store/sessionStore';
+import { openStore } from '../../src/core/workers/stores';
 import { rejectsWith } from '../unit/helpers/assertions';
 import { useTempDirs } from '../unit/helpers/tempDirs';
 

@@ -4,11 +4,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { RecallError, isRecallError, type RecallErrorCode } from '../../src/core/errors';
-import { openWorkerStore, type WorkerStore, type WorkerStoreOptions } from '../../src/core/store/workerClient';
+import { openWorkerStore, type WorkerStore, type WorkerStoreOptions } from '../../src/core/workers/workerClient';
 import { outputCounts } from '../unit/helpers/assertions';
 import { scaled } from '../unit/helpers/mochaRun';
 import { DEFAULT_SEARCH_TIMEOUT_MS } from '../../src/core/search/lane';
-import { openStore } from '../../src/core/store/sessionStore';
+import { openStore } from '../../src/core/workers/stores';
+import { LineTally } from '../../src/core/previewSource';
 
 // From sources the client finds `workers/entry.ts` (worker/script.ts) and runs it with
 // `execArgv: ['--require', <tsx/cjs>]`; spelled out here so the test documents what works.
@@ -97,7 +98,10 @@ describe('worker store', function () {
         list.map((info) => info.outputId),
         [binary.outputId, kept.outputId],
       );
-      assert.deepEqual(list[1].extra, { exitCode: 2 });
+      // The store worker counted the copy's line facts at retain: its caller gave none.
+      const lines = new LineTally().write(Buffer.from(text)).facts();
+      assert.deepEqual(list[1].extra, { exitCode: 2, lines });
+      assert.deepEqual(await store.lineFacts(kept.outputId), lines);
       assert.equal(list[1].title, 'make');
       assert.deepEqual(await store.info(binary.outputId), list[0]);
       assert.deepEqual(outputCounts(await store.stats()), { outputs: 2, retainedBytes: Buffer.byteLength(text) + 5, evicted: 0 });

@@ -7,10 +7,11 @@ import * as path from 'node:path';
 import { newOutputId } from '../../src/core/ids';
 import { encodeRecord, parseJournal, type JournalHeader } from '../../src/core/store/journal';
 import { openReadOnlySession } from '../../src/core/store/readOnlySession';
-import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
+import type { SessionStore } from '../../src/core/store/sessionStore';
+import { openStore, STORE_ENGINES } from '../../src/core/workers/stores';
 import type { RecallStore } from '../../src/core/types';
 import { checkRefusals, extraOf, journalHeaders, UNKNOWN_ID } from './helpers/annotate';
-import { outputCounts, rejectsWith } from './helpers/assertions';
+import { callerExtra, outputCounts, rejectsWith } from './helpers/assertions';
 import { useTempDirs } from './helpers/tempDirs';
 
 /** A "crash": the session's files as they are now, copied to another folder before any checkpoint. */
@@ -45,7 +46,7 @@ describe('annotate: fields merged into an output’s extra, durably', function (
         assert.deepEqual(await extraOf(store, b.outputId), { preview: 'b preview' });
         const listed = await store.list();
         assert.deepEqual(
-          listed.map((info) => [info.outputId, info.extra]),
+          listed.map((info) => [info.outputId, callerExtra(info.extra)]),
           [
             [b.outputId, { preview: 'b preview' }],
             [a.outputId, merged],
@@ -150,7 +151,7 @@ describe('annotate: fields merged into an output’s extra, durably', function (
       try {
         assert.deepEqual(resumed.openReport, {});
         assert.deepEqual(
-          (await resumed.list()).map((info) => [info.outputId, info.extra]),
+          (await resumed.list()).map((info) => [info.outputId, callerExtra(info.extra)]),
           [[a.outputId, { preview: 'a' }]],
         );
         await rejectsWith(resumed.info(b.outputId), 'NOT_FOUND');
@@ -239,7 +240,7 @@ describe('annotate: fields merged into an output’s extra, durably', function (
       crashCopy(store, crashed);
       await store.close();
       const resumed = await openStore({ dir: crashed, sessionId: store.sessionId, checkpoints: 'manual' });
-      assert.deepEqual((await resumed.info(outputId)).extra, { exitCode: 0, preview: 'the text the model got' });
+      assert.deepEqual(await extraOf(resumed, outputId), { exitCode: 0, preview: 'the text the model got' });
       await resumed.close();
     });
 
@@ -265,11 +266,11 @@ describe('annotate: fields merged into an output’s extra, durably', function (
       await store.annotate(saved.outputId, { preview: 'saved preview' }); // in the journal only
       const fresh = await store.retain('journal only\n', { title: 'fresh' });
       await store.annotate(fresh.outputId, { preview: 'fresh preview' });
-      const view = await openReadOnlySession(store.file);
+      const view = await openReadOnlySession(store.file, STORE_ENGINES);
       try {
         assert.deepEqual(await extraOf(view, saved.outputId), { exitCode: 0, preview: 'saved preview' });
         assert.deepEqual(
-          (await view.list()).map((info) => [info.title, info.extra]),
+          (await view.list()).map((info) => [info.title, callerExtra(info.extra)]),
           [
             ['fresh', { preview: 'fresh preview' }],
             ['saved', { exitCode: 0, preview: 'saved preview' }],

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { openStore } from '../../src/core/store/sessionStore';
+import { openStore } from '../../src/core/workers/stores';
 import { CHUNK_BYTES } from '../../src/core/store/chunks';
 import { useTempDirs } from './helpers/tempDirs';
 

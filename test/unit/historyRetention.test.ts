@@ -13,7 +13,9 @@ import {
   type RetainFn,
   type ToolResultPart,
 } from '../../src/core/history';
-import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
+import type { SessionStore } from '../../src/core/store/sessionStore';
+import { openStore } from '../../src/core/workers/stores';
+import { callerExtra } from './helpers/assertions';
 
 // Every test retains into a real session store in a fresh folder, and reads back through it.
 let dir: string;
@@ -247,7 +249,7 @@ describe('history retention: the global guard', () => {
     assert.ok(after.total <= 0.75 * contextWindowTokens);
     assert.equal(guarded.fits, true);
     const info = await store.info(guarded.replaced[0].outputIds[0]);
-    assert.deepEqual([info.tool, info.extra], ['run', { callId: 'c1', source: 'history-guard' }]);
+    assert.deepEqual([info.tool, callerExtra(info.extra)], ['run', { callId: 'c1', source: 'history-guard' }]);
   });
 
   it('keeps the outputId of a result that was already retained, and leaves images in place', async () => {

@@ -6,7 +6,7 @@ import { RecallError } from '../../src/core/errors';
 import { resolveSettings } from '../../src/core/settings';
 import { openLockedSession } from '../../src/core/store/lockedSession';
 import { lockFileFor } from '../../src/core/store/sessionLock';
-import { openStore } from '../../src/core/store/sessionStore';
+import { openStore } from '../../src/core/workers/stores';
 import { sessionFile } from '../../src/core/store/sessionFiles';
 import type { ToolLog } from '../../src/core/tools/toolSpec';
 import { useTempDirs } from './helpers/tempDirs';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { clampPageBytes, MIN_FIT_PAGE_BYTES, readFittingPage } from '../../src/core/pager';
-import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
+import type { SessionStore } from '../../src/core/store/sessionStore';
+import { openStore } from '../../src/core/workers/stores';
 import type { ReadResult } from '../../src/core/types';
 import { MAX_PART_BYTES } from '../../src/core/tools/parts';
 import { rejectsWith, readThrough } from './helpers/assertions';

@@ -5,7 +5,8 @@
 // engine's errors, and through the inspector's request handler, which the webview talks to.
 import assert from 'node:assert/strict';
 import { RecallError, type RecallErrorCode } from '../../src/core/errors';
-import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
+import type { SessionStore } from '../../src/core/store/sessionStore';
+import { openStore } from '../../src/core/workers/stores';
 import { logText, personMessage } from '../../src/extension/personMessages';
 import { InspectorSession, type InspectorHost } from '../../src/extension/inspector/requestHandler';
 import type { ErrorView, HostToWebview } from '../../webview/protocol';

@@ -7,7 +7,7 @@ import { appendFileSync, readFileSync, readdirSync, statSync, writeFileSync } fr
 import * as path from 'node:path';
 import { isRecallError } from '../../src/core/errors';
 import { openReadOnlySession } from '../../src/core/store/readOnlySession';
-import { openStore } from '../../src/core/store/sessionStore';
+import { openStore, STORE_ENGINES } from '../../src/core/workers/stores';
 import { stepContent } from './helpers/retainingWriter';
 import { useTempDirs } from './helpers/tempDirs';
 
@@ -44,7 +44,7 @@ describe('read-only session view', function () {
     await store.flush();
     await store.retain(stepContent(2), { title: 'step 2' }); // in the journal only
     const before = folderImage(dir);
-    const view = await openReadOnlySession(store.file);
+    const view = await openReadOnlySession(store.file, STORE_ENGINES);
     try {
       assert.deepEqual(
         (await view.list()).map((i) => i.title),
@@ -72,7 +72,7 @@ describe('read-only session view', function () {
       Buffer.concat([Buffer.from('TORJ\x01', 'latin1'), Buffer.from([40, 0, 0, 0]), Buffer.from('{"op":"ret')]),
     );
     const journal = readFileSync(`${store.file}.journal`);
-    const view = await openReadOnlySession(store.file);
+    const view = await openReadOnlySession(store.file, STORE_ENGINES);
     try {
       assert.deepEqual(
         (await view.list()).map((i) => i.outputId),
@@ -91,7 +91,7 @@ describe('read-only session view', function () {
   it('refreshes only when the files change, and then shows the new outputs', async () => {
     const dir = dirs.make();
     const store = await openStore({ dir });
-    const view = await openReadOnlySession(store.file);
+    const view = await openReadOnlySession(store.file, STORE_ENGINES);
     try {
       assert.equal(await view.stale(), false);
       assert.equal(await view.refresh(), false);
@@ -111,7 +111,7 @@ describe('read-only session view', function () {
     const dir = dirs.make();
     const store = await openStore({ dir });
     const { outputId } = await store.retain('x\n');
-    const view = await openReadOnlySession(store.file);
+    const view = await openReadOnlySession(store.file, STORE_ENGINES);
     try {
       await rejectsWith(view.retain(), 'REFUSED', /belongs to another process .* shown read-only: VS Code does not retain outputs in it/);
       await rejectsWith(view.remove(), 'REFUSED', /does not remove outputs from it/);
@@ -129,10 +129,14 @@ describe('read-only session view', function () {
 
   it('says why a session cannot be read: gone (NOT_FOUND), not a session file (STORE_UNAVAILABLE)', async () => {
     const dir = dirs.make();
-    await rejectsWith(openReadOnlySession(path.join(dir, 'gone.sqlite')), 'NOT_FOUND', /is gone \(the session was deleted or pruned\)/);
+    await rejectsWith(
+      openReadOnlySession(path.join(dir, 'gone.sqlite'), STORE_ENGINES),
+      'NOT_FOUND',
+      /is gone \(the session was deleted or pruned\)/,
+    );
     const bogus = path.join(dir, 'bogus.sqlite');
     writeFileSync(bogus, 'not a database at all');
-    await rejectsWith(openReadOnlySession(bogus), 'STORE_UNAVAILABLE', /cannot be read/);
+    await rejectsWith(openReadOnlySession(bogus, STORE_ENGINES), 'STORE_UNAVAILABLE', /cannot be read/);
     assert.equal(readFileSync(bogus, 'utf8'), 'not a database at all');
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
+import type { SessionStore } from '../../src/core/store/sessionStore';
+import { openStore } from '../../src/core/workers/stores';
 import type { SearchResult } from '../../src/core/types';
 import { rejectsWith } from './helpers/assertions';
 import { decode, mixedBytes } from './helpers/mixedText';

@@ -68,7 +68,7 @@ describe('the inspector names the session of its output', () => {
     quotaBytes: 1 << 20,
     journalLimitBytes: 2 << 20,
     info: async () => info,
-    readAll: async () => Buffer.from('hello'),
+    lineFacts: async () => ({ totalBytes: 5, breaks: 0, lines: 1, blockBytes: 16384, before: [0] }),
     read: async () => ({ text: 'hello', nextOffset: 5, totalBytes: 5, hasMore: false, complete: true }),
     stats: async () => ({ outputs: 1, retainedBytes: 5, evicted: 0, journalBytes: 0, journalLimitBytes: 2 << 20 }),
   };

@@ -2,12 +2,14 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
+import type { SessionStore } from '../../src/core/store/sessionStore';
+import { openStore } from '../../src/core/workers/stores';
 import { listSessions, sessionFile } from '../../src/core/store/sessionFiles';
 import { gapMarker } from '../../src/core/bytes';
 import { DEFAULT_LIMITS, MiB } from '../../src/core/limits';
 import type { RecallError } from '../../src/core/errors';
 import { readThrough, rejectsWith, outputCounts } from './helpers/assertions';
+import { LineTally } from '../../src/core/previewSource';
 import { storedChunks } from './helpers/storedChunks';
 import { useTempDirs } from './helpers/tempDirs';
 
@@ -63,7 +65,8 @@ describe('store: retention in the session file', () => {
     const info = await store.info(retained.outputId);
     assert.equal(info.tool, 'run_command');
     assert.equal(info.title, 'make');
-    assert.deepEqual(info.extra, { exitCode: 0 });
+    // With the line facts the store counted at retain (its caller gave none): the inspector numbers lines from them.
+    assert.deepEqual(info.extra, { exitCode: 0, lines: new LineTally().write(Buffer.from(text)).facts() });
     assert.equal((await readThrough(store, retained.outputId)).text, text);
     assert.deepEqual(await store.readAll(binary.outputId), noise);
     await store.delete();

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
-import { openStore } from '../../src/core/store/sessionStore';
+import { openStore } from '../../src/core/workers/stores';
 import { listSessions, sessionFiles } from '../../src/core/store/sessionFiles';
 import { KiB, MiB } from '../../src/core/limits';
 import { rejectsWith } from './helpers/assertions';

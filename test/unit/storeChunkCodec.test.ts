@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { MessageChannel } from 'node:worker_threads';
 import { KiB, MiB } from '../../src/core/limits';
 import { CHUNK_BYTES } from '../../src/core/store/chunks';
-import { openStore } from '../../src/core/store/sessionStore';
+import { openStore, STORE_ENGINES } from '../../src/core/workers/stores';
 import { serveStores } from '../../src/core/store/serveStores';
 import type { WorkerReply } from '../../src/core/worker/reply';
 import { storedChunks } from './helpers/storedChunks';
@@ -89,7 +89,7 @@ describe('store worker: slices written into the buffer the caller sends', functi
   /** A store worker's request handling on one end of a real MessageChannel; `call` sends on the other. */
   function worker(): { call(request: Record<string, unknown>, transfer?: ArrayBuffer[]): Promise<WorkerReply>; close(): void } {
     const { port1, port2 } = new MessageChannel();
-    serveStores(port1);
+    serveStores(port1, STORE_ENGINES);
     let nextId = 1;
     const waiting = new Map<number, (reply: WorkerReply) => void>();
     port2.on('message', (reply: WorkerReply) => waiting.get(reply.id)?.(reply));

@@ -7,7 +7,8 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { encodeRecord, parseJournal, type SkippedBytes } from '../../src/core/store/journal';
 import { openReadOnlySession } from '../../src/core/store/readOnlySession';
-import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
+import type { SessionStore } from '../../src/core/store/sessionStore';
+import { openStore, STORE_ENGINES } from '../../src/core/workers/stores';
 import { journalFile, sessionFile } from '../../src/core/store/sessionFiles';
 import { rejectsWith } from './helpers/assertions';
 import { makeRng, seedFromEnv } from './helpers/prng';
@@ -89,7 +90,7 @@ describe('a damaged journal loses only the damaged bytes', function () {
     const journal = readFileSync(journalFile(file));
     const folder = readdirSync(path.dirname(file)).sort();
     const expected = kept.map((k) => crash.ids[k]).reverse();
-    const view = await openReadOnlySession(file);
+    const view = await openReadOnlySession(file, STORE_ENGINES);
     try {
       assert.deepEqual(
         (await view.list()).map((info) => info.outputId),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { openStore } from '../../src/core/store/sessionStore';
+import { openStore } from '../../src/core/workers/stores';
 import { listSessions, sessionFile } from '../../src/core/store/sessionFiles';
 import { loadSqlJs } from '../../src/core/store/sqljs';
 import { rejectsWith, outputCounts } from './helpers/assertions';

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { openStore, type SessionStore } from '../../src/core/store/sessionStore';
+import type { SessionStore } from '../../src/core/store/sessionStore';
+import { openStore } from '../../src/core/workers/stores';
 import { crc32, crc32Portable, encodeRecord, parseJournal } from '../../src/core/store/journal';
 import { sessionFiles } from '../../src/core/store/sessionFiles';
-import { rejectsWith, outputCounts } from './helpers/assertions';
+import { callerExtra, rejectsWith, outputCounts } from './helpers/assertions';
 import { storedChunks } from './helpers/storedChunks';
 import { useTempDirs } from './helpers/tempDirs';
 
@@ -71,7 +72,7 @@ describe('store journal: a retained copy is durable before the session file is r
     assert.deepEqual(await resumed.readAll(a.outputId), text);
     assert.deepEqual(await resumed.readAll(b.outputId), binary);
     const infoA = await resumed.info(a.outputId);
-    assert.deepEqual([infoA.tool, infoA.title, infoA.extra, infoA.complete], ['run_command', 'make', { exitCode: 2 }, true]);
+    assert.deepEqual([infoA.tool, infoA.title, callerExtra(infoA.extra), infoA.complete], ['run_command', 'make', { exitCode: 2 }, true]);
     const infoB = await resumed.info(b.outputId);
     assert.deepEqual([infoB.complete, infoB.droppedBytes], [false, 5]);
     assert.deepEqual(

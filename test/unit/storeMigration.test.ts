@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { openStore } from '../../src/core/store/sessionStore';
+import { openStore, STORE_ENGINES } from '../../src/core/workers/stores';
 import { openReadOnlySession } from '../../src/core/store/readOnlySession';
 import { sessionFile } from '../../src/core/store/sessionFiles';
 import { loadSqlJs } from '../../src/core/store/sqljs';
@@ -107,7 +107,7 @@ describe('store: a session file of the previous release (layout 1) is migrated o
     assert.deepEqual(readFileSync(file), original, 'the layout-1 file is untouched');
     assert.deepEqual(readdirSync(dir).sort(), before, 'the segments it wrote are gone');
     // The previous release's reader view of the file still works (it is still layout 1).
-    const view = await openReadOnlySession(file);
+    const view = await openReadOnlySession(file, STORE_ENGINES);
     assert.deepEqual(await view.readAll(ids.binary), lcg(70_000, 7));
     await view.close();
     const store = await openStore({ dir, sessionId: SESSION });
@@ -136,7 +136,7 @@ describe('store: a session file of the previous release (layout 1) is migrated o
     const dir = dirs.make();
     copyFixture(dir);
     const file = sessionFile(dir, SESSION);
-    const view = await openReadOnlySession(file);
+    const view = await openReadOnlySession(file, STORE_ENGINES);
     try {
       assert.deepEqual(await view.readAll(ids.text), Buffer.from(TEXT));
       assert.equal((await view.readAll(ids.journalled)).toString(), 'journalled only\nsecond line\n');

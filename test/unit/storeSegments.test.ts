@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, readFileSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { openStore } from '../../src/core/store/sessionStore';
+import { openStore, STORE_ENGINES } from '../../src/core/workers/stores';
 import { openReadOnlySession } from '../../src/core/store/readOnlySession';
 import { listSessions, segmentFile, sessionFiles } from '../../src/core/store/sessionFiles';
 import { KiB, MiB } from '../../src/core/limits';
@@ -129,7 +129,7 @@ describe('store: content segments', function () {
       const found = readFileSync(segment);
 
       // Another process's read-only view reads it as written, and changes nothing.
-      const view = await openReadOnlySession(session.file);
+      const view = await openReadOnlySession(session.file, STORE_ENGINES);
       try {
         assert.deepEqual(await view.readAll(session.a), session.aBytes);
         assert.equal((await view.read(session.b)).text, 'in the next segment');
@@ -193,7 +193,7 @@ describe('store: content segments', function () {
     const bBytes = randomBytes(10 * 64 * KiB);
     const b = await store.retain(bBytes);
     await store.flush();
-    const view = await openReadOnlySession(store.file);
+    const view = await openReadOnlySession(store.file, STORE_ENGINES);
     try {
       // The rewrite moves b out of segment 1; close() deletes segment 1 without the grace period.
       await store.remove(a.outputId);

@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { RecallError, clipEcho } from '../errors';
 import { DEFAULT_LIMITS } from '../limits';
-import type { LineFacts } from '../previewSource';
+import type { LineFacts } from '../types';
 import { commandEnv } from './commandEnv';
 import type { CappedBytes } from '../bytes';
 import { HeadTailBuffer, StreamCounter } from './headTailBuffer';

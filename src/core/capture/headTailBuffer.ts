@@ -3,8 +3,8 @@ import { MARKER_RESERVE, capShape, gapMarker, type CappedBytes as Capped } from 
 import { countNewlines, lastCompleteBoundary } from '../utf8';
 import { NotableScanner, TEXT_BYTES } from '../notable/scanner';
 import type { NotableKind } from '../notable/patterns';
-import { LineTally, type LineFacts } from '../previewSource';
-import type { NotableDigest } from '../types';
+import { LineTally } from '../previewSource';
+import type { LineFacts, NotableDigest } from '../types';
 
 /** What a sink holds when it is finished, with its line facts when it was asked to count them. */
 export type SinkBytes = Capped & { lines?: LineFacts };

@@ -8,8 +8,7 @@ import { isOutputIdShape } from '../ids';
 import { DEFAULT_LIMITS } from '../limits';
 import { retainOrExplain } from '../retention';
 import { previewHeadTail, type PreviewFacts } from '../preview';
-import type { LineFacts } from '../previewSource';
-import type { RecallStore } from '../types';
+import type { LineFacts, RecallStore } from '../types';
 import { runSandbox, type SandboxFailureKind } from './sandbox';
 import { RUN_CODE_TOOL } from '../toolNames';
 

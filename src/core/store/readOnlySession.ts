@@ -24,7 +24,7 @@ import { RecallError, describeError } from '../errors';
 import { DEFAULT_LIMITS, JOURNAL_LIMIT_QUOTAS } from '../limits';
 import type { StoreChanges, StoreReads, StoreStats } from '../types';
 import { ChunkReader } from './chunkReader';
-import { SessionReads } from './rowReads';
+import { SessionReads, type CopyEngines } from './rowReads';
 import { annotateRow, insertOutputRow, outputStats, type OutputRow } from './outputRows';
 import { layoutOf } from './database';
 import { addMissingColumns, queryRows } from './schema';
@@ -42,8 +42,13 @@ export interface ReadOnlySessionOptions {
   quotaBytes?: number;
 }
 
-export async function openReadOnlySession(file: string, options: ReadOnlySessionOptions = {}): Promise<ReadOnlySession> {
-  const session = new ReadOnlySession(file, options.quotaBytes ?? DEFAULT_LIMITS.sessionQuotaBytes);
+/** `engines`: what its reads use of the rooms above the store (workers/stores.ts gives them). */
+export async function openReadOnlySession(
+  file: string,
+  engines: CopyEngines,
+  options: ReadOnlySessionOptions = {},
+): Promise<ReadOnlySession> {
+  const session = new ReadOnlySession(file, options.quotaBytes ?? DEFAULT_LIMITS.sessionQuotaBytes, engines);
   await session.refresh();
   return session;
 }
@@ -103,6 +108,7 @@ export class ReadOnlySession extends WithRefusals implements StoreReads {
   constructor(
     readonly file: string,
     readonly quotaBytes: number,
+    protected readonly engines: CopyEngines,
   ) {
     super();
     this.journalLimitBytes = JOURNAL_LIMIT_QUOTAS * quotaBytes;

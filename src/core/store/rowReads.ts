@@ -8,8 +8,7 @@ import { RecallError } from '../errors';
 import { DEFAULT_LIMITS } from '../limits';
 import { clampPageBytes, PAGE_CONTEXT, pageFromWindow } from '../pager';
 import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
-import { compileSearch, searchBytes } from '../search';
-import type { OutputInfo, ReadResult, SearchOptions, SearchResult } from '../types';
+import type { LineFacts, OutputInfo, ReadResult, SearchMatch, SearchOptions, SearchResult } from '../types';
 import { lookupRow, toInfo, type OutputRow } from './outputRows';
 import { queryRows } from './schema';
 
@@ -19,8 +18,23 @@ export interface CopySlice {
   complete: boolean;
 }
 
+/**
+ * What the store uses of the rooms above it, which it does not import: given by whoever composes
+ * it (workers/stores.ts).
+ */
+export interface CopyEngines {
+  /** One count of a copy's line breaks per block, as `extra.lines` holds it (LineTally's). */
+  countLines(bytes: Uint8Array): LineFacts;
+  /**
+   * A search compiled (INVALID_ARGUMENT for a bad one, before any bytes are read), to run over a
+   * whole copy on this thread (search/): at most `maxMatches`, and whether more exist.
+   */
+  searchFor(outputId: string, pattern: string, options: SearchOptions): (bytes: Buffer) => { matches: SearchMatch[]; truncated: boolean };
+}
+
 export abstract class SessionReads {
   abstract readonly quotaBytes: number;
+  protected abstract readonly engines: CopyEngines;
 
   /** The index as this reader sees it; STORE_CLOSED once closed. */
   protected abstract index(): Database;
@@ -36,7 +50,11 @@ export abstract class SessionReads {
   }
 
   search(outputId: string, pattern: string, options: SearchOptions = {}): Promise<SearchResult> {
-    return this.reading(() => searchRow(this.lookup(outputId), outputId, pattern, options, (...args) => this.bytes(...args)));
+    return this.reading(() => {
+      const row = this.lookup(outputId);
+      const found = this.engines.searchFor(outputId, pattern, options)(this.bytes(row, 0, row.total_bytes, false));
+      return { ...found, totalBytes: row.total_bytes, complete: row.complete === 1 };
+    });
   }
 
   /** The whole copy (at most the copy cap), e.g. to open it in an editor or save it as a file. */
@@ -44,6 +62,16 @@ export abstract class SessionReads {
     return this.reading(() => {
       const row = this.lookup(outputId);
       return this.bytes(row, 0, row.total_bytes, false);
+    });
+  }
+
+  /** The line facts recorded with the copy; for a copy retained before they were, counted here once per call. */
+  lineFacts(outputId: string): Promise<LineFacts> {
+    return this.reading(() => {
+      const row = this.lookup(outputId);
+      return (
+        recordedLines(toInfo(row).extra?.lines, row.total_bytes) ?? this.engines.countLines(this.bytes(row, 0, row.total_bytes, false))
+      );
     });
   }
 
@@ -73,6 +101,19 @@ export abstract class SessionReads {
   protected lookup(outputId: string, allowEvicted = false): OutputRow {
     return lookupRow(this.index(), outputId, this.quotaBytes, allowEvicted);
   }
+}
+
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
+
+/** `lines` when they are line facts of a copy of `totalBytes` (they come from free-form JSON: every field is checked). */
+export function recordedLines(lines: unknown, totalBytes: number): LineFacts | undefined {
+  if (typeof lines !== 'object' || lines === null) return undefined;
+  const facts = lines as Record<keyof LineFacts, unknown>;
+  const { breaks, blockBytes, before } = facts;
+  if (facts.totalBytes !== totalBytes || !isCount(breaks) || !isCount(facts.lines) || !isCount(blockBytes) || blockBytes === 0)
+    return undefined;
+  if (!Array.isArray(before) || before.length !== Math.ceil(totalBytes / blockBytes) || !before.every(isCount)) return undefined;
+  return lines as LineFacts;
 }
 
 type RowBytes = (row: OutputRow, from: number, to: number, cache: boolean) => Buffer;
@@ -113,10 +154,4 @@ function validatePageRequest(outputId: string, offset: unknown, maxBytes: unknow
     );
   }
   return clampPageBytes(maxBytes);
-}
-
-function searchRow(row: OutputRow, outputId: string, pattern: string, options: SearchOptions, bytes: RowBytes): SearchResult {
-  const compiled = compileSearch(outputId, pattern, options);
-  const found = searchBytes(bytes(row, 0, row.total_bytes, false), compiled);
-  return { ...found, totalBytes: row.total_bytes, complete: row.complete === 1 };
 }

@@ -10,17 +10,19 @@
 import type { MessagePort } from 'node:worker_threads';
 import { RecallError } from '../errors';
 import { serveOps } from '../worker/serve';
+import type { CopyEngines } from './rowReads';
 import type { SessionStore } from './sessionStore';
 import { storeRun, type OpenedStore, type StoreDesk, type StoreHandle } from './storeOps';
 
 type Port = Pick<MessagePort, 'on' | 'postMessage'>;
 
-/** Serves store requests arriving on `port` (the worker's `parentPort`). */
-export function serveStores(port: Port): void {
+/** Serves store requests arriving on `port` (the worker's `parentPort`); its stores use `engines`. */
+export function serveStores(port: Port, engines: CopyEngines): void {
   const stores = new Map<StoreHandle, SessionStore>();
   let nextHandle = 1;
 
   const deskFor = (handle: StoreHandle | undefined): StoreDesk => ({
+    engines,
     store: () => {
       const store = handle === undefined ? undefined : stores.get(handle);
       if (!store)

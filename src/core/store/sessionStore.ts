@@ -12,7 +12,7 @@ import { newOutputId, isOutputIdShape } from '../ids';
 import { capBytes, toBuffer } from '../bytes';
 import type { OpenReport, RecallStore, RetainMeta, RetainResult, StoreStats } from '../types';
 import { ChunkReader } from './chunkReader';
-import { SessionReads } from './rowReads';
+import { SessionReads, recordedLines, type CopyEngines } from './rowReads';
 import { Checkpointer } from './checkpointer';
 import { readLeftJournals, type LeftJournals, type RetainRecord } from './journal';
 import { openDatabase } from './database';
@@ -33,7 +33,8 @@ export function handOver(bytes: Uint8Array): Uint8Array {
   return bytes;
 }
 
-export async function openStore(options: OpenStoreOptions): Promise<SessionStore> {
+/** Opens (or resumes, or creates) a session in this thread; `engines`: what it uses of the rooms above it. */
+export async function openSessionStore(options: OpenStoreOptions, engines: CopyEngines): Promise<SessionStore> {
   const { sessionId, quotaBytes, copyBytes, journalLimitBytes } = checkStoreOptions(options);
   const file = sessionFile(options.dir, sessionId);
   try {
@@ -48,6 +49,7 @@ export async function openStore(options: OpenStoreOptions): Promise<SessionStore
       opened.report,
       opened.resumed,
       left,
+      engines,
     );
     const replayed = store.replayJournals(left);
     if (!opened.resumed) await store.flush();
@@ -77,7 +79,7 @@ export class SessionStore extends SessionReads implements RecallStore {
   readonly copyBytes: number;
   private readonly checkpoints: 'auto' | 'manual';
 
-  /** @internal use openStore */
+  /** @internal use openSessionStore */
   constructor(
     readonly sessionId: string,
     readonly file: string,
@@ -88,6 +90,7 @@ export class SessionStore extends SessionReads implements RecallStore {
     /** Whether an existing session was resumed. */
     readonly resumed: boolean,
     left: LeftJournals,
+    protected readonly engines: CopyEngines,
   ) {
     super();
     this.quotaBytes = limits.quotaBytes;
@@ -113,7 +116,7 @@ export class SessionStore extends SessionReads implements RecallStore {
   }
 
   /**
-   * @internal (openStore) Applies the journals a previous run left over the index, oldest first, by
+   * @internal (openSessionStore) Applies the journals a previous run left over the index, oldest first, by
    * the replay rule (replayRule.ts, shared with the read-only view). Inserted retains evict for the
    * quota as a new one would, and their content waits for the next checkpoint. Damaged or torn bytes
    * were skipped (the records after them replay); such a file was kept aside and is reported.
@@ -183,6 +186,8 @@ export class SessionStore extends SessionReads implements RecallStore {
     const complete = capped.complete && meta.complete !== false;
     const droppedBytes = capped.droppedBytes + Math.max(0, meta.droppedBytes ?? 0);
     const totalBytes = capped.bytes.length;
+    // Every copy has its line facts (the inspector numbers lines from them): its maker's when they fit it, else one count here.
+    const lines = recordedLines(meta.extra?.lines, totalBytes) ?? this.engines.countLines(bytes);
     const record: RetainRecord = {
       op: 'retain',
       outputId,
@@ -192,7 +197,7 @@ export class SessionStore extends SessionReads implements RecallStore {
       complete,
       droppedBytes,
       gapOffset: capped.gapOffset ?? meta.gapOffset ?? null,
-      meta: { tool: meta.tool, title: meta.title, extra: meta.extra, notable: meta.notable },
+      meta: { tool: meta.tool, title: meta.title, extra: { ...meta.extra, lines }, notable: meta.notable },
     };
     try {
       await this.durability.record(record, bytes, (journalled) => {
@@ -279,14 +284,17 @@ export class SessionStore extends SessionReads implements RecallStore {
   async fork(): Promise<SessionStore> {
     this.ensureOpen();
     await this.flush().catch(() => undefined);
-    return openStore({
-      dir: path.dirname(this.file),
-      quotaBytes: this.quotaBytes,
-      copyBytes: this.copyBytes,
-      journalLimitBytes: this.journalLimitBytes,
-      forkedFrom: this.sessionId,
-      checkpoints: this.checkpoints,
-    });
+    return openSessionStore(
+      {
+        dir: path.dirname(this.file),
+        quotaBytes: this.quotaBytes,
+        copyBytes: this.copyBytes,
+        journalLimitBytes: this.journalLimitBytes,
+        forkedFrom: this.sessionId,
+        checkpoints: this.checkpoints,
+      },
+      this.engines,
+    );
   }
 
   /** Deletes the session's files (index, segments, journals); this store is closed and its IDs resolve nowhere. */

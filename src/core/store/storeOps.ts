@@ -2,7 +2,7 @@
  * The store's operation table: one entry per operation a store has across the worker boundary, which
  * says the lane it runs on, how the worker runs it and how the client sends it. Everything else
  * follows from it: the store worker dispatches by it (serveStores.ts), `WorkerStore` has a method per
- * operation from it (workerClient.ts), the read-only view refuses its changes by it, and each
+ * operation from it (workers/workerClient.ts), the read-only view refuses its changes by it, and each
  * operation's arguments and result are its `SessionStore` method's (or its `run`'s) — there is no
  * second list of them.
  *
@@ -21,7 +21,7 @@
  * bytes that come back alone come back as a Buffer over them):
  * - `method: false`: no method of a store (`openWorkerStore` sends it).
  * - `content`: the first argument is content, which crosses in transferred parts when large
- *   (workerContent.ts); the method takes a last `WorkerRetainOptions`.
+ *   (workers/workerContent.ts); the method takes a last `WorkerRetainOptions`.
  * - `check`: the arguments as the client checks them before sending, once the store is known open.
  * - `opens`: answers a new store in the same worker, which the client wraps as a `WorkerStore`.
  * - `ends`: closes the store (`closes`), or deletes its files too (`deletes`), once, for every caller.
@@ -38,7 +38,8 @@ import type { OpenReport, RetainMeta } from '../types';
 import { collectGarbageInWorker } from '../worker/collectGarbage';
 import type { Outcome } from '../worker/serve';
 import { checkAnnotation } from './outputRows';
-import { handOver, openStore, type SessionStore } from './sessionStore';
+import type { CopyEngines } from './rowReads';
+import { handOver, openSessionStore, type SessionStore } from './sessionStore';
 
 /** A store inside one worker. */
 export type StoreHandle = number;
@@ -70,6 +71,8 @@ export interface OpenedStore {
 
 /** The stores of one worker, as a request's run sees them. */
 export interface StoreDesk {
+  /** What the worker's stores use of the rooms above the store (see CopyEngines). */
+  readonly engines: CopyEngines;
   /** The store the request names by its handle; STORE_CLOSED when there is none. */
   store(): SessionStore;
   /** Gives `store` a handle. */
@@ -95,7 +98,7 @@ export const STORE_OPS = {
     lane: 'store',
     now: true,
     method: false,
-    run: async (desk: StoreDesk, options: WorkerOpenOptions) => ({ result: desk.register(await openStore(options)) }),
+    run: async (desk: StoreDesk, options: WorkerOpenOptions) => ({ result: desk.register(await openSessionStore(options, desk.engines)) }),
   },
   read: { lane: 'store', now: true },
   info: { lane: 'store', now: true },
@@ -110,6 +113,8 @@ export const STORE_OPS = {
    */
   slice: { lane: 'store', run: sliceInto },
   /** The bytes come back as a transferred Uint8Array that spans its whole buffer. */
+  /** Counts a copy without recorded facts, so it waits its turn like `readAll`. */
+  lineFacts: { lane: 'store' },
   readAll: {
     lane: 'store',
     run: async (desk: StoreDesk, outputId: string) => {
@@ -135,13 +140,16 @@ export const STORE_OPS = {
     opens: true,
     run: async (desk: StoreDesk) => {
       const parent = desk.store();
-      const fork = await openStore({
-        dir: path.dirname(parent.file),
-        quotaBytes: parent.quotaBytes,
-        copyBytes: parent.copyBytes,
-        journalLimitBytes: parent.journalLimitBytes,
-        forkedFrom: parent.sessionId,
-      });
+      const fork = await openSessionStore(
+        {
+          dir: path.dirname(parent.file),
+          quotaBytes: parent.quotaBytes,
+          copyBytes: parent.copyBytes,
+          journalLimitBytes: parent.journalLimitBytes,
+          forkedFrom: parent.sessionId,
+        },
+        desk.engines,
+      );
       return { result: desk.register(fork) };
     },
   },

@@ -2,7 +2,7 @@
  * The caller's side of a worker thread: it starts the worker, sends calls, settles each with its one
  * reply, and turns a crash or an exit into an error for every call pending and to come. The worker
  * keeps the process alive only while calls are in flight. Both lanes run on it: the store worker
- * (store/workerHost.ts, requests of serve.ts's shape, `call`) and the search worker (search/lane.ts,
+ * (workers/workerHost.ts, requests of serve.ts's shape, `call`) and the search worker (search/lane.ts,
  * requests of its own shape, `request`, with a cancel sent by `notify`). A failed or terminated worker
  * is never restarted: its owner decides what comes next (the store: open a new session; the search
  * lane: a new host for the next search). Subclasses say how a failure reads and what goes with a stop.

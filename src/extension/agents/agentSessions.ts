@@ -14,6 +14,7 @@ import { defaultStoreDir } from '../../core/agentStore';
 import { RecallError, describeError, isRecallError } from '../../core/errors';
 import { isOutputIdShape } from '../../core/ids';
 import { openReadOnlySession, type ReadOnlySession } from '../../core/store/readOnlySession';
+import { STORE_ENGINES } from '../../core/workers/stores';
 import { readSessionAgent, type HookDoorStatus } from '../../core/store/sessionAgent';
 import { listSessions } from '../../core/store/sessionFiles';
 import { isSessionLocked } from '../../core/store/sessionLock';
@@ -159,7 +160,7 @@ export class AgentSessions implements vscode.Disposable {
       this.views.set(file, known);
       return known;
     }
-    const opening = openReadOnlySession(file, { quotaBytes: this.options.quotaBytes() });
+    const opening = openReadOnlySession(file, STORE_ENGINES, { quotaBytes: this.options.quotaBytes() });
     this.views.set(file, opening);
     opening.catch(() => this.views.get(file) === opening && this.views.delete(file));
     for (const [old, view] of this.views) {

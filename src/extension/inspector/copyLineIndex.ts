@@ -3,68 +3,31 @@
  *
  * The index keeps block starts and the newlines before each (two small arrays). The line at an
  * offset is then the count at its block plus the newlines in short reads from the block start,
- * which hit the store's chunk cache like the page read they go with. A copy's run_command or
- * run_code call recorded these counts with it (`extra.lines`: blocks of 16 KiB, made by the one
- * count of its line breaks the capture or the preview made), so no copy is read whole for them;
- * only a copy retained without them is read once, and cut into blocks of at most BLOCK_BYTES that
- * start on character boundaries. (An index of every 1000th newline would need an unbounded read
- * when lines are long.)
+ * which hit the store's chunk cache like the page read they go with. The counts are the copy's line
+ * facts (`lineFacts`, blocks of 16 KiB): recorded with it at retain, or for an older copy counted by
+ * the store where it runs, so this thread never reads a copy whole for them. (An index of every
+ * 1000th newline would need an unbounded read when lines are long.)
  */
-import { boundaryAtOrBefore, countNewlines } from '../../core/utf8';
 import { isRecallError } from '../../core/errors';
 import { DEFAULT_LIMITS } from '../../core/limits';
-import type { OutputInfo, RecallStore } from '../../core/types';
-
-/** Below the 4096-byte page limit, leaving room for the ≤3 bytes a boundary snap moves back. */
-export const BLOCK_BYTES = 4000;
+import type { LineFacts, RecallStore } from '../../core/types';
 
 export interface LineIndex {
   totalBytes: number;
   /** Lines in the copy: newlines, plus one for a last line without a newline. */
   totalLines: number;
-  /** blockStart[k]: where block k starts (recorded blocks may start inside a character); newlinesBefore[k]: '\n' bytes in [0, blockStart[k]). */
+  /** blockStart[k]: where block k starts (it may start inside a character); newlinesBefore[k]: '\n' bytes in [0, blockStart[k]). */
   blockStart: ArrayLike<number>;
   newlinesBefore: ArrayLike<number>;
 }
 
-const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
-
-/**
- * The index from the line facts recorded with the copy (`extra.lines`, free-form JSON: every field
- * is checked), or undefined when it has none that fit it.
- */
-export function recordedLineIndex(info: OutputInfo): LineIndex | undefined {
-  const facts = info.extra?.lines as Record<string, unknown> | undefined;
-  if (typeof facts !== 'object' || facts === null) return undefined;
-  const { totalBytes, lines, blockBytes, before } = facts;
-  if (totalBytes !== info.totalBytes || !isCount(lines) || !isCount(blockBytes) || blockBytes === 0 || !Array.isArray(before))
-    return undefined;
-  if (before.length !== Math.ceil(totalBytes / blockBytes) || !before.every(isCount)) return undefined;
+export function lineIndexOf(facts: LineFacts): LineIndex {
   return {
-    totalBytes,
-    totalLines: lines,
-    blockStart: Float64Array.from(before, (_, k) => k * blockBytes),
-    newlinesBefore: Float64Array.from(before),
+    totalBytes: facts.totalBytes,
+    totalLines: facts.lines,
+    blockStart: Float64Array.from(facts.before, (_, k) => k * facts.blockBytes),
+    newlinesBefore: Float64Array.from(facts.before),
   };
-}
-
-export function buildLineIndex(bytes: Uint8Array): LineIndex {
-  const count = Math.max(1, Math.ceil(bytes.length / BLOCK_BYTES));
-  const blockStart = new Float64Array(count);
-  const newlinesBefore = new Float64Array(count);
-  let newlines = 0;
-  let previous = 0;
-  for (let k = 0; k < count; k++) {
-    const start = k === 0 ? 0 : boundaryAtOrBefore(bytes, k * BLOCK_BYTES);
-    newlines += countNewlines(bytes, previous, start);
-    blockStart[k] = start;
-    newlinesBefore[k] = newlines;
-    previous = start;
-  }
-  newlines += countNewlines(bytes, previous, bytes.length);
-  const endsWithNewline = bytes.length > 0 && bytes[bytes.length - 1] === 0x0a;
-  const totalLines = bytes.length === 0 ? 0 : newlines + (endsWithNewline ? 0 : 1);
-  return { totalBytes: bytes.length, totalLines, blockStart, newlinesBefore };
 }
 
 /** The block whose start is the greatest at or before `offset`. */

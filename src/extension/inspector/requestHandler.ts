@@ -27,7 +27,7 @@ import {
   type SearchResultView,
   type SessionOrigin,
 } from '../../../webview/protocol';
-import { buildLineIndex, countChar, lineAt, PromiseCache, recordedLineIndex, type LineIndex } from './copyLineIndex';
+import { countChar, lineAt, lineIndexOf, PromiseCache, type LineIndex } from './copyLineIndex';
 import { commandFacts, previewView } from './outputFacts';
 import { sessionStats } from '../sessions/sessionStats';
 import { logText, personMessage, type ErrorContext } from '../personMessages';
@@ -164,18 +164,16 @@ export class InspectorSession {
   }
 
   /**
-   * The line index, from the line facts recorded with the copy; `info` saves a lookup when the caller
-   * has it. Only a copy without them, or a run_command copy whose preview must be rebuilt, is read whole.
+   * The line index, from the copy's line facts (the store's, never counted here); `info` saves a
+   * lookup when the caller has it. Only a run_command copy whose preview must be rebuilt is read whole.
    */
   private analysis(store: RecallStore, known?: OutputInfo): Promise<Analysis> {
     return analyses.get(`${store.sessionId}:${this.outputId}`, async () => {
       const info = known ?? (await store.info(this.outputId));
-      const recorded = recordedLineIndex(info);
-      const needsPreview = typeof info.extra?.preview !== 'string' && info.tool === RUN_COMMAND_TOOL;
-      if (recorded && !needsPreview) return { index: recorded };
+      const index = lineIndexOf(await store.lineFacts(info.outputId));
+      if (typeof info.extra?.preview === 'string' || info.tool !== RUN_COMMAND_TOOL) return { index };
       const bytes = await store.readAll(info.outputId);
-      const preview = needsPreview ? previewView({ info, bytes, budgetBytes: this.host.previewBytes() }) : undefined;
-      return { index: recorded ?? buildLineIndex(bytes), preview };
+      return { index, preview: previewView({ info, bytes, budgetBytes: this.host.previewBytes() }) };
     });
   }
 

@@ -13,6 +13,7 @@ import * as vscode from 'vscode';
 import { RecallError, describeError, isRecallError } from '../../core/errors';
 import { isOutputIdShape } from '../../core/ids';
 import { openReadOnlySession, type ReadOnlySession } from '../../core/store/readOnlySession';
+import { STORE_ENGINES } from '../../core/workers/stores';
 import { currentSignature, signatureText } from '../../core/store/readOnlyView';
 import { listSessions, sessionFile } from '../../core/store/sessionFiles';
 import type { RecallStore } from '../../core/types';
@@ -97,7 +98,7 @@ export class SessionViews implements vscode.Disposable {
     }
     for (const { sessionId, file } of await listSessions(this.manager.dir)) {
       if (this.views.has(sessionId) || (await this.isCurrent(sessionId))) continue;
-      const view = await openReadOnlySession(file, { quotaBytes: this.quotaBytes() }).catch(() => undefined);
+      const view = await openReadOnlySession(file, STORE_ENGINES, { quotaBytes: this.quotaBytes() }).catch(() => undefined);
       if (!view) continue;
       const has = view.has(outputId);
       await view.close();
@@ -161,7 +162,7 @@ export class SessionViews implements vscode.Disposable {
       view = await loaded;
       await view.refresh();
     } else {
-      view = await openReadOnlySession(file, { quotaBytes: this.quotaBytes() });
+      view = await openReadOnlySession(file, STORE_ENGINES, { quotaBytes: this.quotaBytes() });
     }
     try {
       const summary = summarize(sessionId, view.createdAt, await view.list());
@@ -192,7 +193,7 @@ export class SessionViews implements vscode.Disposable {
   private async startedAt(sessionId: string, file = sessionFile(this.manager.dir, sessionId)): Promise<number | undefined> {
     if (this.started.has(sessionId)) return this.started.get(sessionId);
     // Read once from the session's file (its owner keeps it open meanwhile: a read-only view never disturbs it).
-    const view = await openReadOnlySession(file, { quotaBytes: this.quotaBytes() }).catch((error: unknown) => {
+    const view = await openReadOnlySession(file, STORE_ENGINES, { quotaBytes: this.quotaBytes() }).catch((error: unknown) => {
       this.log.info(`session ${sessionId}: when it started cannot be read: ${describeError(error)}`);
       return undefined;
     });
@@ -214,7 +215,7 @@ export class SessionViews implements vscode.Disposable {
       this.views.set(sessionId, known);
       return known;
     }
-    const opening = openReadOnlySession(file, { quotaBytes: this.quotaBytes() });
+    const opening = openReadOnlySession(file, STORE_ENGINES, { quotaBytes: this.quotaBytes() });
     this.views.set(sessionId, opening);
     opening.catch(() => this.views.get(sessionId) === opening && this.views.delete(sessionId));
     for (const old of [...this.views.keys()]) {

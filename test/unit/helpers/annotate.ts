@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { parseJournal, type JournalHeader } from '../../../src/core/store/journal';
 import { MAX_ANNOTATION_BYTES } from '../../../src/core/store/outputRows';
 import type { RecallStore } from '../../../src/core/types';
-import { rejectsWith } from './assertions';
+import { callerExtra, rejectsWith } from './assertions';
 
 /** A well-formed output ID that no store holds. */
 export const UNKNOWN_ID = 'out_0123456789abcdef01234567';
@@ -20,8 +20,9 @@ export const journalHeaders = (file: string): JournalHeader[] => {
   });
 };
 
+/** The extra as callers made it (retain's and annotations), the store's line facts aside. */
 export const extraOf = async (store: RecallStore, outputId: string): Promise<Record<string, unknown> | undefined> =>
-  (await store.info(outputId)).extra;
+  callerExtra((await store.info(outputId)).extra);
 
 /** The checks every store answers the same way: unknown ids, evicted copies, bad extras (none of which journal anything). */
 export async function checkRefusals(

@@ -60,6 +60,14 @@ export function namedReadCall(text: string): { outputId: string; offset: number 
   return JSON.parse(match[1]) as { outputId: string; offset: number };
 }
 
+/** A copy's extra as its caller gave it: without the line facts the store records with every copy (`lines`). */
+export function callerExtra(extra: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!extra) return undefined;
+  const given = { ...extra };
+  delete given.lines;
+  return Object.keys(given).length > 0 ? given : undefined;
+}
+
 /** The output counts of stats(), without the journal's state (which depends on checkpoint timing). */
 export function outputCounts(stats: StoreStats): Pick<StoreStats, 'outputs' | 'retainedBytes' | 'evicted'> {
   return { outputs: stats.outputs, retainedBytes: stats.retainedBytes, evicted: stats.evicted };

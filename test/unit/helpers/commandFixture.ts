@@ -1,4 +1,5 @@
-import { openStore, type SessionStore } from '../../../src/core/store/sessionStore';
+import type { SessionStore } from '../../../src/core/store/sessionStore';
+import { openStore } from '../../../src/core/workers/stores';
 import { useTempDirs } from './tempDirs';
 
 /**

@@ -9,7 +9,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { openStore, type SessionStore } from '../../../src/core/store/sessionStore';
+import type { SessionStore } from '../../../src/core/store/sessionStore';
+import { openStore } from '../../../src/core/workers/stores';
 import { KiB, MiB } from '../../../src/core/limits';
 import { retainOrExplain } from '../../../src/core/retention';
 import type { StoreStats } from '../../../src/core/types';

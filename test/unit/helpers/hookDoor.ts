@@ -2,7 +2,8 @@
 // test/unit/hookDoor.test.ts and test/system/hookDoor.test.ts.
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { openStore, type SessionStore } from '../../../src/core/store/sessionStore';
+import type { SessionStore } from '../../../src/core/store/sessionStore';
+import { openStore } from '../../../src/core/workers/stores';
 import { listenForHooks, type HookDoor, type HookDoorOptions } from '../../../src/mcp/hookListener';
 
 export interface OpenedDoor {

@@ -6,7 +6,7 @@
  * `node -r tsx/cjs retainingWriterChild.ts <dir> <steps>`. Prints JSON lines: `{ file }` once the
  * session exists, then `{ done }` after the last step; it closes the session and exits.
  */
-import { openStore } from '../../../src/core/store/sessionStore';
+import { openStore } from '../../../src/core/workers/stores';
 import { sessionFile } from '../../../src/core/store/sessionFiles';
 import { tryLockSession } from '../../../src/core/store/sessionLock';
 import { isRemoveStep, stepContent } from './retainingWriter';

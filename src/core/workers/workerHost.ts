@@ -7,7 +7,7 @@ import { RecallError } from '../errors';
 import { SearchLane } from '../search/lane';
 import { WorkerHost } from '../worker/host';
 import { defaultExecArgv } from '../worker/script';
-import type { StoreOpShapes } from './storeOps';
+import type { StoreOpShapes } from '../store/storeOps';
 
 /** The worker's end of a store: its handle, and its session (for the failure message). */
 export interface StoreLink {

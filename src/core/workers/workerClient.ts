@@ -33,7 +33,7 @@ import { toBuffer } from '../bytes';
 import type { OpenReport, RecallStore, RetainMeta, SearchOptions, SearchResult } from '../types';
 import type { CallOptions } from '../worker/host';
 import { defaultWorkerPath } from '../worker/script';
-import type { OpenStoreOptions } from './storeOptions';
+import type { OpenStoreOptions } from '../store/storeOptions';
 import {
   STORE_OPS,
   type ArgsOf,
@@ -43,7 +43,7 @@ import {
   type StoreOpSpec,
   type StoreOps,
   type WorkerOpenOptions,
-} from './storeOps';
+} from '../store/storeOps';
 import { encodeContent } from './workerContent';
 import { StoreWorkerHost, type StoreLink } from './workerHost';
 
