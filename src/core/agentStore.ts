@@ -12,6 +12,7 @@
  * folder from each workspace folder's real path to show those sessions.
  */
 import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { RecallError } from './errors';
@@ -40,4 +41,41 @@ export function defaultStoreDir(workspaceRealPath: string, env: NodeJS.ProcessEn
       .replace(/[^A-Za-z0-9._-]+/g, '_')
       .slice(0, 40) || 'root';
   return path.join(stateHome(env), AGENT_STORE_APP, 'workspaces', `${name}-${hash}`);
+}
+
+/**
+ * Where VS Code keeps this workspace's sessions, for the MCP servers of the same workspace to find
+ * them (a search across every session's outputs): VS Code's workspace storage is named by a hash
+ * only VS Code knows, so each window says where it is, in the agents' folder.
+ */
+export const VSCODE_SESSIONS_FILE = 'vscode-sessions.json';
+
+/** VS Code installs (stable, Insiders, code-server…) that may each keep sessions of one workspace. */
+const MAX_ANNOUNCED = 4;
+
+/** Adds `sessionsDir` to the folders announced in `agentDir` (the most recent first). */
+export async function announceVsCodeSessions(agentDir: string, sessionsDir: string): Promise<void> {
+  const known = (await announcedVsCodeSessions(agentDir)).filter((dir) => dir !== sessionsDir);
+  const file = path.join(agentDir, VSCODE_SESSIONS_FILE);
+  const temporary = `${file}.${process.pid}.tmp`;
+  await fs.writeFile(temporary, `${JSON.stringify({ dirs: [sessionsDir, ...known].slice(0, MAX_ANNOUNCED) })}\n`, { mode: 0o600 });
+  await fs.rename(temporary, file);
+}
+
+/**
+ * The folders VS Code announced in `agentDir`; none when there is no announcement or it is not this
+ * user's (any process could write one: a folder is only ever read, read-only, for session files).
+ */
+export async function announcedVsCodeSessions(agentDir: string): Promise<string[]> {
+  const file = path.join(agentDir, VSCODE_SESSIONS_FILE);
+  try {
+    const stat = await fs.lstat(file);
+    if (!stat.isFile() || (typeof process.getuid === 'function' && stat.uid !== process.getuid())) return [];
+    const { dirs } = JSON.parse(await fs.readFile(file, 'utf8')) as { dirs?: unknown };
+    return Array.isArray(dirs)
+      ? dirs.filter((dir): dir is string => typeof dir === 'string' && path.isAbsolute(dir)).slice(0, MAX_ANNOUNCED)
+      : [];
+  } catch {
+    return [];
+  }
 }

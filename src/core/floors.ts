@@ -12,7 +12,7 @@ export const CORE_FLOORS: readonly (readonly string[])[] = [
   ['notable/', 'store/'],
   ['agents/', 'files/', 'previewSource.ts'],
   ['capture/', 'preview.ts', 'workers/'],
-  ['codeMode/'],
+  ['catalog/', 'codeMode/'],
   ['tools/'],
   ['history/'],
   ['index.ts'],

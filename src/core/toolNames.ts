@@ -9,3 +9,4 @@ export const SEARCH_TOOL_OUTPUT_TOOL = 'search_tool_output';
 export const READ_FILE_PAGE_TOOL = 'read_file_page';
 export const RUN_COMMAND_TOOL = 'run_command';
 export const RUN_CODE_TOOL = 'run_code';
+export const LIST_TOOL_OUTPUTS_TOOL = 'list_tool_outputs';

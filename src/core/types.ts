@@ -134,6 +134,56 @@ export interface DroppedMatches {
   matches: NotableLine[];
 }
 
+/**
+ * One retained output as a listing shows it (`list_tool_outputs`, a search across outputs, the
+ * inspector's Search All Outputs): from the session's index, never from the copy.
+ */
+export interface ListedOutput {
+  outputId: string;
+  /** The session that holds it: reading it from another session names this one. */
+  sessionId: string;
+  /** Who wrote that session: `VS Code`, or the agents an MCP server served (`claude-code`, …). */
+  agent?: string;
+  tool?: string;
+  /** The command line, the query, the file. */
+  title?: string;
+  createdAt: number;
+  /** A command's exit code (null when a signal ended it), when the output is a command's. */
+  exitCode?: number | null;
+  signal?: string;
+  totalBytes: number;
+  droppedBytes: number;
+  complete: boolean;
+  /** The copy was evicted for the session's quota: listed, but it cannot be read. */
+  evicted: boolean;
+  /** The first notable line (an error, a failure, a summary) its facts name, clipped. */
+  notable?: string;
+}
+
+/** One output's matches in a search across outputs (newest output first). */
+export interface OutputHits {
+  output: ListedOutput;
+  matches: SearchMatch[];
+  /** More matches exist in this output than were returned: search it alone for them. */
+  truncated: boolean;
+}
+
+/** A page of a search across outputs. */
+export interface SearchAcrossResult {
+  groups: OutputHits[];
+  /** Outputs and bytes searched for this page. */
+  searchedOutputs: number;
+  searchedBytes: number;
+  /** Searched outputs whose copy is incomplete (bytes dropped at capture): a miss there proves nothing. */
+  incompleteSearched: number;
+  /** Outputs in scope in all (readable ones: not evicted). */
+  outputsInScope: number;
+  /** Set when outputs remain unsearched (the page's hits or its time ran out): pass it back to continue. */
+  cursor?: string;
+  /** Sessions in scope that could not be read, and why: they were not searched. */
+  unreadable: { sessionId: string; reason: string }[];
+}
+
 export interface OutputInfo {
   outputId: string;
   tool?: string;
@@ -208,6 +258,8 @@ export interface StoreStats {
  */
 export interface StoreReads {
   readonly sessionId: string;
+  /** The session's file (its index), where a reader in another thread or process finds it. */
+  readonly file: string;
   readonly copyBytes: number;
   readonly quotaBytes: number;
   readonly journalLimitBytes: number;

@@ -5,6 +5,8 @@ import { describeError } from '../core/errors';
 import { openWorkerStore } from '../core/workers/workerClient';
 import { readSettings } from './config';
 import { SessionManager } from './sessions/sessionManager';
+import { announceSessions, catalogFolders } from './sessions/catalogFolders';
+import { OutputCatalog } from '../core/catalog/outputCatalog';
 import { CheckpointWatch } from './sessions/checkpointWatch';
 import { SessionStatusBar } from './statusBar';
 import { registerSessionCommands } from './commands';
@@ -41,10 +43,15 @@ export function activate(context: vscode.ExtensionContext): ToolOutputRecallApi 
       log,
     );
     const store = () => sessions.store();
+    // Every session's outputs in this workspace, for list_tool_outputs and searches across outputs.
+    const catalog = new OutputCatalog({ folders: catalogFolders(sessions.dir), current: store });
+    context.subscriptions.push({ dispose: () => void catalog.close() });
+    void announceSessions(sessions.dir, log);
     const spillRoots = spillRootsOf(context);
     log.info(describeSpillRoots(spillRoots));
     const toolDeps = {
       store,
+      catalog,
       settings: readSettings,
       isTrusted: () => vscode.workspace.isTrusted,
       onRetained: () => sessions.notifyChanged(),

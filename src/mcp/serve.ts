@@ -45,6 +45,7 @@ export async function serve(argv: readonly string[], log: Log, stdioWire?: Stdio
   const tools = new AgentTools({
     store: async () => (await opening).store,
     workspace: parsed.workspace,
+    storeDir: parsed.storeDir,
     settings: parsed.settings,
     log,
     shutdown: shutdown.signal,

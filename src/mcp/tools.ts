@@ -7,6 +7,8 @@
 import type { Tool, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { RecallSettings } from '../core/settings';
 import { TOOL_NAMES, invokeTool, isToolName, toolDeclaration, toolSpec, type ToolName, type ToolRun } from '../core/tools/registry';
+import { announcedVsCodeSessions } from '../core/agentStore';
+import { OutputCatalog } from '../core/catalog/outputCatalog';
 import type { ToolContext, ToolEffect } from '../core/tools/toolSpec';
 import type { RecallStore } from '../core/types';
 import type { Log } from './log';
@@ -27,6 +29,8 @@ export interface AgentToolsDeps {
   store: () => Promise<RecallStore>;
   /** The workspace's real path. */
   workspace: string;
+  /** The session folder (the workspace's, shared by every agent's server): what list and search across outputs cover. */
+  storeDir: string;
   settings: RecallSettings;
   log: Log;
   /** Aborts every running tool when the server shuts down. */
@@ -59,7 +63,16 @@ export function listTools(): Tool[] {
 }
 
 export class AgentTools {
-  constructor(private readonly deps: AgentToolsDeps) {}
+  /** This workspace's sessions: every agent's server's (one folder) and VS Code's, where a window announced it. */
+  private readonly catalog: OutputCatalog;
+
+  constructor(private readonly deps: AgentToolsDeps) {
+    const { storeDir, store } = deps;
+    this.catalog = new OutputCatalog({
+      folders: async () => [{ dir: storeDir }, ...(await announcedVsCodeSessions(storeDir)).map((dir) => ({ dir, owner: 'VS Code' }))],
+      current: store,
+    });
+  }
 
   has(name: string): name is ToolName {
     return isToolName(name);
@@ -78,6 +91,7 @@ export class AgentTools {
     const { store, workspace, settings, log, shutdown } = this.deps;
     return {
       store,
+      catalog: this.catalog,
       settings,
       folders: [workspace],
       signal: callSignal ? AbortSignal.any([callSignal, shutdown]) : shutdown,

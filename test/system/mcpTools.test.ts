@@ -29,6 +29,7 @@ describe('mcp: the tool runner', function () {
     tools = new AgentTools({
       store: async () => store,
       workspace,
+      storeDir: path.dirname(store.file),
       settings: resolveSettings((key) => settingSchema(key)?.default),
       log: quiet,
       shutdown: shutdown.signal,
@@ -95,6 +96,7 @@ describe('mcp: the tool runner', function () {
     const local = new AgentTools({
       store: async () => store,
       workspace,
+      storeDir: path.dirname(store.file),
       settings: resolveSettings((key) => settingSchema(key)?.default),
       log: quiet,
       shutdown: stopping.signal,
@@ -130,6 +132,7 @@ describe('mcp: the tool runner', function () {
     const logged = new AgentTools({
       store: async () => failing,
       workspace,
+      storeDir: workspace,
       settings: resolveSettings((key) => settingSchema(key)?.default),
       log: { ...quiet, warn: (message) => warnings.push(message) },
       shutdown: shutdown.signal,

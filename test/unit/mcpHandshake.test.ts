@@ -20,6 +20,7 @@ async function serverAnswers(messages: Message[]): Promise<Map<string, Message>>
   const tools = new AgentTools({
     store: () => Promise.reject(new Error('no store in a handshake test')),
     workspace: process.cwd(),
+    storeDir: process.cwd(),
     settings: resolveSettings((key) => settingSchema(key)?.default),
     log: { info() {}, warn() {}, error() {} },
     shutdown: new AbortController().signal,

@@ -4,7 +4,7 @@
  * worker) or an open file the worker streams itself. Every search gets exactly one reply with its
  * `id` (the worker's shape: `WorkerReply`); a `cancel` gets none.
  */
-import type { SearchMatch, SearchOptions } from '../types';
+import type { SearchAcrossResult, SearchMatch, SearchOptions } from '../types';
 
 /** A file the caller opened and checked (files/openedFile.ts): the worker reads this descriptor, if it is still that file. */
 export interface FileSource {
@@ -14,7 +14,30 @@ export interface FileSource {
   ino: number;
 }
 
-export type SearchSource = { kind: 'bytes'; parts: Uint8Array[] } | FileSource;
+/**
+ * Every readable output of some sessions, newest first (a search across outputs): the worker reads
+ * the session files itself, read-only, as another process's view does, so no copy crosses threads.
+ */
+export interface SessionsSource {
+  kind: 'sessions';
+  /** The session files in scope. */
+  sessions: { sessionId: string; file: string }[];
+  /** Continue after this output (a page's cursor, decoded). */
+  after?: OutputKey;
+  /** Matches kept per output. */
+  perOutput: number;
+  /** ms after which the page ends with a cursor, whatever it found (a first page comes back fast). */
+  pageMs: number;
+}
+
+/** Where an output sits in the newest-first order of a search across outputs. */
+export interface OutputKey {
+  createdAt: number;
+  sessionId: string;
+  outputId: string;
+}
+
+export type SearchSource = { kind: 'bytes'; parts: Uint8Array[] } | FileSource | SessionsSource;
 
 export interface SearchRequest {
   id: number;
@@ -42,4 +65,6 @@ export interface SearchOutcome {
   totalBytes: number;
   /** A file's secret-shaped values masked before the search (files/secretShapes.ts). */
   masked?: number;
+  /** A search across outputs: its page (`matches` is then empty; the cursor is `next`, encoded by the caller). */
+  across?: Omit<SearchAcrossResult, 'cursor'> & { next?: OutputKey };
 }

@@ -10,7 +10,7 @@ import { collectGarbageInWorker } from '../worker/collectGarbage';
 import { serializeError } from '../worker/errors';
 import type { WorkerReply } from '../worker/reply';
 import { compileSearch, MatchCollector, searchWindow, wholeWindow, type CompiledSearch } from './index';
-import type { FileSource, SearchOutcome, SearchRequest, SearchWorkerRequest } from './protocol';
+import type { FileSource, SearchOutcome, SearchRequest, SearchWorkerRequest, SessionsSource } from './protocol';
 import { runSliced, type StepControl } from './sliced';
 
 type Port = Pick<MessagePort, 'on' | 'postMessage'>;
@@ -24,7 +24,10 @@ const COMPILED_CACHE_ENTRIES = 32;
  */
 export type FileScan = (source: FileSource, search: CompiledSearch, control: StepControl) => Promise<SearchOutcome>;
 
-export function serveSearches(port: Port, scanFile: FileScan): void {
+/** How sessions' outputs are searched (workers/sessionScan.ts), handed in for the same reason: search is below the store. */
+export type SessionsScan = (source: SessionsSource, search: CompiledSearch, control: StepControl) => Promise<SearchOutcome>;
+
+export function serveSearches(port: Port, scanFile: FileScan, scanSessions: SessionsScan): void {
   lowerPriority();
   const cancelled = new Set<number>();
   const compiled = new Map<string, CompiledSearch>();
@@ -47,6 +50,7 @@ export function serveSearches(port: Port, scanFile: FileScan): void {
     };
     const { source } = request;
     if (source.kind === 'file') return scanFile(source, search, control);
+    if (source.kind === 'sessions') return scanSessions(source, search, control);
     const bytes = source.parts.length === 1 ? toBuffer(source.parts[0]) : Buffer.concat(source.parts);
     const found = new MatchCollector(search.maxMatches);
     await runSliced(searchWindow(search, wholeWindow(bytes), found), control);

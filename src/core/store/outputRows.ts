@@ -3,6 +3,7 @@ import type { Database } from 'sql.js';
 import { RecallError, describeError } from '../errors';
 import { isOutputIdShape } from '../ids';
 import { KiB } from '../limits';
+import { LIST_TOOL_OUTPUTS_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
 import type { NotableDigest, OutputInfo } from '../types';
 import { CHUNK_BYTES } from './chunks';
 import type { RetainRecord } from './journal';
@@ -90,7 +91,7 @@ export function lookupRow(db: Database, outputId: string, quotaBytes: number, al
   if (!row) {
     throw new RecallError(
       'NOT_FOUND',
-      `No retained output "${outputId}" in this session. IDs resolve only in the session that made them (not in another window's session, a fork, or a deleted session). Copy the outputId exactly from the tool result; if it is gone, the output must be produced again.`,
+      `No retained output "${outputId}" in this session. IDs resolve only in the session that made them (not in another window's session, a fork, or a deleted session). Copy the outputId exactly from the tool result. If it came from an earlier session or another agent, find it with ${LIST_TOOL_OUTPUTS_TOOL} {"session":"all"} or ${SEARCH_TOOL_OUTPUT_TOOL} {"pattern":"…","session":"all"} and read it with the session they name; only if it is in none of them must the output be produced again.`,
     );
   }
   if (row.evicted && !allowEvicted) {

@@ -3,18 +3,24 @@ import { RecallError } from '../errors';
 import type { ReadPolicy } from '../files/readablePath';
 import { describeDropped, droppedMatches } from '../notable/dropped';
 import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
-import type { RecallStore, SearchOptions } from '../types';
+import type { SearchOptions, StoreReads } from '../types';
+import { searchAcrossText } from './searchAcross';
 import { searchFileText } from './searchFile';
-import { readPolicyOf, type ReadingToolSpec } from './toolSpec';
+import { catalogOf, readPolicyOf, type ReadingToolSpec } from './toolSpec';
 
 export interface SearchToolOutputInput {
-  /** A retained output; or `path`, a file (see searchFile.ts). Exactly one. */
+  /** A retained output; or `path`, a file (see searchFile.ts); neither: every output in `session` (searchAcross.ts). */
   outputId?: string;
   path?: string;
   pattern: string;
   regex?: boolean;
   caseSensitive?: boolean;
   maxMatches?: number;
+  /** With outputId: the session that holds it; with neither: `all`, or one session, whose outputs are searched. */
+  session?: string;
+  /** Searching every output: matches per output, and where the previous page stopped. */
+  maxPerOutput?: number;
+  cursor?: string;
 }
 
 /**
@@ -28,10 +34,42 @@ export const searchToolOutputSpec: ReadingToolSpec<SearchToolOutputInput, typeof
   invocation: ({ outputId, path, pattern }) =>
     path !== undefined
       ? l10n.t('Searching {path} for {pattern}', { path, pattern: JSON.stringify(pattern) })
-      : l10n.t('Searching retained output {outputId} for {pattern}', { outputId: outputId ?? '', pattern: JSON.stringify(pattern) }),
-  run: async (input, context) =>
-    searchToolOutputText(input.outputId === undefined ? undefined : await context.store(), input, context.signal, readPolicyOf(context)),
+      : outputId !== undefined
+        ? l10n.t('Searching retained output {outputId} for {pattern}', { outputId, pattern: JSON.stringify(pattern) })
+        : l10n.t('Searching every retained output for {pattern}', { pattern: JSON.stringify(pattern) }),
+  validate: checkCombination,
+  run: async (input, context) => {
+    if (input.path !== undefined) return searchFileText({ ...input, path: input.path }, readPolicyOf(context), context.signal);
+    const catalog = catalogOf(context);
+    const current = await context.store();
+    if (input.outputId === undefined) return searchAcrossText(catalog, input, current.sessionId, context.signal);
+    const store = input.session === undefined ? current : await catalog.reads(input.session, SEARCH_TOOL_OUTPUT_TOOL);
+    return searchToolOutputText(store, input, context.signal, readPolicyOf(context));
+  },
 };
+
+/** What the schema cannot say: which fields go together. */
+function checkCombination(input: SearchToolOutputInput): void {
+  if (input.outputId !== undefined && input.path !== undefined) {
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `${SEARCH_TOOL_OUTPUT_TOOL} takes "outputId" (a retained output) or "path" (a file), not both; give neither to search every retained output.`,
+    );
+  }
+  if (input.path !== undefined && input.session !== undefined) {
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `"session" names whose outputs to search; a "path" is a file, searched as it is: drop "session".`,
+    );
+  }
+  const across = input.outputId === undefined && input.path === undefined;
+  if (!across && (input.cursor !== undefined || input.maxPerOutput !== undefined)) {
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `"cursor" and "maxPerOutput" belong to a search of every output (no outputId, no path); for one ${input.outputId === undefined ? 'file' : 'output'}, raise maxMatches instead.`,
+    );
+  }
+}
 
 /**
  * `search_tool_output`'s result text: a summary line, one match per line (JSON Lines: readable, and
@@ -40,7 +78,7 @@ export const searchToolOutputSpec: ReadingToolSpec<SearchToolOutputInput, typeof
  */
 export async function searchToolOutputText(
   /** Needed for an `outputId` only. */
-  store: RecallStore | undefined,
+  store: StoreReads | undefined,
   input: SearchToolOutputInput,
   signal?: AbortSignal,
   /** Where a `path` may point (as for read_file_page); undefined: files are refused. */
@@ -49,7 +87,7 @@ export async function searchToolOutputText(
   if ((input.outputId === undefined) === (input.path === undefined)) {
     throw new RecallError(
       'INVALID_ARGUMENT',
-      `${SEARCH_TOOL_OUTPUT_TOOL} takes either "outputId" (a retained output) or "path" (a file, e.g. a saved oversized tool result), ${input.outputId === undefined ? 'and got neither' : 'not both'}.`,
+      `${SEARCH_TOOL_OUTPUT_TOOL} takes either "outputId" (a retained output) or "path" (a file, e.g. a saved oversized tool result) here, ${input.outputId === undefined ? 'and got neither' : 'not both'}.`,
     );
   }
   if (input.path !== undefined) return searchFileText({ ...input, path: input.path }, files, signal);
@@ -87,7 +125,7 @@ export async function searchToolOutputText(
         : dropped
           ? `No match in what was retained (complete=false). ${describeDropped(dropped)}`
           : 'No match in what was retained, but the copy is incomplete (complete=false): the text may have been in the dropped part. Say so rather than claiming it is absent.'
-      : `Read around a match with ${READ_TOOL_OUTPUT_TOOL} {"outputId":"${outputId}","offset":${first.lineOffset}} (use a match's lineOffset or offset).${clipped}${found.truncated ? ' More matches exist: refine the pattern or raise maxMatches (up to 1000).' : ''}`;
+      : `Read around a match with ${READ_TOOL_OUTPUT_TOOL} {"outputId":"${outputId}"${input.session === undefined ? '' : `,"session":"${input.session}"`},"offset":${first.lineOffset}} (use a match's lineOffset or offset).${clipped}${found.truncated ? ' More matches exist: refine the pattern or raise maxMatches (up to 1000).' : ''}`;
   return [JSON.stringify(summary), ...lines, advice].join('\n');
 }
 

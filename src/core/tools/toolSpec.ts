@@ -9,8 +9,10 @@ import * as os from 'node:os';
 import type { ReadPolicy } from '../files/readablePath';
 import type { SpillRoots } from '../files/vscodeSpillFiles';
 import type { RecallSettings } from '../settings';
+import { OutputCatalog } from '../catalog/outputCatalog';
 import type { RecallStore } from '../types';
 import type { ProgressListener } from '../capture/progress';
+import type { NestedResult } from '../codeMode/runProgram';
 
 /** Where a front end logs (the VS Code log channel and the MCP server's stderr log both fit). */
 export interface ToolLog {
@@ -19,8 +21,11 @@ export interface ToolLog {
   error(message: string): void;
 }
 
-/** run_code's `tools.call`: resolves to the nested tool's text, rejects with the text of its failure. `ended` aborts when the program ends. */
-export type NestedCall = (name: string, input: Record<string, unknown>, ended: AbortSignal) => Promise<string>;
+/**
+ * run_code's `tools.call`: resolves to the nested tool's text and the copies it retained, rejects with
+ * the text of its failure. `ended` aborts when the program ends.
+ */
+export type NestedCall = (name: string, input: Record<string, unknown>, ended: AbortSignal) => Promise<NestedResult>;
 
 export interface ToolContext {
   /**
@@ -31,6 +36,11 @@ export interface ToolContext {
   settings: RecallSettings;
   /** The workspace folders on disk; relative paths and a command's `cwd` start from the first (the home folder without one). */
   folders: readonly string[];
+  /**
+   * Every session's outputs this front end can find (its own folder, the other agents'); without
+   * one, the current session alone.
+   */
+  catalog?: OutputCatalog;
   /** Where VS Code writes oversized results, which the file tools read outside the workspace (the extension computes them; none over MCP). */
   spillRoots?: SpillRoots;
   /** Aborts when the call is cancelled (the model's request, the client, the server's shutdown). */
@@ -40,8 +50,8 @@ export interface ToolContext {
   previewBytes?: number;
   /** run_code's nested calls; default: `invokeTool` on this registry (registry.ts `nestedCall`). */
   callTool?: NestedCall;
-  /** Told when a run retained a copy (VS Code refreshes its views). */
-  onRetained?: () => void;
+  /** Told the copies a run retained (VS Code refreshes its views; `invokeTool` hands them to a nested caller). */
+  onRetained?: (outputIds: readonly string[]) => void;
   /** Told what a running command printed so far (bytes, a bounded tail), a few times a second: VS Code shows it in its tree. */
   onCommandProgress?: ProgressListener;
 }
@@ -131,4 +141,9 @@ export async function storeOrNothing(context: ToolContext, tool: string): Promis
 /** `text` cut to `max` characters with an ellipsis, for a one-line description of a call (a person reads it; no count). */
 export function clipLine(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 3)}…` : text;
+}
+
+/** The context's catalog, or one of the current session alone. */
+export function catalogOf(context: ToolContext): OutputCatalog {
+  return context.catalog ?? new OutputCatalog({ folders: async () => [], current: context.store });
 }

@@ -1,0 +1,256 @@
+/**
+ * Every retained output a front end can find: its own session's, its earlier sessions' and the
+ * other agents' of the same workspace (the session folders it is given). Another session is only
+ * ever read through a read-only view and only when it is named (`session`), so a bare outputId still
+ * resolves in the current session alone (the seed's isolation). Listing reads indexes, never copies;
+ * a search across outputs runs on the search lane, whose worker reads the sessions itself
+ * (workers/sessionScan.ts).
+ */
+import * as path from 'node:path';
+import { RecallError } from '../errors';
+import { isSessionIdShape } from '../ids';
+import { DEFAULT_SEARCH_TIMEOUT_MS, SearchLane } from '../search/lane';
+import { checkSearchRequest } from '../search';
+import { openReadOnlySession, type ReadOnlySession } from '../store/readOnlySession';
+import { readSessionAgent } from '../store/sessionAgent';
+import { listSessions } from '../store/sessionFiles';
+import type { ListedOutput, SearchAcrossResult, SearchOptions, StoreReads } from '../types';
+import { defaultExecArgv, defaultWorkerPath } from '../worker/script';
+import { compareNewestFirst, isAfter, keyOf, listedOutput } from '../workers/listedOutput';
+import { STORE_ENGINES } from '../workers/stores';
+import { decodeCursor, encodeCursor } from './cursor';
+
+/** A folder of session files, and whose they are when no agent record names them. */
+export interface SessionFolder {
+  dir: string;
+  /** `VS Code` for the extension's folder; undefined for the agents' folder (each session's record names its agent). */
+  owner?: string;
+}
+
+export interface CatalogOptions {
+  /** The folders in scope, the front end's own first (the current session is there). */
+  folders: () => Promise<readonly SessionFolder[]>;
+  /** The session the front end writes now. */
+  current: () => Promise<StoreReads>;
+  /** The worker script and its Node options (as for the store worker). */
+  workerPath?: string;
+  execArgv?: string[];
+}
+
+export interface CatalogSession {
+  sessionId: string;
+  file: string;
+  current: boolean;
+  agent?: string;
+  modifiedAt: number;
+}
+
+/** `current` (default), `all` (every session in scope), or one session's id. */
+export type SessionScope = string | undefined;
+
+export interface ListQuery {
+  session?: SessionScope;
+  tool?: string;
+  agent?: string;
+  /** Only outputs retained at or after this time (epoch ms). */
+  since?: number;
+  exit?: 'ok' | 'failed';
+  /** Text the title (the command) contains, any case. */
+  text?: string;
+  cursor?: string;
+  limit: number;
+}
+
+export interface ListPage {
+  rows: ListedOutput[];
+  /** Rows that pass the filters, in all. */
+  matching: number;
+  nextCursor?: string;
+  /** Sessions searched, and those that could not be read. */
+  sessions: number;
+  unreadable: { sessionId: string; reason: string }[];
+}
+
+export interface AcrossOptions extends SearchOptions {
+  session?: SessionScope;
+  perOutput: number;
+  cursor?: string;
+  /** ms after which a page ends with a cursor (default: the search's time limit less a margin). */
+  pageMs?: number;
+  /** The tool whose input this is (for messages). */
+  tool: string;
+}
+
+/** A page's time: well inside the lane's limit, so a page ends with a cursor and never with TIMEOUT. */
+const DEFAULT_PAGE_MS = DEFAULT_SEARCH_TIMEOUT_MS / 2;
+
+export class OutputCatalog {
+  private readonly views = new Map<string, Promise<ReadOnlySession>>();
+  private closed = false;
+
+  constructor(private readonly options: CatalogOptions) {}
+
+  /** Every session in scope, the current one first, then the most recently written. */
+  async sessions(): Promise<CatalogSession[]> {
+    const current = await this.options.current();
+    const found: CatalogSession[] = [];
+    for (const folder of await this.options.folders()) {
+      for (const session of await listSessions(folder.dir)) {
+        if (found.some((known) => known.sessionId === session.sessionId)) continue;
+        const agent = folder.owner ?? (await readSessionAgent(session.file))?.clients.map((client) => client.name).join(', ');
+        found.push({
+          sessionId: session.sessionId,
+          file: session.file,
+          current: session.sessionId === current.sessionId,
+          ...(agent ? { agent } : {}),
+          modifiedAt: session.modifiedAt,
+        });
+      }
+    }
+    // A session opened a moment ago may not be listed yet, and a catalog without folders has only it.
+    if (!found.some((session) => session.current)) {
+      found.push({ sessionId: current.sessionId, file: current.file, current: true, modifiedAt: Date.now() });
+    }
+    return found.sort((a, b) => Number(b.current) - Number(a.current) || b.modifiedAt - a.modifiedAt);
+  }
+
+  /**
+   * The reads of one session: the current store, or another session's read-only view. NOT_FOUND,
+   * naming the sessions there are, for an id that is not in scope.
+   */
+  async reads(sessionId: string, tool: string): Promise<StoreReads> {
+    const current = await this.options.current();
+    if (sessionId === current.sessionId) return current;
+    const session = (await this.sessions()).find((known) => known.sessionId === sessionId);
+    if (!session) throw await this.unknownSession(sessionId, tool);
+    return this.view(session.file);
+  }
+
+  /** Rows of the outputs in scope that pass the query's filters, newest first, a page at a time. */
+  async list(query: ListQuery, tool: string): Promise<ListPage> {
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, tool);
+    const scope = await this.scope(query.session, tool);
+    const unreadable: ListPage['unreadable'] = [];
+    const rows: ListedOutput[] = [];
+    for (const session of scope) {
+      try {
+        const reads = session.current ? await this.options.current() : await this.view(session.file);
+        for (const info of await reads.list()) {
+          const row = listedOutput(info, session.sessionId);
+          if (session.agent) row.agent = session.agent;
+          if (passes(row, query)) rows.push(row);
+        }
+      } catch (error) {
+        unreadable.push({ sessionId: session.sessionId, reason: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    rows.sort((a, b) => compareNewestFirst(keyOf(a), keyOf(b)));
+    const rest = rows.filter((row) => isAfter(keyOf(row), after));
+    const page = rest.slice(0, query.limit);
+    return {
+      rows: page,
+      matching: rows.length,
+      ...(rest.length > page.length ? { nextCursor: encodeCursor(keyOf(page[page.length - 1])) } : {}),
+      sessions: scope.length,
+      unreadable,
+    };
+  }
+
+  /**
+   * A page of a search of every readable output in scope, newest output first: at most `perOutput`
+   * matches an output and `maxMatches` in all, and a cursor while outputs remain unsearched.
+   * Cancelling (`signal`) stops it between slices.
+   */
+  async searchAcross(pattern: string, options: AcrossOptions): Promise<SearchAcrossResult> {
+    const { session, perOutput, cursor, pageMs = DEFAULT_PAGE_MS, tool, signal, ...searchOptions } = options;
+    checkSearchRequest('', pattern, searchOptions);
+    const after = cursor === undefined ? undefined : decodeCursor(cursor, tool);
+    const scope = await this.scope(session, tool);
+    const agents = new Map(scope.map((known) => [known.sessionId, known.agent]));
+    const script = path.resolve(this.options.workerPath ?? defaultWorkerPath());
+    const lane = SearchLane.acquire(script, this.options.execArgv ?? defaultExecArgv(script));
+    try {
+      const outcome = await lane.search({
+        pattern,
+        options: searchOptions,
+        subject: `the outputs of ${scope.length === 1 ? `session ${scope[0].sessionId}` : `${scope.length} sessions`}`,
+        timeoutMs: DEFAULT_SEARCH_TIMEOUT_MS,
+        signal,
+        source: async () => ({
+          source: {
+            kind: 'sessions',
+            sessions: scope.map(({ sessionId, file }) => ({ sessionId, file })),
+            ...(after ? { after } : {}),
+            perOutput,
+            pageMs,
+          },
+        }),
+      });
+      const across = outcome.across;
+      // Only a worker of another build could answer a sessions search without its page.
+      if (!across) throw new RecallError('STORE_UNAVAILABLE', 'The search worker answered a search across outputs without a page.');
+      const { next, ...page } = across;
+      for (const group of page.groups) {
+        const agent = agents.get(group.output.sessionId);
+        if (agent) group.output.agent = agent;
+      }
+      return { ...page, ...(next ? { cursor: encodeCursor(next) } : {}) };
+    } finally {
+      lane.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const views = [...this.views.values()];
+    this.views.clear();
+    await Promise.all(views.map((opening) => opening.then((view) => view.close()).catch(() => undefined)));
+  }
+
+  /** The sessions a scope names. */
+  private async scope(scope: SessionScope, tool: string): Promise<CatalogSession[]> {
+    const sessions = await this.sessions();
+    if (scope === undefined || scope === 'current') return sessions.filter((session) => session.current);
+    if (scope === 'all') return sessions;
+    const named = sessions.find((session) => session.sessionId === scope);
+    if (!named) throw await this.unknownSession(scope, tool, sessions);
+    return [named];
+  }
+
+  private async unknownSession(sessionId: string, tool: string, sessions?: CatalogSession[]): Promise<RecallError> {
+    const known = (sessions ?? (await this.sessions())).slice(0, 10).map((session) => session.sessionId);
+    const shape = isSessionIdShape(sessionId) ? '' : ' (not a session id: one looks like s20261206-ea8a277c1461)';
+    return new RecallError(
+      'NOT_FOUND',
+      `There is no session ${JSON.stringify(sessionId)} in this workspace${shape}. Sessions here, newest first: ${known.join(', ') || 'none'}. List outputs of every session with list_tool_outputs {"session":"all"}.`,
+    );
+  }
+
+  /** A read-only view of another session, kept and read again when its files changed. */
+  private async view(file: string): Promise<ReadOnlySession> {
+    if (this.closed) throw new RecallError('STORE_CLOSED', 'The output catalog is closed.');
+    let opening = this.views.get(file);
+    if (!opening) {
+      opening = openReadOnlySession(file, STORE_ENGINES);
+      this.views.set(file, opening);
+      opening.catch(() => this.views.delete(file));
+      return opening;
+    }
+    const view = await opening;
+    await view.refresh();
+    return view;
+  }
+}
+
+function passes(row: ListedOutput, query: ListQuery): boolean {
+  if (query.tool !== undefined && row.tool !== query.tool) return false;
+  if (query.agent !== undefined && !(row.agent ?? '').toLowerCase().includes(query.agent.toLowerCase())) return false;
+  if (query.since !== undefined && row.createdAt < query.since) return false;
+  if (query.text !== undefined && !(row.title ?? '').toLowerCase().includes(query.text.toLowerCase())) return false;
+  if (query.exit !== undefined) {
+    const failed = row.signal !== undefined || (typeof row.exitCode === 'number' && row.exitCode !== 0) || row.exitCode === null;
+    const ok = row.exitCode === 0;
+    if (query.exit === 'failed' ? !failed : !ok) return false;
+  }
+  return true;
+}

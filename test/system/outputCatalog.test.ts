@@ -1,0 +1,251 @@
+// Issue 38: an output whose id was lost is found by listing or searching every retained output:
+// this session's, earlier sessions' and other agents' (read-only), with the seed's isolation kept
+// (a bare outputId of another session stays NOT_FOUND). Real session files, a real worker store
+// and the real search worker.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { OutputCatalog } from '../../src/core/catalog/outputCatalog';
+import { invokeTool } from '../../src/core/tools/registry';
+import type { ToolContext } from '../../src/core/tools/toolSpec';
+import { resolveSettings } from '../../src/core/settings';
+import { settingSchema } from '../../src/core/manifest';
+import { SessionAgentNote } from '../../src/core/store/sessionAgent';
+import { openStore } from '../../src/core/workers/stores';
+import { openWorkerStore, type WorkerStore } from '../../src/core/workers/workerClient';
+import { announceVsCodeSessions, announcedVsCodeSessions } from '../../src/core/agentStore';
+import { useTempDirs } from '../unit/helpers/tempDirs';
+
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const settings = resolveSettings((key) => settingSchema(key)?.default);
+
+/** The JSON lines of a tool's text (its last line is advice). */
+const jsonLines = (text: string): Record<string, unknown>[] =>
+  text
+    .split('\n')
+    .filter((line) => line.trimStart().startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+describe('output catalog: list and search every retained output (issue 38)', function () {
+  this.timeout(120_000);
+  const dirs = useTempDirs('catalog');
+  let dir: string;
+  let current: WorkerStore;
+  let catalog: OutputCatalog;
+  let earlierId: string;
+  let agentId: string;
+  const ids: Record<string, string> = {};
+
+  const context = (): ToolContext => ({
+    store: async () => current,
+    catalog,
+    settings,
+    folders: [dir],
+    signal: new AbortController().signal,
+    log: quiet,
+  });
+  const call = async (name: string, input: unknown) => invokeTool(name, input, context());
+
+  before(async () => {
+    dir = dirs.make();
+    // An earlier session of this front end, closed: a failing test run long ago.
+    const earlier = await openStore({ dir });
+    earlierId = earlier.sessionId;
+    ids.earlierFail = (
+      await earlier.retain(`${'compiling module\n'.repeat(5000)}FAIL test/orders.test.ts > totals\nTypeError: total is undefined\n`, {
+        tool: 'run_command',
+        title: 'npm test',
+        extra: { exitCode: 1, firstNotable: 'FAIL test/orders.test.ts > totals' },
+      })
+    ).outputId;
+    await earlier.close();
+    // Another agent's session, still open by its owner (a live server): its newest copy only in its journal.
+    const agent = await openWorkerStore({ dir });
+    agentId = agent.sessionId;
+    const note = new SessionAgentNote(agent.file, () => undefined);
+    await note.started();
+    await note.client({ name: 'claude-code', version: '2.1' });
+    ids.agentLog = (
+      await agent.retain('server listening\nrequest id=req-7f3a91 failed: upstream timeout\n', {
+        tool: 'claude-code:Bash',
+        title: 'tail -n 200 server.log',
+      })
+    ).outputId;
+    // This front end's current session: thirty commands after the one that matters.
+    current = await openWorkerStore({ dir });
+    ids.currentBuild = (
+      await current.retain('build ok\nwarning: deprecated API used in src/a.ts\n', {
+        tool: 'run_command',
+        title: 'npm run build',
+        extra: { exitCode: 0 },
+      })
+    ).outputId;
+    for (let i = 0; i < 30; i++)
+      await current.retain(`step ${i} done\n`, { tool: 'run_command', title: `echo step ${i}`, extra: { exitCode: 0 } });
+    catalog = new OutputCatalog({ folders: async () => [{ dir }], current: async () => current });
+    after(async () => {
+      await catalog.close();
+      await agent.close();
+      await current.close();
+    });
+  });
+
+  it('lists this session by default, newest first, from the index alone', async () => {
+    const run = await call('list_tool_outputs', { limit: 5 });
+    assert.equal(run.isError, false, run.text);
+    const [summary, ...rows] = jsonLines(run.text);
+    assert.equal(summary.matching, 31);
+    assert.equal(rows.length, 5);
+    assert.equal(rows[0].command, 'echo step 29');
+    assert.equal(rows[0].session, undefined, 'rows of this session name no session');
+    assert.ok(typeof summary.nextCursor === 'string');
+    // The cursor continues where the page stopped, with no row twice and none skipped.
+    const seen = new Set(rows.map((row) => row.outputId));
+    let cursor = summary.nextCursor as string | undefined;
+    while (cursor) {
+      const next = jsonLines((await call('list_tool_outputs', { limit: 7, cursor })).text);
+      for (const row of next.slice(1)) {
+        assert.ok(!seen.has(row.outputId), `row ${String(row.outputId)} twice`);
+        seen.add(row.outputId);
+      }
+      cursor = next[0].nextCursor as string | undefined;
+    }
+    assert.equal(seen.size, 31);
+    assert.ok(seen.has(ids.currentBuild));
+  });
+
+  it('lists every session with "all", naming other sessions and their agents, and filters', async () => {
+    const all = jsonLines((await call('list_tool_outputs', { session: 'all', limit: 100 })).text);
+    assert.equal(all[0].matching, 33);
+    const agentRow = all.find((row) => row.outputId === ids.agentLog);
+    assert.equal(agentRow?.session, agentId);
+    assert.equal(agentRow?.agent, 'claude-code');
+    const failed = jsonLines((await call('list_tool_outputs', { session: 'all', exit: 'failed' })).text);
+    assert.deepEqual(
+      failed.slice(1).map((row) => [row.outputId, row.session, row.exit, row.notable]),
+      [[ids.earlierFail, earlierId, 1, 'FAIL test/orders.test.ts > totals']],
+    );
+    const byCommand = jsonLines((await call('list_tool_outputs', { session: 'all', command: 'NPM' })).text);
+    assert.deepEqual(new Set(byCommand.slice(1).map((row) => row.outputId)), new Set([ids.earlierFail, ids.currentBuild]));
+    const byAgent = jsonLines((await call('list_tool_outputs', { session: 'all', agent: 'Claude' })).text);
+    assert.deepEqual(
+      byAgent.slice(1).map((row) => row.outputId),
+      [ids.agentLog],
+    );
+    const byTool = jsonLines((await call('list_tool_outputs', { session: agentId, tool: 'claude-code:Bash' })).text);
+    assert.equal(byTool.length, 2);
+    const recent = jsonLines((await call('list_tool_outputs', { session: 'all', sinceMinutes: 60, limit: 100 })).text);
+    assert.equal(recent[0].matching, 33);
+  });
+
+  it('reads another session only when it is named, read-only; a bare id stays NOT_FOUND here', async () => {
+    const bare = await call('read_tool_output', { outputId: ids.earlierFail });
+    assert.equal(bare.isError, true);
+    assert.match(bare.text, /^read_tool_output failed \(NOT_FOUND\): No retained output .* in this session\./);
+    assert.match(bare.text, /list_tool_outputs \{"session":"all"\}/, 'the refusal says how to look for it');
+    const named = await call('read_tool_output', { outputId: ids.earlierFail, session: earlierId, offset: 85_000 });
+    assert.equal(named.isError, false, named.text);
+    assert.match(named.text, /TypeError: total is undefined/);
+    assert.match(named.text, new RegExp(`"session":"${earlierId}"|end of the output`));
+    const searched = await call('search_tool_output', { outputId: ids.agentLog, session: agentId, pattern: 'req-7f3a91' });
+    assert.equal(searched.isError, false, searched.text);
+    assert.match(searched.text, new RegExp(`read_tool_output \\{"outputId":"${ids.agentLog}","session":"${agentId}"`));
+    const unknown = await call('read_tool_output', { outputId: ids.earlierFail, session: 's20990101-abcdef123456' });
+    assert.match(
+      unknown.text,
+      /^read_tool_output failed \(NOT_FOUND\): There is no session "s20990101-abcdef123456" in this workspace\. Sessions here/,
+    );
+  });
+
+  it('searches every output: grouped by output, newest first, other sessions named, a page with a cursor', async () => {
+    const here = await call('search_tool_output', { pattern: 'TypeError' });
+    assert.equal(here.isError, false, here.text);
+    const [none] = jsonLines(here.text);
+    assert.equal(none.matches, 0);
+    assert.match(here.text, /add "session":"all"/, 'a miss in this session says where else to look');
+
+    const all = await call('search_tool_output', { pattern: 'TypeError|timeout', regex: true, session: 'all' });
+    const [summary, ...lines] = jsonLines(all.text);
+    assert.equal(summary.outputsWithMatches, 2);
+    assert.equal(summary.outputsInScope, 33);
+    assert.deepEqual(
+      lines.filter((line) => 'outputId' in line).map((line) => [line.outputId, line.session]),
+      [
+        [ids.agentLog, agentId],
+        [ids.earlierFail, earlierId],
+      ],
+    );
+    const hit = lines.find((line) => String(line.text).startsWith('TypeError')) as { lineOffset: number };
+    const read = await call('read_tool_output', { outputId: ids.earlierFail, session: earlierId, offset: hit.lineOffset, maxBytes: 30 });
+    assert.match(read.text, /"text":"TypeError: total is undefined/);
+
+    // Bounded per output and in all; the cursor reaches every output once.
+    const perOutput = jsonLines(
+      (await call('search_tool_output', { pattern: 'step', session: 'all', maxPerOutput: 1, maxMatches: 10 })).text,
+    );
+    assert.equal(perOutput[0].matches, 10);
+    assert.ok(typeof perOutput[0].nextCursor === 'string');
+    const outputs = new Set(perOutput.filter((line) => 'outputId' in line).map((line) => line.outputId));
+    let cursor = perOutput[0].nextCursor as string | undefined;
+    while (cursor) {
+      const page = jsonLines(
+        (await call('search_tool_output', { pattern: 'step', session: 'all', maxPerOutput: 1, maxMatches: 10, cursor })).text,
+      );
+      for (const line of page.filter((l) => 'outputId' in l)) {
+        assert.ok(!outputs.has(line.outputId), 'an output on two pages');
+        outputs.add(line.outputId);
+      }
+      cursor = page[0].nextCursor as string | undefined;
+    }
+    assert.equal(outputs.size, 30, 'every "step" output found once across the pages');
+  });
+
+  it('refuses what does not fit together, and a cursor it did not give, saying what to do', async () => {
+    const cases: [unknown, RegExp][] = [
+      [{ pattern: 'x', outputId: ids.currentBuild, path: 'a.txt' }, /not both; give neither to search every retained output/],
+      [{ pattern: 'x', path: 'a.txt', session: 'all' }, /a "path" is a file/],
+      [{ pattern: 'x', outputId: ids.currentBuild, cursor: 'abc' }, /belong to a search of every output/],
+      [{ pattern: 'x', cursor: 'not-a-cursor' }, /is not one search_tool_output gave: pass the "nextCursor"/],
+      [{ pattern: 'x', session: 'no pe' }, /There is no session "no pe" in this workspace \(not a session id: one looks like/],
+      [
+        { pattern: 'x', session: 's20990101-abcdef123456' },
+        /There is no session "s20990101-abcdef123456" in this workspace\. Sessions here, newest first: s/,
+      ],
+      [{ pattern: '(', regex: true, session: 'all' }, /INVALID_ARGUMENT/],
+    ];
+    for (const [input, expected] of cases) {
+      const run = await call('search_tool_output', input);
+      assert.equal(run.isError, true, JSON.stringify(input));
+      assert.match(run.text, expected);
+    }
+    const badList = await call('list_tool_outputs', { cursor: 'eyJ4IjoxfQ' });
+    assert.match(badList.text, /^list_tool_outputs failed \(INVALID_ARGUMENT\): cursor .* is not one list_tool_outputs gave/);
+  });
+
+  it('names a session it cannot read and searches the others', async () => {
+    const broken = path.join(dir, 's20200101-bad000bad000.sqlite');
+    writeFileSync(broken, 'not a database');
+    try {
+      const run = await call('search_tool_output', { pattern: 'req-7f3a91', session: 'all' });
+      const [summary] = jsonLines(run.text);
+      assert.equal(summary.outputsWithMatches, 1);
+      assert.deepEqual(
+        (summary.unreadable as { sessionId: string }[]).map((entry) => entry.sessionId),
+        ['s20200101-bad000bad000'],
+      );
+    } finally {
+      const { rmSync } = await import('node:fs');
+      rmSync(broken, { force: true });
+    }
+  });
+
+  it("finds VS Code's sessions from an agents' folder once a window announced them", async () => {
+    const agents = dirs.make();
+    assert.deepEqual(await announcedVsCodeSessions(agents), []);
+    await announceVsCodeSessions(agents, dir);
+    await announceVsCodeSessions(agents, '/elsewhere/sessions');
+    assert.deepEqual(await announcedVsCodeSessions(agents), ['/elsewhere/sessions', dir]);
+    writeFileSync(path.join(agents, 'vscode-sessions.json'), '{"dirs":["relative/path", 3]}');
+    assert.deepEqual(await announcedVsCodeSessions(agents), [], 'only absolute folders are taken');
+  });
+});
