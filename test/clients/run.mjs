@@ -42,6 +42,7 @@ import {
   copilotLimit,
   evidenceRun,
   hookRecall,
+  lostIdRun,
   spawnToInitialize,
   startupRace,
 } from './scenarios.mjs';
@@ -213,6 +214,28 @@ async function main() {
       }
       runs.push(run);
       assertEvidence(run, measured.copilotLimit?.found);
+    }
+
+    if (wanted('gemini') && wanted('claude')) {
+      console.log('\nIssue 38: Claude Code finds an output Gemini CLI ran, without its outputId (search_tool_output, "session": "all")');
+      const lost = await lostIdRun({ first: 'gemini', second: 'claude', scratch, bins, connectJs });
+      measured.lostId = lost;
+      const name = `${lost.second} finding ${lost.first}'s output`;
+      console.log(
+        `  calls: ${lost.calls.map((c) => `${c.tool} ${JSON.stringify(c.input)}`).join(' → ')}; answer ${JSON.stringify(lost.answer.slice(0, 120))}`,
+      );
+      check(`${lost.first}: ran the command through run_command`, lost.firstRan);
+      const [search, read] = lost.calls;
+      check(
+        `${name}: the search of every session the model received names that output and its session`,
+        !!search && /"session":"s[0-9]/.test(search.received) && search.received.includes('checksum='),
+        search?.received.slice(0, 300),
+      );
+      check(
+        `${name}: read with that session, in 2 calls of our tools, nothing run again`,
+        lost.calls.length === 2 && !!read?.input.session && !lost.calls.some((c) => c.tool.endsWith('run_command')),
+      );
+      check(`${name}: the answer quotes the checksum`, lost.answer.includes(lost.checksum), lost.answer.slice(0, 200));
     }
 
     console.log('\nspawn → initialize reply (dist/mcp.js) beside spawn → exit (node -e 0)');

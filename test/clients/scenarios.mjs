@@ -20,8 +20,10 @@ import {
   hookRecallScript,
   isOurs,
   limitProbeScript,
+  lostIdScript,
   probeText,
   requestTexts,
+  runOnlyScript,
   shellScript,
 } from './script.mjs';
 
@@ -648,5 +650,44 @@ export async function hookRecall({ cli, scratch, bins, connectJs, megabytes = 3,
     answer: agent.answer(run.stdout),
     stderr: run.stderr.slice(0, 2000),
     dir: f.dir,
+  };
+}
+
+/**
+ * Issue 38: an output one agent ran is found by another that never saw its outputId. `first` runs the
+ * big command through our run_command (its server's session); then `second`, a new process with a new
+ * session in the same workspace, is asked for the field and searches every session's outputs. Returns
+ * what the second model sent and received, and its answer.
+ */
+export async function lostIdRun({ first, second, scratch, bins, connectJs }) {
+  const f = scratchFolders(scratch, `lost-id-${first}-${second}`);
+  const { command, checksum } = bigOutputCommand();
+  const runAgent = async (cli, script, prompt) => {
+    const agent = agentFor(cli, bins);
+    const model = await startModel(script);
+    try {
+      agent.configure({ how: 'stdio', ...f, connectJs, modelPort: model.port });
+      const run = await agent.run({ prompt, ...f, modelPort: model.port, limitMs: 240_000 });
+      return { agent, model, run };
+    } finally {
+      await model.close();
+    }
+  };
+  const one = await runAgent(first, runOnlyScript({ command }), 'Run the command.');
+  const two = await runAgent(second, lostIdScript({ field: 'checksum' }), 'An earlier run printed a checksum; find it.');
+  const calls = two.model.requests
+    .map((request) => request.view)
+    .filter(Boolean)
+    .at(-1)
+    ?.calls.filter((c) => isOurs(c.name))
+    .map((c) => ({ tool: c.name, input: c.input, received: c.result?.text ?? '' }));
+  return {
+    first: one.agent.name,
+    second: two.agent.name,
+    firstRan: one.model.requests.some((request) => request.view?.calls.some((c) => c.name.endsWith('run_command') && c.result)),
+    answer: two.agent.answer(two.run.stdout),
+    checksum,
+    calls: calls ?? [],
+    exit: two.run.code,
   };
 }

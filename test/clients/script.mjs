@@ -242,3 +242,46 @@ export function hookRecallScript({ tool, input, field }) {
     return final(`FAILED: no ${field} in what ${last.name} returned`);
   };
 }
+
+/** The first agent of a "lost id" run: runs `command` with our run_command, then ends its turn. */
+export function runOnlyScript({ command }) {
+  return (view) => {
+    const run = ourTool(view.callable, 'run_command');
+    if (!run) return loadOurTools(view) ?? final('FAILED: run_command is not callable');
+    const done = view.calls.find((c) => c.name === run && c.result);
+    return done ? final('Ran it.') : call(run, { command });
+  };
+}
+
+/**
+ * The second agent of a "lost id" run (issue 38): it has no outputId, only the word it needs. It
+ * searches every retained output of the workspace (search_tool_output without an outputId, "session":
+ * "all"), takes the first output's row and match from the result (the row names the other agent's
+ * session), reads the match's line with that session, and answers.
+ */
+export function lostIdScript({ field }) {
+  return (view) => {
+    const search = ourTool(view.callable, 'search_tool_output');
+    const read = ourTool(view.callable, 'read_tool_output');
+    if (!search || !read) return loadOurTools(view) ?? final('FAILED: our tools are not callable');
+    const ours = view.calls.filter((c) => isOurs(c.name) && c.result);
+    const last = ours.at(-1);
+    if (!last) return call(search, { pattern: `${field}=`, session: 'all' });
+    if (last.result.isError) return final(`FAILED: ${last.name} returned an error: ${last.result.text.slice(0, 300)}`);
+    if (last.name === search) {
+      const lines = last.result.text.split('\n').map((line) => safeJson(line.slice(line.indexOf('{'))));
+      const row = lines.find((line) => typeof line?.outputId === 'string');
+      const match = lines.find((line) => typeof line?.lineOffset === 'number');
+      if (!row || !match)
+        return final(`FAILED: no output with a match in the search the model received: ${last.result.text.slice(0, 300)}`);
+      return call(read, {
+        outputId: row.outputId,
+        ...(row.session ? { session: row.session } : {}),
+        offset: match.lineOffset,
+        maxBytes: 256,
+      });
+    }
+    const value = new RegExp(`${field}=([0-9a-z]+)`).exec(last.result.text)?.[1];
+    return final(value ? `The ${field} is ${value}.` : `FAILED: no ${field} in the page the model received`);
+  };
+}
