@@ -63,7 +63,7 @@ describe('mcp: the tool runner', function () {
     assert.match(outside.text, /^read_file_page failed \(REFUSED\): .*outside the workspace folders/);
   });
 
-  it('searches a workspace file by path, with byte offsets read_file_page continues from; outputId or path, exactly one', async () => {
+  it('searches a workspace file by path, with byte offsets read_file_page continues from; outputId or path, not both', async () => {
     const content = 'ok 1\nok 2\nERROR 数据 lost at 7\nok 3\n';
     writeFileSync(path.join(workspace, 'search.log'), content);
     const run = await tools.call('search_tool_output', { path: 'search.log', pattern: 'lost at \\d+', regex: true });
@@ -76,12 +76,12 @@ describe('mcp: the tool runner', function () {
     assert.equal(advice.startsWith('Read around a match with read_file_page {"path":"search.log","byteOffset":10}'), true, advice);
     const page = await tools.call('read_file_page', { path: 'search.log', byteOffset: found.offset });
     assert.match(page.text, /---\nlost at 7\nok 3\n$/);
+    // Neither: every retained output of this session (issue 38); both: refused.
     const neither = await tools.call('search_tool_output', { pattern: 'ok' });
-    assert.equal(neither.isError, true);
-    assert.match(
-      neither.text,
-      /^search_tool_output failed \(INVALID_ARGUMENT\): search_tool_output takes either "outputId" .* or "path" .*and got neither/,
-    );
+    assert.equal(neither.isError, false, neither.text);
+    assert.match(neither.text, /^\{"pattern":"ok","session":"current","outputsSearched":/);
+    const both = await tools.call('search_tool_output', { pattern: 'ok', path: 'search.log', outputId: 'out_000000000000000000000000' });
+    assert.match(both.text, /^search_tool_output failed \(INVALID_ARGUMENT\): search_tool_output takes "outputId" .* or "path" .*not both/);
     const elsewhere = path.join(dirs.make(), 'c.log');
     writeFileSync(elsewhere, 'ok\n');
     const outside = await tools.call('search_tool_output', { path: elsewhere, pattern: 'ok' });
