@@ -16,6 +16,8 @@ export interface JsonSchema {
   minimum?: number;
   maximum?: number;
   exclusiveMinimum?: number;
+  /** The only values a string may take. */
+  enum?: string[];
   description?: string;
   markdownDescription?: string;
   default?: unknown;

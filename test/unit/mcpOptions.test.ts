@@ -50,7 +50,7 @@ describe('mcp: input schemas from the manifest', () => {
       [{ outputId: 7 }, /^the input property "outputId" must be a string; got 7/],
       [{ outputId: 'o', offset: 1.5 }, /property "offset" must be an integer ≥ 0; got 1\.5/],
       [{ outputId: 'o', maxBytes: 0 }, /property "maxBytes" must be an integer ≥ 1 and ≤ 4096; got 0/],
-      [{ outputId: 'o', extra: true }, /has an unknown property "extra"; the properties are outputId, offset, maxBytes$/],
+      [{ outputId: 'o', extra: true }, /has an unknown property "extra"; the properties are outputId, offset, maxBytes, session$/],
     ];
     for (const [input, expected] of cases) {
       const error = throwsWith(() => checkToolInput(read, input), 'INVALID_ARGUMENT');
@@ -71,8 +71,15 @@ describe('mcp: input schemas from the manifest', () => {
       /^the input property "path" must be a string; got 3/,
     );
     const store = {} as RecallStore;
+    // The tool itself searches every output with neither (searchAcross.ts); this function is for one of them.
     const neither = await rejectsWith(searchToolOutputText(store, { pattern: 'x' }), 'INVALID_ARGUMENT');
-    assert.match(neither.message, /takes either "outputId" \(a retained output\) or "path" \(a file.*\), and got neither\.$/);
+    assert.match(neither.message, /takes either "outputId" \(a retained output\) or "path" \(a file.*\) here, and got neither\.$/);
+    const list = TOOL_DECLARATIONS.find((tool) => tool.name === 'list_tool_outputs')!.inputSchema;
+    checkToolInput(list, { exit: 'failed' });
+    assert.match(
+      throwsWith(() => checkToolInput(list, { exit: 'crashed' }), 'INVALID_ARGUMENT').message,
+      /^the input property "exit" must be one of "failed", "ok"; got "crashed"/,
+    );
     const both = await rejectsWith(searchToolOutputText(store, { outputId: 'out_1', path: 'a.log', pattern: 'x' }), 'INVALID_ARGUMENT');
     assert.match(both.message, /, not both\.$/);
   });

@@ -16,6 +16,7 @@ export const CHECKED_KEYWORDS: ReadonlySet<string> = new Set([
   'minimum',
   'maximum',
   'exclusiveMinimum',
+  'enum',
   // Annotations, not constraints.
   'description',
   'markdownDescription',
@@ -28,6 +29,8 @@ export function schemaProblem(schema: JsonSchema, value: unknown): string | unde
   switch (schema.type) {
     case 'string':
       if (typeof value !== 'string') return `must be a string${got}`;
+      if (schema.enum && !schema.enum.includes(value))
+        return `must be one of ${schema.enum.map((v) => JSON.stringify(v)).join(', ')}${got}`;
       return undefined;
     case 'boolean':
       if (typeof value !== 'boolean') return `must be true or false${got}`;
