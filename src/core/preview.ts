@@ -58,6 +58,8 @@ export interface Preview {
   lines: LineFacts;
   /** The omitted range `[from, to)` in the copy's byte offsets, when truncated. */
   omitted?: { from: number; to: number; bytes: number; firstLine: number; lines: number };
+  /** Where the omission marker sits in `text`, as UTF-16 indexes `[start, end)`, when truncated. */
+  marker?: { start: number; end: number };
   importantTail: boolean;
   /**
    * The notable lines the marker lists (omitted ones with copy offsets, dropped ones flagged), the
@@ -159,8 +161,19 @@ export function previewHeadTail(content: string | Uint8Array, options: PreviewOp
   const before = shownHead.length === 0 || shownHead.endsWith('\n') ? '' : '\n';
   const after = shownTail.length === 0 ? '' : '\n';
   const listed = block?.text ? `\n${block.text.replace(/\n$/, '')}` : '';
-  const text = `${shownHead}${before}${marker(omitted, totalBytes, totalLines, options)}${listed}${after}${shownTail}`;
-  const preview: Preview = { text, truncated: true, totalBytes, totalLines, lines: source.lines, omitted, importantTail };
+  const said = marker(omitted, totalBytes, totalLines, options);
+  const text = `${shownHead}${before}${said}${listed}${after}${shownTail}`;
+  const start = shownHead.length + before.length;
+  const preview: Preview = {
+    text,
+    truncated: true,
+    totalBytes,
+    totalLines,
+    lines: source.lines,
+    omitted,
+    marker: { start, end: start + said.length },
+    importantTail,
+  };
   if (block?.text) preview.notable = block.facts;
   return preview;
 }
@@ -359,8 +372,32 @@ function marker(omitted: NonNullable<Preview['omitted']>, totalBytes: number, to
 /** The exact call that reads on from `offset` in the copy `outputId`. */
 export const readCall = (outputId: string, offset: number): string => `${READ_TOOL_OUTPUT_TOOL} ${JSON.stringify({ outputId, offset })}`;
 
-/** What a cut preview states about the part it omitted, as its result (`Preview`) holds it. */
-export type PreviewFacts = Pick<Preview, 'totalBytes' | 'omitted' | 'notable'>;
+/** What a cut preview states about the part it omitted, and where it says so, as its result (`Preview`) holds it. */
+export type PreviewFacts = Pick<Preview, 'totalBytes' | 'omitted' | 'notable' | 'marker'>;
+
+/**
+ * A result text's omission marker as fields, recorded beside the text (`extra.previewMarker`) so the
+ * inspector highlights it without reading the text back: its place in the text, as UTF-16 indexes
+ * `[start, end)`, and the copy's byte range `[from, to)` it omits.
+ */
+export interface PreviewMarker {
+  start: number;
+  end: number;
+  from: number;
+  to: number;
+}
+
+/** A result text the model gets, and where the marker of the preview inside it sits (absent when the preview is whole). */
+export interface RenderedText {
+  text: string;
+  previewMarker?: PreviewMarker;
+}
+
+/** The marker of a cut preview placed at index `at` of a result text; undefined when the preview was not cut. */
+export function markerAt(preview: PreviewFacts | undefined, at: number): PreviewMarker | undefined {
+  if (!preview?.marker || !preview.omitted) return undefined;
+  return { start: at + preview.marker.start, end: at + preview.marker.end, from: preview.omitted.from, to: preview.omitted.to };
+}
 
 /**
  * What the omitted part holds, in the words the marker's list uses, for a result's first and last

@@ -4,9 +4,12 @@ import * as path from 'node:path';
 import { runCommand, type RunCommandResult } from '../../src/core/tools/runCommand';
 import type { SessionStore } from '../../src/core/store/sessionStore';
 import { openStore } from '../../src/core/workers/stores';
-import { runProgram, type RunCodeDeps } from '../../src/core/codeMode/runProgram';
+import { runProgram, type CodeRunResult, type NestedResult, type RunCodeDeps } from '../../src/core/codeMode/runProgram';
 import { renderCodeRun } from '../../src/core/codeMode/render';
-import { runCodeTool } from '../../src/core/tools/runCode';
+import { runCodeTool, withRetentionLines } from '../../src/core/tools/runCode';
+import { invokeTool, nestedCall } from '../../src/core/tools/registry';
+import type { ToolContext } from '../../src/core/tools/toolSpec';
+import { resolveSettings } from '../../src/core/settings';
 import { DEFAULT_LIMITS, KiB } from '../../src/core/limits';
 import type { RecallStore } from '../../src/core/types';
 import { namedReadCall, readThrough } from '../unit/helpers/assertions';
@@ -27,14 +30,19 @@ function renderCommand(result: RunCommandResult): string {
   return lines.join('\n');
 }
 
+/** What a nested run_command gives the program's bridge, like the registry's: its text, and its copy as data. */
+function nestedResult(result: RunCommandResult): NestedResult {
+  return { text: renderCommand(result), ...(result.outputId && { outputIds: [result.outputId] }) };
+}
+
 /** A tool backend: `run_command` is the real capture into the real store; anything else is unknown. */
 function commandTools(store: RecallStore, seen: { name: string; text: string }[] = []): RunCodeDeps['callTool'] {
   return async (name, input, signal) => {
     if (name !== 'run_command') throw new Error(`There is no tool named ${JSON.stringify(name)}.`);
     const result = await runCommand({ command: String(input.command), timeoutMs: 30_000, signal }, store, { previewBytes: PREVIEW });
-    const text = renderCommand(result);
-    seen.push({ name, text });
-    return text;
+    const nested = nestedResult(result);
+    seen.push({ name, text: nested.text });
+    return nested;
   };
 }
 
@@ -87,7 +95,7 @@ describe('code mode: nested results stay recoverable', () => {
     assert.ok(!sawText.includes('\n123456\n'));
 
     // The model is told which is which.
-    const text = renderCodeRun(result, PREVIEW);
+    const text = renderCodeRun(result, PREVIEW).text;
     assert.ok(text.includes(`outputId "${record.outputId}" holds that result text exactly as the program received it`), text);
     assert.ok(
       text.includes(
@@ -104,7 +112,7 @@ describe('code mode: nested results stay recoverable', () => {
     const big = 'row\n'.repeat(20_000);
     const result = await runProgram(
       { code: "const r = await tools.call('export', {});\nconsole.log('got ' + r.length);\nwhile (true) {}", timeoutMs: 2500 },
-      { callTool: async () => big, store, previewBytes: PREVIEW },
+      { callTool: async () => ({ text: big }), store, previewBytes: PREVIEW },
     );
     assert.equal(result.error?.kind, 'timeout');
     // (Console output written in the same turn as the endless loop is not flushed: the sandbox's
@@ -112,7 +120,7 @@ describe('code mode: nested results stay recoverable', () => {
     assert.equal(result.nested.length, 1);
     assert.equal(result.nested[0].status, 'retained');
     assert.equal((await readThrough(store, result.nested[0].outputId!)).text, big);
-    const text = renderCodeRun(result, PREVIEW);
+    const text = renderCodeRun(result, PREVIEW).text;
     assert.match(text, /^run_code: the program did not finish \(timeout\)/);
     assert.ok(text.includes(result.nested[0].outputId!));
   });
@@ -134,7 +142,7 @@ describe('code mode: nested results stay recoverable', () => {
       {
         callTool: async (name) => {
           events.push(`call ${name}`);
-          return name === 'big' ? 'x'.repeat(30 * KiB) : 'ok';
+          return { text: name === 'big' ? 'x'.repeat(30 * KiB) : 'ok' };
         },
         store: slowStore,
         previewBytes: PREVIEW,
@@ -152,7 +160,7 @@ describe('code mode: nested results stay recoverable', () => {
         code: "const a = await tools.call('small', {});\nconst b = await tools.call('exact', {});\nreturn a + ':' + b.length;",
         timeoutMs: 15_000,
       },
-      { callTool: async (name) => (name === 'small' ? 'hello' : exact), store, previewBytes: PREVIEW },
+      { callTool: async (name) => ({ text: name === 'small' ? 'hello' : exact }), store, previewBytes: PREVIEW },
     );
     assert.equal(result.valuePreview, `hello:${PREVIEW}`);
     assert.deepEqual(result.nested, []);
@@ -167,7 +175,7 @@ describe('code mode: nested results stay recoverable', () => {
       { code: "const r = await tools.call('run_command', { command: 'seq 1 5000' });\nreturn r.split('\\n')[1];", timeoutMs: 30_000 },
       {
         callTool: async (name, input, signal) =>
-          renderCommand(await runCommand({ command: String(input.command), signal }, store, { previewBytes: 2 * KiB })),
+          nestedResult(await runCommand({ command: String(input.command), signal }, store, { previewBytes: 2 * KiB })),
         store,
         previewBytes: PREVIEW,
       },
@@ -178,15 +186,44 @@ describe('code mode: nested results stay recoverable', () => {
     assert.equal(result.nested[0].nestedOutputIds[0].found, true);
     assert.equal(result.nested[0].nestedOutputIds[0].totalBytes, Array.from({ length: 5000 }, (_, i) => `${i + 1}\n`).join('').length);
     assert.match(
-      renderCodeRun(result, PREVIEW),
+      renderCodeRun(result, PREVIEW).text,
       /the program saw it whole \(at or below the 24576-byte threshold, so not saved separately\)\.\n {2}- outputId "out_[0-9a-f]{24}", named inside that result text, is run_command's own copy of its FULL output/,
     );
+  });
+
+  it('takes the copies a nested call retained from its data, never from its text', async () => {
+    const copy = await store.retain('the full output\n'.repeat(100), { tool: 'run_command', title: 'the command' });
+    const other = await store.retain('another output\n', { tool: 'run_command' });
+    const result = await runProgram(
+      {
+        code: "const a = await tools.call('quiet', {});\nconst b = await tools.call('chatty', {});\nreturn a.length + b.length;",
+        timeoutMs: 15_000,
+      },
+      {
+        // 'quiet' retained a copy its text does not name; 'chatty' names a copy it did not retain.
+        callTool: async (name) =>
+          name === 'quiet' ? { text: 'done. ', outputIds: [copy.outputId] } : { text: `see outputId "${other.outputId}"` },
+        store,
+        previewBytes: PREVIEW,
+      },
+    );
+    assert.equal(result.error, undefined);
+    assert.deepEqual(
+      result.nested.map((record) => [record.tool, record.status, record.nestedOutputIds.map((ref) => ref.outputId)]),
+      [['quiet', 'small', [copy.outputId]]],
+    );
+    const [ref] = result.nested[0].nestedOutputIds;
+    assert.deepEqual(
+      { found: ref.found, tool: ref.tool, title: ref.title, totalBytes: ref.totalBytes },
+      { found: true, tool: 'run_command', title: 'the command', totalBytes: copy.totalBytes },
+    );
+    assert.ok(!renderCodeRun(result, PREVIEW).text.includes(other.outputId), 'a copy the call did not retain is not reported');
   });
 
   it('retains a return value larger than 24 KiB and previews it with its outputId', async () => {
     const result = await runProgram(
       { code: "let s = '';\nfor (let i = 1; i <= 10000; i++) s += 'value line ' + i + '\\n';\nreturn s;", timeoutMs: 15_000 },
-      { callTool: async () => '', store, previewBytes: PREVIEW },
+      { callTool: async () => ({ text: '' }), store, previewBytes: PREVIEW },
     );
     const expected = Array.from({ length: 10_000 }, (_, i) => `value line ${i + 1}\n`).join('');
     assert.equal(result.valueBytes, expected.length);
@@ -198,7 +235,7 @@ describe('code mode: nested results stay recoverable', () => {
     const info = await store.info(result.valueOutputId);
     assert.equal(info.tool, 'run_code');
     assert.match(
-      renderCodeRun(result, PREVIEW),
+      renderCodeRun(result, PREVIEW).text,
       new RegExp(
         `returned a string \\(${expected.length} bytes\\).*\\nThe return value below is NOT shown whole: it is retained as outputId "${result.valueOutputId}"`,
       ),
@@ -215,13 +252,13 @@ describe('code mode: nested results stay recoverable', () => {
     });
     const result = await runProgram(
       { code: "const r = await tools.call('big', {});\nreturn r.length;", timeoutMs: 15_000 },
-      { callTool: async () => 'z'.repeat(40 * KiB), store: failing, previewBytes: PREVIEW },
+      { callTool: async () => ({ text: 'z'.repeat(40 * KiB) }), store: failing, previewBytes: PREVIEW },
     );
     assert.equal(result.valuePreview, String(40 * KiB));
     assert.equal(result.nested[0].status, 'unavailable');
     assert.equal(result.nested[0].unavailableReason, 'disk full');
     assert.match(
-      renderCodeRun(result, PREVIEW),
+      renderCodeRun(result, PREVIEW).text,
       /it could NOT be saved \(disk full\), so whatever the program dropped from it cannot be recovered/,
     );
   });
@@ -255,7 +292,7 @@ describe('code mode: nested results stay recoverable', () => {
         return out;`,
         timeoutMs: 15_000,
       },
-      { callTool: async (_name, input) => `echo ${JSON.stringify(input)}`, store, previewBytes: PREVIEW, maxCalls: 3 },
+      { callTool: async (_name, input) => ({ text: `echo ${JSON.stringify(input)}` }), store, previewBytes: PREVIEW, maxCalls: 3 },
     );
     assert.deepEqual(JSON.parse(result.valuePreview), [
       'tools.call("echo", input): input must be an object such as {"command": "ls"}; got [1].',
@@ -285,7 +322,7 @@ describe('code mode: nested results stay recoverable', () => {
           signal.addEventListener('abort', () => {
             nestedAborted = true;
           });
-          return renderCommand(await runCommand({ command: String(input.command), signal }, store));
+          return nestedResult(await runCommand({ command: String(input.command), signal }, store));
         },
         store,
         previewBytes: PREVIEW,
@@ -301,9 +338,9 @@ describe('code mode: nested results stay recoverable', () => {
   it('renders failures, recovery and capped console output for the model', async () => {
     const result = await runProgram(
       { code: "for (let i = 0; i < 2000; i++) console.log('log line ' + i);\nthrow new RangeError('nope');", timeoutMs: 15_000 },
-      { callTool: async () => '', store, previewBytes: PREVIEW },
+      { callTool: async () => ({ text: '' }), store, previewBytes: PREVIEW },
     );
-    const text = renderCodeRun(result, PREVIEW);
+    const text = renderCodeRun(result, PREVIEW).text;
     assert.match(
       text,
       /^run_code: the program did not finish \(thrown\); [\d.]+ s; 0 tool calls\.\nThe program threw RangeError: nope \(line 2\)\./,
@@ -349,6 +386,25 @@ describe('runCodeTool: the text the model got is recorded with the copies the ru
     assert.ok(typeof own === 'string' && own.startsWith('$ seq 1 200000\n') && own !== text);
   });
 
+  it("the lines withRetentionLines puts before the value (its retention line, a queued line) move the value's marker with it", () => {
+    const text = 'run_code: the program returned a string (100 bytes)\n--- return value ---\nhead\n[the marker]\ntail';
+    const start = text.indexOf('[the marker]');
+    const rendered = { text, previewMarker: { start, end: start + '[the marker]'.length, from: 5, to: 90 } };
+    const omitted = { from: 5, to: 90, bytes: 85, firstLine: 2, lines: 3 };
+    const kept = { valueOutputId: 'out_0123456789abcdef01234567', valueFacts: { totalBytes: 100, omitted } } as CodeRunResult;
+    const lost = { valueFacts: { totalBytes: 100, omitted } } as CodeRunResult;
+    for (const result of [kept, lost])
+      for (const queued of [undefined, 'queued 2.0 s before it started: 1 program running']) {
+        const moved = withRetentionLines(rendered, result, queued);
+        assert.ok(moved.previewMarker);
+        assert.equal(
+          moved.text.slice(moved.previewMarker.start, moved.previewMarker.end),
+          '[the marker]',
+          JSON.stringify({ result, queued }),
+        );
+      }
+  });
+
   it('a failed annotation leaves the result intact and is reported for each copy', async function () {
     if (process.platform === 'win32') skipBecause(this, 'seq is a POSIX tool; Windows has none');
     const failing = Object.create(fx.store) as RecallStore;
@@ -366,5 +422,31 @@ describe('runCodeTool: the text the model got is recorded with the copies the ru
       ids.map((id) => `the preview the model received could not be recorded for ${id}: the session was closed`),
     );
     for (const id of ids) assert.equal((await fx.store.info(id!)).extra?.preview, undefined);
+  });
+});
+
+describe('invokeTool: a nested call hands the program the copies its tool retained, as data', () => {
+  const fx = useCommandFixture('codemode-registry');
+
+  it("run_command's copy reaches the nested caller and the context's onRetained; a reading tool reports none", async function () {
+    if (process.platform === 'win32') skipBecause(this, 'seq is a POSIX tool; Windows has none');
+    const told: string[][] = [];
+    const context: ToolContext = {
+      store: async () => fx.store,
+      settings: resolveSettings(() => undefined),
+      folders: [fx.work],
+      signal: new AbortController().signal,
+      log: { info() {}, warn() {}, error() {} },
+      onRetained: (outputIds) => told.push([...outputIds]),
+    };
+    const nested = await nestedCall(context)('run_command', { command: 'seq 1 50000' }, new AbortController().signal);
+    assert.equal(nested.outputIds?.length, 1);
+    const [outputId] = nested.outputIds;
+    const info = await fx.store.info(outputId);
+    assert.deepEqual([info.tool, info.title, info.totalBytes], ['run_command', 'seq 1 50000', (await fx.store.readAll(outputId)).length]);
+    assert.deepEqual(told, [[outputId]]);
+
+    const read = await invokeTool('read_tool_output', { outputId, maxBytes: 16 }, context);
+    assert.deepEqual([read.isError, read.outputIds], [false, undefined]);
   });
 });

@@ -89,7 +89,7 @@ describe('inspector: line numbers from the facts recorded with the copy', functi
   it('run_code records them for its return value', async () => {
     const { result } = await runCodeTool(
       { code: "return Array.from({ length: 50000 }, (_, i) => 'row ' + i).join('\\n');" },
-      { callTool: async () => '', store: fx.store, previewBytes: 24 * KiB },
+      { callTool: async () => ({ text: '' }), store: fx.store, previewBytes: 24 * KiB },
     );
     assert.ok(result.valueOutputId);
     const described = await inspector(noWholeReads(fx.store), result.valueOutputId).describe();

@@ -1,10 +1,12 @@
 // The inspector's preview pane facts (src/extension/inspector/outputFacts.ts, vscode-free): a preview
-// recorded when the tool ran is shown as exact, its omission marker found inside the whole result
-// text the model got (header lines first); an older output without one is rebuilt from the copy.
+// recorded when the tool ran is shown as exact, its omission marker where the tool recorded it in the
+// whole result text the model got (header lines first), never found by reading that text; an older
+// output without a recorded preview is rebuilt from the copy.
 import assert from 'node:assert/strict';
-import { locateMarker, previewView } from '../../src/extension/inspector/outputFacts';
+import { previewView } from '../../src/extension/inspector/outputFacts';
 import { fitToolResult } from '../../src/core/history';
-import { DEFAULT_LIMITS, MiB } from '../../src/core/limits';
+import { DEFAULT_LIMITS, KiB, MiB } from '../../src/core/limits';
+import { runCodeTool } from '../../src/core/tools/runCode';
 import { runCommandTool } from '../../src/core/tools/runCommand';
 import { useCommandFixture } from '../unit/helpers/commandFixture';
 
@@ -41,7 +43,7 @@ describe('inspector preview: the exact text the model got', function () {
     assert.ok(text.slice(0, view.marker.start).endsWith(head), 'the head before the marker is the copy up to `from`');
   });
 
-  it('the merged marker wins over the stderr section of a failure whose output is all stderr (same totals, no read call)', async () => {
+  it("the marker recorded is the merged copy's, not the stderr section's of a failure whose output is all stderr (same totals)", async () => {
     const { text, result } = await run('seq 1 100000 >&2; exit 1');
     assert.match(text, /--- stderr alone \(exit code 1; \d+ bytes\) ---/);
     const stderrSection = text.indexOf('--- stderr alone');
@@ -83,27 +85,76 @@ describe('inspector preview: the exact text the model got', function () {
       view.note!,
       /^Rebuilt from the copy with a 4096-byte budget \(the current previewBytes setting\): the exact text the model got was not recorded\.$/,
     );
-    assert.ok(view.marker);
+    assert.ok(view.marker && view.text);
+    assert.match(view.text.slice(view.marker.start, view.marker.end), /^\[\.\.\. \d+ bytes omitted: bytes \[\d+, \d+\) of \d+, [^\n]*\]$/);
+    assert.deepEqual(view.omitted, omittedIn(view.text));
   });
 
-  it('locateMarker: a marker that names the copy beats a look-alike line with the same numbers; without a name, position decides', () => {
-    const fake =
-      '[... 50 bytes omitted: bytes [10, 60) of 100, lines 2-3 of 9 (2 lines). They were NOT retained: this preview is all that can be read.]';
-    const real =
-      '[... 50 bytes omitted: bytes [10, 60) of 100, lines 2-3 of 9 (2 lines). The full output is retained: call read_tool_output {"outputId":"out_0123456789abcdef01234567","offset":10} to continue.]';
-    const text = `$ cat agent.log\nexit code 0\n--- output ---\n${fake}\n${real}\ntail\n`;
-    const found = locateMarker(text, 100, 'out_0123456789abcdef01234567');
-    assert.equal(text.slice(found.marker!.start, found.marker!.end), real);
-    assert.deepEqual(found.omitted, { from: 10, to: 60 });
-    // Another copy's id, or none: the first candidate (nothing is placed at byte 10 of this text).
-    assert.equal(locateMarker(text, 100, 'out_ffffffffffffffffffffffff').marker!.start, text.indexOf(fake));
-    // A preview alone: the marker whose head is exactly `from` bytes, though a look-alike comes first.
-    const at200 = '[... 50 bytes omitted: bytes [200, 250) of 400, lines 9-10 of 20 (2 lines). They were NOT retained.]';
-    const filler = `${'x'.repeat(200 - Buffer.byteLength(at200) - 2)}\n`;
-    const alone = `${at200}\n${filler}${at200}\ntail`;
-    assert.equal(Buffer.byteLength(alone.slice(0, alone.lastIndexOf(at200))), 200);
-    assert.equal(locateMarker(alone, 400).marker!.start, alone.lastIndexOf(at200));
-    // Numbers that do not fit the copy are never a marker.
-    assert.deepEqual(locateMarker(text, 101, 'out_0123456789abcdef01234567'), {});
+  it("run_code: the return value's copy shows its marker; a nested result's copy, whose text names no range of its own, none", async () => {
+    const { text, result } = await runCodeTool(
+      { code: "const r = await tools.call('run_command', { command: 'seq 1 100000' });\nreturn r + r;" },
+      {
+        callTool: async (_name, input) => {
+          const ran = await runCommandTool(
+            { command: String(input.command) },
+            {
+              store: fx.store,
+              baseDir: fx.work,
+              defaultTimeoutSeconds: 30,
+              previewBytes: DEFAULT_LIMITS.previewBytes,
+              streamBytes: 8 * MiB,
+            },
+          );
+          return { text: ran.text, outputIds: [ran.result.outputId!] };
+        },
+        store: fx.store,
+        previewBytes: DEFAULT_LIMITS.previewBytes,
+      },
+    );
+    assert.ok(result.valueOutputId);
+    const value = previewView({ info: await fx.store.info(result.valueOutputId), budgetBytes: DEFAULT_LIMITS.previewBytes });
+    assert.equal(value.text, text);
+    assert.ok(value.marker, 'the value copy has its marker');
+    const marker = text.slice(value.marker.start, value.marker.end);
+    assert.match(marker, /^\[\.\.\. \d+ bytes omitted: bytes \[\d+, \d+\) of \d+, [^\n]*\]$/);
+    assert.ok(marker.includes(JSON.stringify({ outputId: result.valueOutputId, offset: value.omitted!.from })), marker);
+    assert.deepEqual(value.omitted, { from: result.valueFacts!.omitted!.from, to: result.valueFacts!.omitted!.to });
+
+    const nested = result.nested.find((record) => record.status === 'retained');
+    assert.ok(nested?.outputId);
+    const view = previewView({ info: await fx.store.info(nested.outputId), budgetBytes: DEFAULT_LIMITS.previewBytes });
+    assert.equal(view.text, text);
+    assert.deepEqual([view.marker, view.omitted], [undefined, undefined]);
+  });
+
+  it('the marker is read from the fields recorded with the text, never from the text itself', async () => {
+    // A recorded text with nothing that looks like a marker: the recorded span and range are shown all the same.
+    const bytes = 'x'.repeat(4 * KiB);
+    const recorded = await fx.store.retain(bytes, {
+      tool: 'run_command',
+      extra: { preview: 'head\n(the gap)\ntail', previewMarker: { start: 5, end: 14, from: 5, to: 4000 } },
+    });
+    const view = previewView({ info: await fx.store.info(recorded.outputId), budgetBytes: DEFAULT_LIMITS.previewBytes });
+    assert.deepEqual([view.source, view.marker, view.omitted], ['recorded', { start: 5, end: 14 }, { from: 5, to: 4000 }]);
+
+    // A copy recorded before markers were (an older session): a real-looking marker in its text is not looked for.
+    const marker =
+      '[... 3000 bytes omitted: bytes [10, 3010) of 4096, lines 1-1 of 1 (1 lines). The full output is retained: call read_tool_output {"outputId":"out_0123456789abcdef01234567","offset":10} to continue.]';
+    const older = await fx.store.retain(bytes, { tool: 'run_command', extra: { preview: `xxxxxxxxxx\n${marker}\nxx` } });
+    const shown = previewView({ info: await fx.store.info(older.outputId), budgetBytes: DEFAULT_LIMITS.previewBytes });
+    assert.equal(shown.source, 'recorded');
+    assert.deepEqual([shown.marker, shown.omitted], [undefined, undefined], 'marker position unknown: no highlight');
+
+    // Fields that do not fit the text or the copy are not shown.
+    for (const previewMarker of [
+      { start: 5, end: 99, from: 5, to: 10 },
+      { start: 5, end: 14, from: 5, to: 5000 },
+      { start: 14, end: 5, from: 5, to: 10 },
+      { start: '5', end: 14, from: 5, to: 10 },
+    ]) {
+      const bad = await fx.store.retain(bytes, { tool: 'run_command', extra: { preview: 'head\n(the gap)\ntail', previewMarker } });
+      const badView = previewView({ info: await fx.store.info(bad.outputId), budgetBytes: DEFAULT_LIMITS.previewBytes });
+      assert.deepEqual([badView.marker, badView.omitted], [undefined, undefined], JSON.stringify(previewMarker));
+    }
   });
 });

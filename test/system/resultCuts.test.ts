@@ -144,7 +144,7 @@ describe('results survive every client cut: outputId, omitted range, read call a
       "let s = '';\nfor (let i = 1; i <= 20000; i++) s += (i === 7000 ? 'Traceback: worker 7 failed' : 'value line ' + i) + '\\n';\nreturn s;";
     const { text, result } = await runCodeTool(
       { code },
-      { callTool: async () => '', store: fx.store, previewBytes: DEFAULT_LIMITS.previewBytes },
+      { callTool: async () => ({ text: '' }), store: fx.store, previewBytes: DEFAULT_LIMITS.previewBytes },
     );
     assert.ok(result.valueOutputId);
     const facts = markerFacts(text, result.valueOutputId);
@@ -198,7 +198,7 @@ describe('results survive every client cut: outputId, omitted range, read call a
       recovery: 'retained',
       queued: { waitedMs: 99_999, reason: 'x'.repeat(400) },
     };
-    const text = renderCommandResult(result);
+    const { text } = renderCommandResult(result);
     assertSurvivesCuts(text, { outputId, from: 8388, to: 8396388, total: 8396400, firstNotable: /first: error line 1234567 @8388000/ });
     assert.match(text.slice(0, 500), /12345 errors, 12345 summary lines, 12345 warnings omitted; first: error line 1234567 @8388000/);
   });

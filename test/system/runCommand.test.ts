@@ -413,7 +413,7 @@ describe('runCommandTool: the exact text the model got is recorded with the copy
 
   it('renders each result once: the text returned is the one recorded; again, without the id, only for a copy that could not be kept', async () => {
     const kept = await runCommand({ command: 'seq 1 50000', cwd: fx.work }, fx.store);
-    assert.equal(kept.text, renderCommandResult(kept));
+    assert.equal(kept.text, renderCommandResult(kept).text);
     await assertRecorded(kept.outputId, kept.text);
 
     const tried: RetainMeta[] = [];
@@ -429,7 +429,7 @@ describe('runCommandTool: the exact text the model got is recorded with the copy
     assert.match(hoped, /^out_/);
     assert.ok(String(tried[0].extra?.preview).includes(`"${hoped}"`), 'the first text named the copy it hoped for');
     assert.deepEqual([refused.outputId, refused.recovery], [undefined, 'unavailable']);
-    assert.equal(refused.text, renderCommandResult(refused));
+    assert.equal(refused.text, renderCommandResult(refused).text);
     assert.ok(!refused.text.includes(hoped));
   });
 

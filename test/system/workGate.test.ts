@@ -191,7 +191,7 @@ describe('work gate: real commands and programs', function () {
       previewBytes: 24 * KiB,
       maxConcurrent: 1,
       // The first program's call waits until the test lets it go: the program holds its slot meanwhile.
-      callTool: async () => (await gate, 'ok'),
+      callTool: async () => (await gate, { text: 'ok' }),
     };
     const first = runCodeTool({ code: "return await tools.call('read_tool_output', {});" }, context);
     assert.ok(await eventually(() => PROGRAM_GATE.state().running === 1));

@@ -44,6 +44,8 @@ function assertShape(
   if (block >= 0) marker = marker.slice(0, block);
   assert.match(marker, /^\[\.\.\. \d+ bytes omitted: .*\]$/s);
   assert.ok(!marker.includes('\n'), 'the marker is one line');
+  assert.ok(preview.marker, 'a cut preview says where its marker is');
+  assert.equal(preview.text.slice(preview.marker.start, preview.marker.end), marker, "the marker's field spans exactly the marker");
   assert.equal(block >= 0, preview.notable !== undefined, 'a list exactly when the preview reports one');
   if (listed) assert.match(listed, /^\[notable lines in the omitted part: [^\n]*:(\n[^\n]+)*\]$/);
   // The marker's facts.

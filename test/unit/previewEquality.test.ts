@@ -15,8 +15,8 @@ import { makeRng } from './helpers/prng';
  */
 const BEFORE: string[] = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'previewHashes.json'), 'utf8'));
 
-/** The result as it was when the hashes were recorded: the facts added since (`lines`, `notable.first`) are left out. */
-const hash = ({ lines: _lines, ...preview }: Preview): string => {
+/** The result as it was when the hashes were recorded: the facts added since (`lines`, `marker`, `notable.first`) are left out. */
+const hash = ({ lines: _lines, marker: _marker, ...preview }: Preview): string => {
   const notable = preview.notable && { ...preview.notable, first: undefined };
   return createHash('sha256')
     .update(JSON.stringify({ ...preview, notable }))

@@ -4,13 +4,16 @@
  * unit-tested.
  */
 import type { CodeRunResult, NestedOutputRef, RecoveryRecord } from './runProgram';
+import { markerAt, type RenderedText } from '../preview';
 import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL, RUN_COMMAND_TOOL, RUN_CODE_TOOL } from '../toolNames';
 
 /** Console output shown to the model; the rest is counted, not shown. */
 export const MAX_LOG_CHARS_SHOWN = 4000;
 
-export function renderCodeRun(result: CodeRunResult, previewBytes: number): string {
+/** The text, and where the return value's marker sits in it. */
+export function renderCodeRun(result: CodeRunResult, previewBytes: number): RenderedText {
   const lines: string[] = [];
+  let valueAt: number | undefined;
   const callNote = `${result.calls} tool call${result.calls === 1 ? '' : 's'}${result.failedCalls ? ` (${result.failedCalls} failed)` : ''}`;
   const took = `${(result.durationMs / 1000).toFixed(1)} s`;
   if (result.error) {
@@ -29,13 +32,15 @@ export function renderCodeRun(result: CodeRunResult, previewBytes: number): stri
     if (result.valueKind !== 'undefined') {
       lines.push(
         result.valueTruncated ? '--- return value (head and tail; the marker shows what was omitted) ---' : '--- return value ---',
-        result.valuePreview,
       );
+      valueAt = lines.reduce((at, line) => at + line.length + 1, 0);
+      lines.push(result.valuePreview);
     }
   }
   if (result.nested.length > 0) lines.push(...renderRecovery(result.nested, previewBytes));
   if (result.logs.length > 0 || result.droppedLogLines > 0) lines.push(...renderLogs(result));
-  return lines.join('\n');
+  const previewMarker = valueAt === undefined ? undefined : markerAt(result.valueFacts, valueAt);
+  return { text: lines.join('\n'), ...(previewMarker && { previewMarker }) };
 }
 
 function describeValue(result: CodeRunResult): string {
@@ -73,20 +78,18 @@ function renderRecovery(records: RecoveryRecord[], previewBytes: number): string
   return lines;
 }
 
-/** Which is which: the nested result text (above) versus a copy it names, usually the tool's full output. */
+/** Which is which: the nested result text (above) versus the copy the call retained, the tool's full output. */
 function describeRef(ref: NestedOutputRef, record: RecoveryRecord): string {
+  // The call retained it and its result text names it (run_command's does, always).
   const named = `outputId "${ref.outputId}", named inside that result text`;
   if (!ref.found) {
     return `${named}, is not readable in this session (${ref.evicted ? 'evicted to stay within the session quota' : 'not held by this session'}).`;
   }
   const facts = `${ref.totalBytes} bytes, complete: ${ref.complete}`;
-  if (ref.tool === record.tool) {
-    const command = record.tool === RUN_COMMAND_TOOL;
-    const returned = `what ${record.tool} returned (${command ? 'its status and a preview' : 'a preview of that output'})`;
-    const outer = record.outputId ? `"${record.outputId}" holds only ${returned}` : `the result text held only ${returned}`;
-    return `${named}, is ${record.tool}'s own copy of its FULL output${ref.title ? ` for ${clip(ref.title, 120)}` : ''} (${facts}). For anything in the ${command ? "command's output" : 'full output'}, search or read "${ref.outputId}"; ${outer}.`;
-  }
-  return `${named}, is an earlier ${ref.tool ?? 'tool'} output held in this session${ref.title ? ` (${clip(ref.title, 120)})` : ''} (${facts}).`;
+  const command = record.tool === RUN_COMMAND_TOOL;
+  const returned = `what ${record.tool} returned (${command ? 'its status and a preview' : 'a preview of that output'})`;
+  const outer = record.outputId ? `"${record.outputId}" holds only ${returned}` : `the result text held only ${returned}`;
+  return `${named}, is ${record.tool}'s own copy of its FULL output${ref.title ? ` for ${clip(ref.title, 120)}` : ''} (${facts}). For anything in the ${command ? "command's output" : 'full output'}, search or read "${ref.outputId}"; ${outer}.`;
 }
 
 function renderLogs(result: CodeRunResult): string[] {

@@ -4,7 +4,6 @@
  * is kept here, outside the program, so whatever the program slices away stays readable. The
  * program's return value gets the usual head+tail preview and is retained when larger.
  */
-import { isOutputIdShape } from '../ids';
 import { DEFAULT_LIMITS } from '../limits';
 import { retainOrExplain } from '../retention';
 import { previewHeadTail, type PreviewFacts } from '../preview';
@@ -19,9 +18,16 @@ export interface RunCodeOptions {
   memoryMb?: number;
 }
 
+/** A nested tool's result: the text the program gets, and the copies the call retained, as data. */
+export interface NestedResult {
+  text: string;
+  /** The outputIds of the copies the tool retained (run_command's of its full output); absent when none. */
+  outputIds?: readonly string[];
+}
+
 export interface RunCodeDeps {
-  /** Runs a tool for the program; resolves to its result text. `signal` aborts when the run ends. */
-  callTool(name: string, input: Record<string, unknown>, signal: AbortSignal): Promise<string>;
+  /** Runs a tool for the program; resolves to its result. `signal` aborts when the run ends. */
+  callTool(name: string, input: Record<string, unknown>, signal: AbortSignal): Promise<NestedResult>;
   store: RecallStore | undefined;
   /** Threshold for retaining nested results, and the budget of the return value's preview. */
   previewBytes?: number;
@@ -29,7 +35,7 @@ export interface RunCodeDeps {
   maxCalls?: number;
 }
 
-/** An outputId found inside a nested result's text (e.g. run_command's copy of its full output). */
+/** A copy a nested call retained (run_command's of its full output), as the store knows it. */
 export interface NestedOutputRef {
   outputId: string;
   /** Whether this session holds it readable; the facts below come from the store. */
@@ -51,7 +57,7 @@ export interface RecoveryRecord {
   /** UTF-8 bytes of the result text the program received. */
   bytes: number;
   /** 'retained': that text is kept under outputId; 'small': at or below the threshold, the program
-   *  saw it whole and it was not kept (recorded only because it names other outputIds). */
+   *  saw it whole and it was not kept (recorded only because the call retained copies of its own). */
   status: 'retained' | 'small' | 'unavailable';
   outputId?: string;
   totalBytes?: number;
@@ -82,8 +88,6 @@ export interface CodeRunResult {
 }
 
 export const DEFAULT_MAX_CALLS = 64;
-const OUTPUT_ID_IN_TEXT = /\bout_[0-9a-f]{24}\b/g;
-const MAX_REFS_PER_RESULT = 5;
 
 export async function runProgram(options: RunCodeOptions, deps: RunCodeDeps): Promise<CodeRunResult> {
   const previewBytes = deps.previewBytes ?? DEFAULT_LIMITS.previewBytes;
@@ -107,9 +111,9 @@ export async function runProgram(options: RunCodeOptions, deps: RunCodeDeps): Pr
           `${RUN_CODE_TOOL} allows at most ${maxCalls} tools.call per program; this was call ${call}. Do the rest in another ${RUN_CODE_TOOL} call.`,
         );
       const input = parseInput(name, inputJson);
-      const text = await deps.callTool(name, input, ended.signal);
+      const { text, outputIds = [] } = await deps.callTool(name, input, ended.signal);
       if (typeof text !== 'string') throw new Error(`${name} returned no text.`);
-      const record = await recordResult(call, name, inputJson, text);
+      const record = await recordResult(call, name, inputJson, text, outputIds);
       if (record) nested.push(record);
       return text; // only now, with the way back recorded, does the program get it
     } catch (error) {
@@ -118,9 +122,15 @@ export async function runProgram(options: RunCodeOptions, deps: RunCodeDeps): Pr
     }
   };
 
-  const recordResult = async (call: number, tool: string, inputJson: string, text: string): Promise<RecoveryRecord | undefined> => {
+  const recordResult = async (
+    call: number,
+    tool: string,
+    inputJson: string,
+    text: string,
+    outputIds: readonly string[],
+  ): Promise<RecoveryRecord | undefined> => {
     const bytes = Buffer.byteLength(text, 'utf8');
-    const refs = await nestedRefs(store, text);
+    const refs = await nestedRefs(store, outputIds);
     const base = { call, tool, input: clip(inputJson, 200), bytes, nestedOutputIds: refs };
     if (bytes <= previewBytes) return refs.length > 0 ? { ...base, status: 'small' } : undefined;
     const { retained: kept, unavailableReason } = await retainOrExplain(store, text, {
@@ -174,7 +184,9 @@ export async function runProgram(options: RunCodeOptions, deps: RunCodeDeps): Pr
     valueKind: kind,
     valueBytes,
     valueTruncated: preview.truncated,
-    ...(preview.omitted ? { valueFacts: { totalBytes: preview.totalBytes, omitted: preview.omitted, notable: preview.notable } } : {}),
+    ...(preview.omitted
+      ? { valueFacts: { totalBytes: preview.totalBytes, omitted: preview.omitted, notable: preview.notable, marker: preview.marker } }
+      : {}),
     ...(kept?.complete && kept.totalBytes === preview.totalBytes ? { valueLines: preview.lines } : {}),
     valueOutputId,
     valueUnavailableReason,
@@ -196,11 +208,10 @@ function parseInput(name: string, inputJson: string): Record<string, unknown> {
   return input as Record<string, unknown>;
 }
 
-/** outputIds named in a result, with what the store knows of each (so the model can tell them apart). */
-async function nestedRefs(store: RecallStore | undefined, text: string): Promise<NestedOutputRef[]> {
-  const ids = [...new Set(text.match(OUTPUT_ID_IN_TEXT) ?? [])].filter(isOutputIdShape).slice(0, MAX_REFS_PER_RESULT);
+/** The copies a nested call retained, with what the store knows of each (so the model can tell them apart). */
+async function nestedRefs(store: RecallStore | undefined, outputIds: readonly string[]): Promise<NestedOutputRef[]> {
   return Promise.all(
-    ids.map(async (outputId): Promise<NestedOutputRef> => {
+    outputIds.map(async (outputId): Promise<NestedOutputRef> => {
       if (!store) return { outputId, found: false };
       try {
         const info = await store.info(outputId);

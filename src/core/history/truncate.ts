@@ -4,7 +4,7 @@
  * failed copy is said in the marker rather than hidden.
  */
 import { describeError } from '../errors';
-import { previewHeadTail } from '../preview';
+import { markerAt, previewHeadTail } from '../preview';
 import { recordPreview, type AnnotateFn, type PreviewErrorFn } from '../tools/recordPreview';
 import type { RetainMeta } from '../types';
 import { splitTextBudget, toolResultBudgetBytes } from './budget';
@@ -20,7 +20,8 @@ export interface FitOptions {
   meta?: RetainMeta;
   /**
    * The session store's `annotate`: when given, each copy records the preview that replaced its part
-   * (`extra.preview`, the exact text the model gets), for the inspector.
+   * (`extra.preview`, the exact text the model gets) and where its marker is (`extra.previewMarker`),
+   * for the inspector.
    */
   annotate?: AnnotateFn;
   /** Told when a preview could not be recorded; the result is fitted all the same. */
@@ -75,7 +76,12 @@ export async function fitToolResult(parts: readonly ResultPart[], options: FitOp
       copyComplete: retained?.complete,
       unavailableReason,
     });
-    if (retained) await recordPreview(options.annotate, [retained.outputId], preview.text, options.onPreviewNotRecorded);
+    if (retained) {
+      // The text is the preview alone: its marker sits where the preview put it.
+      const previewMarker = markerAt(preview, 0);
+      const facts = { [retained.outputId]: { ...(previewMarker && { previewMarker }) } };
+      await recordPreview(options.annotate, [retained.outputId], preview.text, options.onPreviewNotRecorded, facts);
+    }
     out[index] = retained ? { kind: 'text', text: preview.text, retained } : { kind: 'text', text: preview.text };
     cuts.push({ index, totalBytes: sizes[k], outputId: retained?.outputId, unavailableReason, importantTail: preview.importantTail });
   }

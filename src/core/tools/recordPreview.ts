@@ -1,8 +1,10 @@
 /**
  * Recording the exact text a model was given as the preview of a retained copy (`extra.preview`),
- * so the inspector can show it instead of rebuilding it. Best effort: the tool call has already
- * succeeded and its copy is readable, so a failed annotation must not fail it; but it is not
- * silent either: each failure is handed to `onError` (the caller's log) and returned.
+ * so the inspector can show it instead of rebuilding it, with the facts its caller holds as fields
+ * (where the copy's marker sits in it, `extra.previewMarker`; its line counts). Best effort: the
+ * tool call has already succeeded and its copy is readable, so a failed annotation must not fail
+ * it; but it is not silent either: each failure is handed to `onError` (the caller's log) and
+ * returned.
  */
 import { describeError } from '../errors';
 import type { RecallStore } from '../types';

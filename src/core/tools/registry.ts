@@ -79,6 +79,8 @@ export interface ToolRun {
   /** The text the model gets: the result, or `<tool> failed (<CODE>): <message>`. */
   text: string;
   isError: boolean;
+  /** The copies the run retained, as the spec told `onRetained` (absent when none): a nested caller's data. */
+  outputIds?: string[];
 }
 
 /**
@@ -92,7 +94,13 @@ export async function invokeTool(name: string, input: unknown, context: ToolCont
     const spec = toolSpec(name);
     checkToolInput(toolDeclaration(name).inputSchema, input);
     spec.validate?.(input);
-    return { text: await spec.run(input, { ...context, callTool: context.callTool ?? nestedCall(context) }), isError: false };
+    const outputIds: string[] = [];
+    const onRetained = (retained: readonly string[]) => {
+      outputIds.push(...retained);
+      context.onRetained?.(retained);
+    };
+    const text = await spec.run(input, { ...context, onRetained, callTool: context.callTool ?? nestedCall(context) });
+    return outputIds.length > 0 ? { text, isError: false, outputIds } : { text, isError: false };
   } catch (error) {
     return { text: toolErrorText(name, error), isError: true };
   }
@@ -101,15 +109,16 @@ export async function invokeTool(name: string, input: unknown, context: ToolCont
 /**
  * run_code's `tools.call` on this registry (the MCP server's; VS Code goes through vscode.lm so the
  * nested tool asks for its own confirmation, and lands in invokeTool all the same). A nested failure
- * rejects with the text the model would read, which the program can catch. The nested run gets the
- * setting's preview size: a client's limit is for what reaches the model, and the program reads this.
+ * rejects with the text the model would read, which the program can catch; a success gives the text
+ * and the copies the run retained. The nested run gets the setting's preview size: a client's limit
+ * is for what reaches the model, and the program reads this.
  */
 export function nestedCall(context: ToolContext): NestedCall {
   return async (name, input, ended) => {
     if (!isToolName(name)) throw new Error(unknownToolText(name, nestedToolNames(TOOL_NAMES)));
     const run = await invokeTool(name, input, { ...context, previewBytes: undefined, signal: AbortSignal.any([context.signal, ended]) });
     if (run.isError) throw new Error(run.text);
-    return run.text;
+    return { text: run.text, outputIds: run.outputIds };
   };
 }
 

@@ -4,7 +4,7 @@ import { runProgram, type CodeRunResult, type RunCodeDeps } from '../codeMode/ru
 import { DEFAULT_TIMEOUT_SECONDS } from '../codeMode/sandbox';
 import { RecallError } from '../errors';
 import { RUN_CODE_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
-import { retentionLines } from '../preview';
+import { retentionLines, type RenderedText } from '../preview';
 import type { RecallStore } from '../types';
 import { PROGRAM_GATE, queuedLine } from '../capture/workGate';
 import { annotateOf, recordPreview, type PreviewErrorFn } from './recordPreview';
@@ -16,7 +16,7 @@ export interface RunCodeInput {
 }
 
 export interface RunCodeContext {
-  /** Runs a tool for the program; resolves to its result text. `signal` aborts when the run ends. */
+  /** Runs a tool for the program; resolves to its result text and the copies it retained. `signal` aborts when the run ends. */
   callTool: RunCodeDeps['callTool'];
   store: RecallStore | undefined;
   previewBytes: number;
@@ -78,7 +78,8 @@ export const runCodeSpec: RunningToolSpec<RunCodeInput, typeof RUN_CODE_TOOL> = 
       onQueued: (reason) => log.info(`${RUN_CODE_TOOL} queued: ${reason}`),
     });
     log.info(describeCodeRun(result));
-    if (retainedByCodeRun(result) > 0) context.onRetained?.();
+    const retained = retainedByCodeRun(result);
+    if (retained.length > 0) context.onRetained?.(retained);
     return text;
   },
 };
@@ -121,10 +122,12 @@ export async function runCodeTool(input: RunCodeInput, context: RunCodeContext):
     admission.release();
   }
   const queued = admission.waitedFor ? queuedLine({ waitedMs: admission.waitedMs, reason: admission.waitedFor }) : undefined;
-  const text = withRetentionLines(renderCodeRun(result, context.previewBytes), result, queued);
+  const { text, previewMarker } = withRetentionLines(renderCodeRun(result, context.previewBytes), result, queued);
   const retained = result.nested.filter((record) => record.status === 'retained').map((record) => record.outputId);
-  // The inspector numbers the value's lines from these, and never counts its copy again.
-  const facts = result.valueOutputId && result.valueLines ? { [result.valueOutputId]: { lines: result.valueLines } } : {};
+  // The inspector numbers the value's lines from these and highlights its marker from this, reading
+  // neither back; the marker is the value copy's alone (the nested copies' texts name no range of theirs).
+  const valueFacts = { ...(result.valueLines && { lines: result.valueLines }), ...(previewMarker && { previewMarker }) };
+  const facts = result.valueOutputId ? { [result.valueOutputId]: valueFacts } : {};
   await recordPreview(annotateOf(context.store), [result.valueOutputId, ...retained], text, context.onPreviewNotRecorded, facts);
   return { text, result };
 }
@@ -134,9 +137,9 @@ export async function runCodeTool(input: RunCodeInput, context: RunCodeContext):
  * renderCommandResult): when the return value is cut, the line after the status line and the last
  * line name its outputId, the omitted range, the read call and the notable lines omitted. A
  * `queued` line goes first, or after that line when there is one (the first 500 characters are
- * what Copilot CLI keeps of a large result).
+ * what Copilot CLI keeps of a large result). The marker moves by what goes before it.
  */
-export function withRetentionLines(rendered: string, result: CodeRunResult, queued?: string): string {
+export function withRetentionLines({ text: rendered, previewMarker }: RenderedText, result: CodeRunResult, queued?: string): RenderedText {
   const id = result.valueOutputId;
   const lines =
     id && result.valueFacts
@@ -147,23 +150,31 @@ export function withRetentionLines(rendered: string, result: CodeRunResult, queu
           `To find a field: ${SEARCH_TOOL_OUTPUT_TOOL} {"outputId":"${id}","pattern":"…"}. Do not re-run the program to see more.`,
         )
       : undefined;
-  if (!lines) return queued ? `${queued}\n${rendered}` : rendered;
+  const moved = (by: number): RenderedText['previewMarker'] =>
+    previewMarker && { ...previewMarker, start: previewMarker.start + by, end: previewMarker.end + by };
+  if (!lines)
+    return queued ? { text: `${queued}\n${rendered}`, previewMarker: moved(queued.length + 1) } : { text: rendered, previewMarker };
   const statusEnd = rendered.indexOf('\n');
   const status = statusEnd < 0 ? rendered : rendered.slice(0, statusEnd);
   const rest = statusEnd < 0 ? '' : rendered.slice(statusEnd);
-  const text = `${status}\n${lines.first}${queued ? `\n${queued}` : ''}${rest}`;
-  return `${text}${text.endsWith('\n') ? '' : '\n'}${lines.last}`;
+  const inserted = `\n${lines.first}${queued ? `\n${queued}` : ''}`;
+  const text = `${status}${inserted}${rest}`;
+  // The value's preview is after the status line, so the lines inserted there move its marker.
+  return { text: `${text}${text.endsWith('\n') ? '' : '\n'}${lines.last}`, previewMarker: moved(inserted.length) };
 }
 
-/** How many copies a run retained (its nested results and its return value). */
-export function retainedByCodeRun(result: CodeRunResult): number {
-  return result.nested.filter((record) => record.outputId).length + (result.valueOutputId ? 1 : 0);
+/** The copies a run retained (its nested results and its return value). */
+export function retainedByCodeRun(result: CodeRunResult): string[] {
+  return [
+    ...result.nested.flatMap((record) => (record.outputId ? [record.outputId] : [])),
+    ...(result.valueOutputId ? [result.valueOutputId] : []),
+  ];
 }
 
 /** One log line about a finished program. */
 export function describeCodeRun(result: CodeRunResult): string {
   const outcome = result.error ? `${result.error.kind}: ${result.error.message}` : `${result.valueKind}, ${result.valueBytes} bytes`;
-  return `${RUN_CODE_TOOL}: ${outcome}; ${result.calls} calls; ${retainedByCodeRun(result)} retained; ${result.durationMs} ms`;
+  return `${RUN_CODE_TOOL}: ${outcome}; ${result.calls} calls; ${retainedByCodeRun(result).length} retained; ${result.durationMs} ms`;
 }
 
 declare module './registry' {

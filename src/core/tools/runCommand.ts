@@ -14,7 +14,7 @@ import { newOutputId } from '../ids';
 import { DEFAULT_LIMITS } from '../limits';
 import { READ_TOOL_OUTPUT_TOOL, RUN_COMMAND_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
 import type { NotableDigest, RecallStore } from '../types';
-import { previewHeadTail, retentionLines, type PreviewFacts } from '../preview';
+import { markerAt, previewHeadTail, retentionLines, type PreviewFacts, type RenderedText } from '../preview';
 import { NO_STORE_REASON, retainOrExplain } from '../retention';
 import { splitFailureBudget, stderrExcerpt } from './stderrExcerpt';
 import { baseDirOf, clipLine, storeOrNothing, type RunningToolSpec } from './toolSpec';
@@ -64,8 +64,8 @@ export interface RunCommandResult extends CommandResult {
   droppedNotable?: NotableDigest;
 }
 
-/** A result and the text the model gets for it (`renderCommandResult`). */
-export type RenderedCommandResult = RunCommandResult & { text: string };
+/** A result and the text the model gets for it. */
+export type RenderedCommandResult = RunCommandResult & RenderedText;
 
 /**
  * `run_command`: runs a shell command where the workspace is, with bounded capture; the model gets
@@ -103,7 +103,7 @@ export const runCommandSpec: RunningToolSpec<RunCommandInput, typeof RUN_COMMAND
       onProgress: context.onCommandProgress,
     });
     log.info(describeCommandRun(result));
-    if (result.outputId) context.onRetained?.();
+    if (result.outputId) context.onRetained?.([result.outputId]);
     return text;
   },
 };
@@ -171,7 +171,7 @@ async function commandResult(
   previewBytes: number,
 ): Promise<RenderedCommandResult> {
   const { result, copy } = capture;
-  const rendered = (run: RunCommandResult): RenderedCommandResult => ({ ...run, text: renderCommandResult(run) });
+  const rendered = (run: RunCommandResult): RenderedCommandResult => ({ ...run, ...renderCommandResult(run) });
   if (copy.complete && copy.totalBytes <= previewBytes) {
     const whole = capture.copyBytes().toString('utf8');
     // Invalid bytes decode to U+FFFD (3 bytes each): binary output can outgrow the preview budget.
@@ -201,7 +201,8 @@ async function commandResult(
       recovery: outputId ? 'retained' : 'unavailable',
       recoveryReason,
     };
-    if (preview.omitted) run.previewFacts = { totalBytes: preview.totalBytes, omitted: preview.omitted, notable: preview.notable };
+    if (preview.omitted)
+      run.previewFacts = { totalBytes: preview.totalBytes, omitted: preview.omitted, notable: preview.notable, marker: preview.marker };
     const status = failureStatus(result);
     const excerpt =
       split.stderr > 0
@@ -236,6 +237,8 @@ async function commandResult(
         stderr: result.stderr,
         cwd: result.cwd,
         preview: hoped.text,
+        // Where its marker is, so the inspector never reads the text back to find it.
+        ...(hoped.previewMarker && { previewMarker: hoped.previewMarker }),
         // The inspector numbers lines from these, and never counts the copy again.
         lines: copy.lines,
       },
@@ -262,10 +265,10 @@ export function describeCommandRun(result: RunCommandResult): string {
 export const HEADER_COMMAND_CHARS = 100;
 
 /**
- * The text the model gets. A client may keep only part of a large result (Copilot CLI: its first
- * 500 characters; Codex: head and tail; others: the tail), so when the preview is cut, the line
- * right after the status line and the last line each say where the whole output is, what the
- * preview omitted, the exact read call and the notable lines omitted:
+ * The text the model gets, and where the preview's marker sits in it. A client may keep only part of
+ * a large result (Copilot CLI: its first 500 characters; Codex: head and tail; others: the tail), so
+ * when the preview is cut, the line right after the status line and the last line each say where the
+ * whole output is, what the preview omitted, the exact read call and the notable lines omitted:
  *
  *   $ <command, clipped>
  *   <status>; <seconds> s
@@ -277,7 +280,7 @@ export const HEADER_COMMAND_CHARS = 100;
  *   [<stderr alone, for a failure>]
  *   [end of preview. outputId "…": bytes [a, b) of N omitted; read on with …]
  */
-export function renderCommandResult(result: RunCommandResult): string {
+export function renderCommandResult(result: RunCommandResult): RenderedText {
   const status = result.cancelled
     ? 'cancelled (the process tree was stopped)'
     : result.timedOut
@@ -313,14 +316,17 @@ export function renderCommandResult(result: RunCommandResult): string {
   }
   lines.push(`${stream('stdout', result.stdout)}; ${stream('stderr', result.stderr)}; cwd ${headerCwd(result.cwd)}`);
   if (result.queued) lines.push(queuedLine(result.queued));
-  lines.push(
-    result.previewTruncated ? '--- output (head and tail; the marker shows what was omitted) ---' : '--- output ---',
-    result.preview,
-  );
+  lines.push(result.previewTruncated ? '--- output (head and tail; the marker shows what was omitted) ---' : '--- output ---');
+  const previewAt = lines.reduce((at, line) => at + line.length + 1, 0);
+  lines.push(result.preview);
   // A failure's cause is usually at the start of stderr, drowned by stdout in the merged preview.
   if (result.stderrExcerpt) lines.push(result.stderrExcerpt.replace(/\n$/, ''));
   const text = lines.join('\n');
-  return retention ? `${text}${text.endsWith('\n') ? '' : '\n'}${retention.last}` : text;
+  const previewMarker = markerAt(result.previewFacts, previewAt);
+  return {
+    text: retention ? `${text}${text.endsWith('\n') ? '' : '\n'}${retention.last}` : text,
+    ...(previewMarker && { previewMarker }),
+  };
 }
 
 /** Characters of the working folder the sizes line shows; a longer one keeps its start and its end (the folders nearest the command). */

@@ -1,11 +1,10 @@
 /**
  * What the inspector shows about one output besides its pages: the run_command facts from `extra`
  * (free-form JSON, so every field is checked) and the preview the model received, with its
- * omission marker located exactly. vscode-free: the browser tests run it in plain Node.
+ * omission marker where the tool recorded it. vscode-free: the browser tests run it in plain Node.
  */
 import * as l10n from '@vscode/l10n';
 import { previewHeadTail } from '../../core/preview';
-import { decodeUtf8 } from '../../core/utf8';
 import type { OutputInfo } from '../../core/types';
 import type { CommandFacts, PreviewView, StreamFacts } from '../../../webview/protocol';
 import { RUN_COMMAND_TOOL } from '../../core/toolNames';
@@ -36,32 +35,18 @@ export function commandFacts(info: OutputInfo): CommandFacts {
   return facts;
 }
 
-const MARKER = /^\[\.\.\. (\d+) bytes omitted: bytes \[(\d+), (\d+)\) of (\d+),[^\n]*\]$/gm;
-
 /**
- * Finds the omission marker in a preview text, or in a whole tool result that holds the preview
- * after header lines (run_command's status and sizes, run_code's sections). Command output can
- * itself contain lines that look like a marker (an agent's log of another agent), so the real one
- * is a candidate whose numbers match the copy and that names the copy: its read call is
- * `{"outputId":"<this copy>","offset":<from>}`, an id the output cannot have known. A marker that
- * names no copy (a preview whose copy could not be saved) is recognised by its position instead:
- * when the text is the preview alone, the head before it is exactly the copy's first `from` bytes,
- * plus at most one newline the preview adds. Failing both, the first candidate with matching numbers.
+ * The marker recorded with a preview (`extra.previewMarker`, see `PreviewMarker` in
+ * src/core/preview.ts), checked against the text and the copy it came with. A copy retained before
+ * markers were recorded (an older session) has none: its text is shown without the marker
+ * highlighted, for reading the marker back out of the text could take a look-alike line for it.
  */
-export function locateMarker(text: string, totalBytes: number, outputId?: string): Pick<PreviewView, 'marker' | 'omitted'> {
-  const candidates: { found: Required<Pick<PreviewView, 'marker' | 'omitted'>>; names: boolean; placed: boolean }[] = [];
-  MARKER.lastIndex = 0;
-  for (let m = MARKER.exec(text); m; m = MARKER.exec(text)) {
-    const [, bytes, from, to, total] = m.map(Number);
-    if (to - from !== bytes || total !== totalBytes || !(from <= to)) continue;
-    const headBytes = Buffer.byteLength(text.slice(0, m.index), 'utf8');
-    candidates.push({
-      found: { marker: { start: m.index, end: m.index + m[0].length }, omitted: { from, to } },
-      names: outputId !== undefined && m[0].includes(JSON.stringify({ outputId, offset: from })),
-      placed: headBytes === from || headBytes === from + 1,
-    });
-  }
-  return (candidates.find((c) => c.names) ?? candidates.find((c) => c.placed) ?? candidates[0])?.found ?? {};
+function recordedMarker(value: unknown, text: string, totalBytes: number): Pick<PreviewView, 'marker' | 'omitted'> {
+  if (typeof value !== 'object' || value === null) return {};
+  const { start, end, from, to } = value as Record<string, unknown>;
+  if (!isNumber(start) || !isNumber(end) || !isNumber(from) || !isNumber(to)) return {};
+  if (!(start >= 0 && start <= end && end <= text.length && from >= 0 && from <= to && to <= totalBytes)) return {};
+  return { marker: { start, end }, omitted: { from, to } };
 }
 
 export interface PreviewInputs {
@@ -77,7 +62,7 @@ export function previewView({ info, bytes, budgetBytes }: PreviewInputs): Previe
   if (typeof extra.preview === 'string') {
     // The exact text the model was given (src/core/tools/recordPreview.ts): for run_command and
     // run_code the whole result, header lines first; for @recall's capped results the preview alone.
-    return { text: extra.preview, source: 'recorded', ...locateMarker(extra.preview, info.totalBytes, info.outputId) };
+    return { text: extra.preview, source: 'recorded', ...recordedMarker(extra.previewMarker, extra.preview, info.totalBytes) };
   }
   if (info.tool !== RUN_COMMAND_TOOL) {
     return {
@@ -106,12 +91,8 @@ export function previewView({ info, bytes, budgetBytes }: PreviewInputs): Previe
             budget,
           ),
     };
-    if (preview.omitted) {
-      // The head is the copy's first `from` bytes, then one newline unless it ended with one.
-      const head = decodeUtf8(bytes.subarray(0, preview.omitted.from));
-      const start = head.length + (head.length === 0 || head.endsWith('\n') ? 0 : 1);
-      const end = preview.text.indexOf('\n', start);
-      view.marker = { start, end: end < 0 ? preview.text.length : end };
+    if (preview.omitted && preview.marker) {
+      view.marker = preview.marker;
       view.omitted = { from: preview.omitted.from, to: preview.omitted.to };
     }
     return view;

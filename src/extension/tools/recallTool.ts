@@ -9,8 +9,10 @@ import * as vscode from 'vscode';
 import { RecallError } from '../../core/errors';
 import type { RecallSettings } from '../../core/settings';
 import { RUN_CODE_TOOL, RUN_COMMAND_TOOL } from '../../core/toolNames';
-import { invokeTool, nestedToolNames, toolSpec, type ToolInput, type ToolName } from '../../core/tools/registry';
+import { estimateChars } from '../../core/history/estimate';
+import { invokeTool, isToolName, nestedToolNames, toolSpec, type ToolInput, type ToolName } from '../../core/tools/registry';
 import { toolErrorText, unknownToolText } from '../../core/tools/parts';
+import type { OutputCatalog } from '../../core/catalog/outputCatalog';
 import type { Confirmation, NestedCall, ToolContext } from '../../core/tools/toolSpec';
 import type { RecallStore } from '../../core/types';
 import type { SpillRoots } from '../../core/files/vscodeSpillFiles';
@@ -25,10 +27,23 @@ export type ToolInvoker = (
   input: object,
   toolInvocationToken: InvocationToken,
   token: vscode.CancellationToken,
+  tokenizationOptions?: vscode.LanguageModelToolTokenizationOptions,
 ) => Promise<string>;
+
+/**
+ * How a program's nested call to one of these tools hears which copies the run retained, keyed by the
+ * call's `countTokens`. A tool result crosses vscode.lm.invokeTool as text alone (the stable API has
+ * no other part), but VS Code hands a tool registered in the caller's own extension host the very
+ * `countTokens` function its caller passed: the one object of the call both ends hold. Where it does
+ * not, the call reports no copies: the recovery section then lists the result text's own copy, and
+ * the text still names the tool's.
+ */
+const NESTED_CALLS = new WeakMap<object, (outputIds: readonly string[]) => void>();
 
 export interface RecallToolDeps {
   store: () => Promise<RecallStore>;
+  /** Every session's outputs in this workspace (this window's, earlier ones, the agents'): listing and searching across them. */
+  catalog?: OutputCatalog;
   settings: () => RecallSettings;
   /** Workspace trust, injectable so the refusal can be tested in a trusted test host. */
   isTrusted: () => boolean;
@@ -85,6 +100,7 @@ export class RecallTool<N extends ToolName> implements vscode.LanguageModelTool<
         running = (this.deps.running ?? RUNNING_COMMANDS).start(command, abort);
       const context: ToolContext = {
         store: this.deps.store,
+        catalog: this.deps.catalog,
         settings,
         folders: workspaceFolders(),
         spillRoots: this.deps.spillRoots,
@@ -111,6 +127,9 @@ export class RecallTool<N extends ToolName> implements vscode.LanguageModelTool<
           : await work();
       // Errors go back to the model as thrown errors with the text it reads; a cancellation stays a cancellation.
       if (run.isError) throw token.isCancellationRequested ? new vscode.CancellationError() : new Error(run.text);
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- never called: its identity names the nested call
+      const nested = options.tokenizationOptions && NESTED_CALLS.get(options.tokenizationOptions.countTokens);
+      if (nested && run.outputIds) nested(run.outputIds);
       return textResult(run.text);
     } finally {
       running?.end();
@@ -118,7 +137,11 @@ export class RecallTool<N extends ToolName> implements vscode.LanguageModelTool<
     }
   }
 
-  /** A program's `tools.call`: stops when the model's request is cancelled or when the program ends. */
+  /**
+   * A program's `tools.call`: stops when the model's request is cancelled or when the program ends.
+   * A call to one of these tools gets the copies its run retained (`NESTED_CALLS`); another
+   * extension's tool is called as before, without tokenization options.
+   */
   private nestedCall(toolInvocationToken: InvocationToken, token: vscode.CancellationToken): NestedCall {
     const invoker = this.deps.invokeTool ?? invokeToolText;
     return async (name, input, ended) => {
@@ -126,8 +149,16 @@ export class RecallTool<N extends ToolName> implements vscode.LanguageModelTool<
       const cancel = () => source.cancel();
       const linked = token.onCancellationRequested(cancel);
       ended.addEventListener('abort', cancel, { once: true });
+      const outputIds: string[] = [];
+      // A real estimate, should anything count with it; the nested run finds this call by its identity.
+      const countTokens = async (text: string) => estimateChars(text, 'toolResult');
+      const ours = isToolName(name);
+      if (ours) NESTED_CALLS.set(countTokens, (retained) => outputIds.push(...retained));
+      // No budget of its own: bytesForTokenBudget gives the setting's preview size, as a nested run gets over MCP.
+      const tokenization = ours ? { tokenBudget: Number.MAX_SAFE_INTEGER, countTokens } : undefined;
       try {
-        return await invoker(name, input, toolInvocationToken, source.token);
+        const text = await invoker(name, input, toolInvocationToken, source.token, tokenization);
+        return { text, outputIds };
       } finally {
         ended.removeEventListener('abort', cancel);
         linked.dispose();
@@ -168,10 +199,11 @@ export async function invokeToolText(
   input: object,
   toolInvocationToken: InvocationToken,
   token: vscode.CancellationToken,
+  tokenizationOptions?: vscode.LanguageModelToolTokenizationOptions,
 ): Promise<string> {
   const available = nestedToolNames(vscode.lm.tools.map((tool) => tool.name));
   if (!vscode.lm.tools.some((tool) => tool.name === name)) throw new Error(unknownToolText(name, available));
-  const result = await vscode.lm.invokeTool(name, { input, toolInvocationToken }, token);
+  const result = await vscode.lm.invokeTool(name, { input, toolInvocationToken, tokenizationOptions }, token);
   return result.content
     .map((part) =>
       part instanceof vscode.LanguageModelTextPart
