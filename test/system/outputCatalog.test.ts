@@ -200,6 +200,17 @@ describe('output catalog: list and search every retained output (issue 38)', fun
     assert.equal(outputs.size, 30, 'every "step" output found once across the pages');
   });
 
+  it("a run_command row names the output's first notable line, found in the part the preview omitted", async () => {
+    const command = `node -e "for(let i=1;i<=3000;i++)console.log(i===1500?'ERROR: disk quota exceeded on /var/cache':'line '+i+' '+'x'.repeat(30))"`;
+    const run = await call('run_command', { command });
+    assert.equal(run.isError, false, run.text);
+    assert.doesNotMatch(run.text, /firstNotable/, 'a fact for listings, not a word of the result');
+    const [, row] = jsonLines((await call('list_tool_outputs', { limit: 1 })).text);
+    assert.equal(row.command, command);
+    assert.equal(row.exit, 0);
+    assert.equal(row.notable, 'ERROR: disk quota exceeded on /var/cache');
+  });
+
   it('refuses what does not fit together, and a cursor it did not give, saying what to do', async () => {
     const cases: [unknown, RegExp][] = [
       [{ pattern: 'x', outputId: ids.currentBuild, path: 'a.txt' }, /not both; give neither to search every retained output/],

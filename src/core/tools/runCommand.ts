@@ -7,6 +7,7 @@ import {
   type CommandResult,
   type RunCommandOptions,
 } from '../capture/captureCommand';
+import { firstNotableText } from '../notable/first';
 import { queuedLine } from '../capture/workGate';
 import type { ProgressListener } from '../capture/progress';
 import { RecallError, clipEcho } from '../errors';
@@ -49,6 +50,8 @@ export interface RunCommandResult extends CommandResult {
   previewTruncated: boolean;
   /** What a cut preview omitted and listed, as data (the lines around the result repeat it). */
   previewFacts?: PreviewFacts;
+  /** The output's first notable line, recorded with a retained copy for listings (`extra.firstNotable`). */
+  firstNotable?: string;
   /** The retained merged copy, when the output did not fit the preview and saving worked. */
   outputId?: string;
   /** 'not-needed': the preview is the whole output. */
@@ -210,6 +213,10 @@ async function commandResult(
         : '';
     if (excerpt) run.stderrExcerpt = excerpt;
     if (copy.dropped) run.droppedNotable = copy.dropped;
+    // For listings of retained outputs; the shown head and tail are scanned, the omitted part's line is the preview's.
+    const notable =
+      outputId && firstNotableText(capture.copyBytes(), preview.omitted && { ...preview.omitted, first: preview.notable?.first });
+    if (notable) run.firstNotable = notable;
     return rendered(run);
   };
   // No copy can be kept: one preview, which says so.
@@ -237,6 +244,7 @@ async function commandResult(
         stderr: result.stderr,
         cwd: result.cwd,
         preview: hoped.text,
+        ...(hoped.firstNotable ? { firstNotable: hoped.firstNotable } : {}),
         // Where its marker is, so the inspector never reads the text back to find it.
         ...(hoped.previewMarker && { previewMarker: hoped.previewMarker }),
         // The inspector numbers lines from these, and never counts the copy again.
