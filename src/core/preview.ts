@@ -7,7 +7,6 @@
  */
 import { toBuffer } from './bytes';
 import { RecallError } from './errors';
-import { DEFAULT_LIMITS } from './limits';
 import { boundaryAtOrAfter, boundaryAtOrBefore, decodeUtf8 } from './utf8';
 import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from './toolNames';
 import type { LineFacts, NotableDigest, NotableLine } from './types';
@@ -366,7 +365,7 @@ function marker(omitted: NonNullable<Preview['omitted']>, totalBytes: number, to
     options.copyComplete === false
       ? ' The retained copy is itself incomplete (capture dropped bytes): complete=false even after the last page.'
       : '';
-  return `${what} The full output is retained: call ${READ_TOOL_OUTPUT_TOOL} ${call} to continue (pages of up to ${DEFAULT_LIMITS.pageBytes} bytes; follow nextOffset), or ${SEARCH_TOOL_OUTPUT_TOOL} with the same outputId to find a field. Check the copy before concluding something is absent.${incomplete}]`;
+  return `${what} The full output is retained: call ${READ_TOOL_OUTPUT_TOOL} ${call} to continue (follow nextOffset), or ${SEARCH_TOOL_OUTPUT_TOOL} with the same outputId to find a field. Check the copy before concluding something is absent; if this outputId is lost, ${SEARCH_TOOL_OUTPUT_TOOL} without one finds it.${incomplete}]`;
 }
 
 /** The exact call that reads on from `offset` in the copy `outputId`. */

@@ -160,7 +160,7 @@ describe('results survive every client cut: outputId, omitted range, read call a
     const outputId = 'out_0123456789abcdef01234567';
     const preview = [
       'head',
-      `[... 8388000 bytes omitted: bytes [8388, 8396388) of 8396400, lines 1234-1234567 of 1234600 (1233334 lines). The full output is retained: call read_tool_output {"outputId":"${outputId}","offset":8388} to continue (pages of up to 4096 bytes; follow nextOffset), or search_tool_output with the same outputId to find a field. Check the copy before concluding something is absent. The retained copy is itself incomplete (capture dropped bytes): complete=false even after the last page.]`,
+      `[... 8388000 bytes omitted: bytes [8388, 8396388) of 8396400, lines 1234-1234567 of 1234600 (1233334 lines). The full output is retained: call read_tool_output {"outputId":"${outputId}","offset":8388} to continue (follow nextOffset), or search_tool_output with the same outputId to find a field. Check the copy before concluding something is absent; if this outputId is lost, search_tool_output without one finds it. The retained copy is itself incomplete (capture dropped bytes): complete=false even after the last page.]`,
       '[notable lines in the omitted part: 12345 errors, 12345 summary lines, 12345 warnings (999 distinct); in the 123456789 bytes dropped at capture (output lines 1234567-9999999, NOT in the copy) the capture saw 12345 errors, 12345 summary lines, 12345 warnings; errors first; "@N" is the read_tool_output offset of a line:',
       'error line 1234567 @8388000: x',
       'warning line 1234568 @8388100: y]',
