@@ -70,16 +70,24 @@ test('a recorded preview (extra.preview) is preferred and its marker found', asy
   const first = await commandOutput(store, 'seq 1 30000');
   const bytes = await store.readAll(first.outputId);
   const info = await store.info(first.outputId);
-  // The same output as the lead retains it once the preview text is recorded.
+  // The same output as the lead retains it once the preview text is recorded: the preview alone,
+  // edited, with its marker recomputed for that text (info.extra's is of the whole result text).
+  const edit = (text: string): string => text.replaceAll(first.outputId, 'OUTPUT_ID_PLACEHOLDER');
+  const { marker, omitted } = first.previewFacts ?? {};
+  assert.ok(marker && omitted, 'the preview was cut');
+  const preview = edit(first.preview);
+  const start = edit(first.preview.slice(0, marker.start)).length;
+  const end = start + edit(first.preview.slice(marker.start, marker.end)).length;
   const { outputId } = await store.retain(bytes, {
     tool: 'run_command',
     title: 'seq 1 30000',
-    extra: { ...info.extra, preview: first.preview.replaceAll(first.outputId, 'OUTPUT_ID_PLACEHOLDER') },
+    extra: { ...info.extra, preview, previewMarker: { start, end, from: omitted.from, to: omitted.to } },
   });
   const panel = await PanelDouble.open(ctx, { store, outputId });
   assert.equal((await flags(panel.page)).preview.value, 'recorded');
-  assert.equal(await shownPreview(panel.page), first.preview.replaceAll(first.outputId, 'OUTPUT_ID_PLACEHOLDER'));
-  assert.ok(await panel.page.$('mark.omission'), 'the marker is located in the recorded text');
+  assert.equal(await shownPreview(panel.page), preview);
+  assert.equal(await panel.page.textContent('mark.omission'), preview.slice(start, end), 'the recorded marker is the one highlighted');
+  assert.match(preview.slice(start, end), /bytes omitted: bytes \[\d+, \d+\)/);
   assertNoErrors(panel.errors);
   await panel.close();
 });

@@ -106,6 +106,24 @@ describe('tools', function () {
     it('ran the command once (reading and searching never re-runs it)', () => {
       assert.equal(fs.readFileSync(counter, 'utf8'), 'run\n');
     });
+
+    // Issue 38: the outputId lost (a summary, a new chat), the output is found by listing or searching.
+    it('list_tool_outputs lists it with its command and exit, and a search of every output finds its summary', async () => {
+      const listed = (await invoke('list_tool_outputs', { command: 'TOTAL_SUMMARY', session: 'all' })).text;
+      const [summary, row] = listed.split('\n').map((line) => (line.startsWith('{') ? (JSON.parse(line) as Record<string, unknown>) : {}));
+      assert.equal(summary.matching, 1, listed);
+      assert.equal(row.outputId, outputId);
+      assert.equal(row.exit, 0);
+      assert.equal(row.session, undefined, "this window's session is the current one: no session to name");
+      const found = (await invoke('search_tool_output', { pattern: 'TOTAL_SUMMARY=\\d+', regex: true, session: 'all' })).text;
+      const lines = found.split('\n');
+      const group = lines.find((line) => line.startsWith('{"outputId"'));
+      assert.ok(group?.includes(outputId), found.slice(0, 400));
+      const hit = JSON.parse(lines[lines.indexOf(group as string) + 1].trim()) as { offset: number; line: number };
+      assert.equal(hit.line, 6001);
+      assert.ok((await readPage(outputId, hit.offset)).text.startsWith('TOTAL_SUMMARY=12345'));
+      assert.equal(fs.readFileSync(counter, 'utf8'), 'run\n', 'found without running it again');
+    });
   });
 
   describe('read_tool_output errors', () => {

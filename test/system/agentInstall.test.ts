@@ -20,7 +20,7 @@ import {
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { agentTarget } from '../../src/core/agents/agents';
-import { LAUNCHER, SERVER_FILES, installServer, installedBuild, serverBuild } from '../../src/core/agents/install';
+import { LAUNCHER, LAUNCHER_RECORD, SERVER_FILES, installServer, installedBuild, serverBuild } from '../../src/core/agents/install';
 import { planFiles, writePlanned } from '../../src/core/agents/plan';
 import { PACKAGE_VERSION } from '../../src/core/manifest';
 import { REPO, ensureBuilt } from '../unit/helpers/mcpServer';
@@ -81,9 +81,35 @@ describe('agent install: the stable server copy', function () {
       utimesSync(path.join(root, builds.at(-2)!), new Date(Date.now() - (10 - n) * 60_000), new Date(Date.now() - (10 - n) * 60_000));
     }
     const present = readdirSync(root)
-      .filter((name) => name !== LAUNCHER)
+      .filter((name) => name !== LAUNCHER && name !== LAUNCHER_RECORD)
       .sort();
     assert.deepEqual(present, builds.slice(1).sort(), `the oldest build is pruned: ${present.join(', ')}`);
+  });
+
+  it('records the build beside the launcher as data; a launcher without a record that describes it is reinstalled', async () => {
+    const root = path.join(dirs.make(), 'mcp');
+    const dist = extensionDist();
+    const installed = await installServer(dist, root, PACKAGE_VERSION);
+    assert.deepEqual(JSON.parse(readFileSync(path.join(root, LAUNCHER_RECORD), 'utf8')), { build: installed.build });
+
+    // A launcher the previous release installed: no record beside it. Its build is unknown, and the
+    // next install writes the record (and the launcher) again.
+    rmSync(path.join(root, LAUNCHER_RECORD));
+    assert.equal(await installedBuild(root), undefined);
+    const again = await installServer(dist, root, PACKAGE_VERSION);
+    assert.deepEqual({ copied: again.copied, relinked: again.relinked }, { copied: false, relinked: true });
+    assert.equal(await installedBuild(root), installed.build);
+
+    // A launcher rewritten since the record was (another release, or an install cut between its two
+    // writes): the record does not describe it, so the build is unknown rather than wrong.
+    writeFileSync(installed.launcher, `#!/usr/bin/env node\nrequire('./elsewhere/mcp.js');\n`);
+    assert.equal(await installedBuild(root), undefined);
+    writeFileSync(path.join(root, LAUNCHER_RECORD), 'not json');
+    assert.equal(await installedBuild(root), undefined);
+    assert.ok((await installServer(dist, root, PACKAGE_VERSION)).relinked);
+    assert.equal(await installedBuild(root), installed.build);
+    const { stdout } = await exec(process.execPath, [installed.launcher, '--version']);
+    assert.equal(stdout.trim(), PACKAGE_VERSION);
   });
 
   it('says which file is missing from an extension folder without the server', async () => {

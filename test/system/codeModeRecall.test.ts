@@ -120,9 +120,14 @@ describe('code mode: nested results stay recoverable', () => {
     assert.equal(result.nested.length, 1);
     assert.equal(result.nested[0].status, 'retained');
     assert.equal((await readThrough(store, result.nested[0].outputId!)).text, big);
-    const text = renderCodeRun(result, PREVIEW).text;
+    const rendered = renderCodeRun(result, PREVIEW);
+    const text = rendered.text;
     assert.match(text, /^run_code: the program did not finish \(timeout\)/);
     assert.ok(text.includes(result.nested[0].outputId!));
+    // The status line and the rest come as fields (withRetentionLines puts lines between them).
+    assert.equal(text, rendered.status + rendered.rest);
+    assert.match(rendered.status, /^run_code: the program did not finish \(timeout\); [^\n]*\.$/);
+    assert.ok(rendered.rest.startsWith(`\n${result.error.message}`), rendered.rest.slice(0, 200));
   });
 
   it('hands the text over only after retain() has finished', async () => {
@@ -387,9 +392,11 @@ describe('runCodeTool: the text the model got is recorded with the copies the ru
   });
 
   it("the lines withRetentionLines puts before the value (its retention line, a queued line) move the value's marker with it", () => {
-    const text = 'run_code: the program returned a string (100 bytes)\n--- return value ---\nhead\n[the marker]\ntail';
+    const status = 'run_code: the program returned a string (100 bytes)';
+    const rest = '\n--- return value ---\nhead\n[the marker]\ntail';
+    const text = status + rest;
     const start = text.indexOf('[the marker]');
-    const rendered = { text, previewMarker: { start, end: start + '[the marker]'.length, from: 5, to: 90 } };
+    const rendered = { text, status, rest, previewMarker: { start, end: start + '[the marker]'.length, from: 5, to: 90 } };
     const omitted = { from: 5, to: 90, bytes: 85, firstLine: 2, lines: 3 };
     const kept = { valueOutputId: 'out_0123456789abcdef01234567', valueFacts: { totalBytes: 100, omitted } } as CodeRunResult;
     const lost = { valueFacts: { totalBytes: 100, omitted } } as CodeRunResult;

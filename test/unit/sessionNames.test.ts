@@ -42,9 +42,13 @@ describe('session names', () => {
     assert.ok(!name.includes('s20261205'), 'the ID is not the name');
   });
 
-  it('say so when a session holds nothing yet, and fall back to the day in the ID when the start is unknown', () => {
+  it('say so when a session holds nothing yet, and when its start is unknown (the ID is never read for a date)', () => {
     const parts = sessionParts(summarize('s20261205-ad2f7f183669', undefined, []), 'en-US');
-    assert.deepEqual(parts, { when: 'Dec 5, 2026', first: 'no command yet', contents: 'no outputs' });
+    assert.deepEqual(parts, { when: 'start unknown', first: 'no command yet', contents: 'no outputs' });
+    // The start is data: an ID naming another day changes nothing.
+    const started = Date.UTC(2027, 0, 2, 3, 4);
+    const when = new Date(started).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' });
+    assert.equal(sessionParts(summarize('s20261205-ad2f7f183669', started, []), 'en-US').when, when);
     assert.equal(sessionParts(summarize('s1', undefined, [output({ title: 'x', totalBytes: 1 })]), 'en-US').contents, '1 output · 1 B');
   });
 

@@ -4,6 +4,7 @@
  * updates, which runs the build installed beside it:
  *
  *   <root>/tool-output-recall-mcp.js           the launcher agents' configurations name
+ *   <root>/tool-output-recall-mcp.json         what it runs, as data: {"build": "<version>-<hash>"}
  *   <root>/<version>-<hash>/mcp.js              one build: the entry, the server it loads
  *   <root>/<version>-<hash>/mcpServer.js        (and the handshake it answers first),
  *   <root>/<version>-<hash>/handshake.json      and what the server loads at run time
@@ -12,7 +13,9 @@
  *
  * A build's folder is written whole under a temporary name and renamed into place, and the
  * launcher is rewritten atomically to point at it, so a starting agent sees the old build or the
- * new one. Older builds are kept for servers still running them (the search worker starts late).
+ * new one. Which build that is, is recorded beside it (LAUNCHER_RECORD) rather than read back out of
+ * the launcher; the record counts only while the launcher is the one it describes. Older builds are
+ * kept for servers still running them (the search worker starts late).
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -23,6 +26,8 @@ import { atomicWriteFile } from '../store/atomicWrite';
 /** What the server needs at run time, beside it (see scripts/build.mjs and the VSIX allowlist). */
 export const SERVER_FILES = ['mcp.js', 'mcpServer.js', 'handshake.json', 'storeWorker.js', 'sql-wasm.wasm'] as const;
 export const LAUNCHER = 'tool-output-recall-mcp.js';
+/** Beside the launcher: the build it runs, as JSON ({@link LauncherRecord}). */
+export const LAUNCHER_RECORD = 'tool-output-recall-mcp.json';
 /** Builds kept besides the current one, newest first, for servers started from them that still run. */
 const KEEP_OLDER = 2;
 
@@ -43,6 +48,13 @@ export interface Installed extends ServerBuild {
   /** Older builds removed. */
   removed: string[];
 }
+
+/** What LAUNCHER_RECORD holds. */
+interface LauncherRecord {
+  build: string;
+}
+
+const recordText = (build: string): string => `${JSON.stringify({ build } satisfies LauncherRecord)}\n`;
 
 const launcherText = (build: string): string =>
   [
@@ -69,10 +81,27 @@ export async function serverBuild(source: string, root: string, version: string)
   return { build, launcher: path.join(root, LAUNCHER), dir: path.join(root, build) };
 }
 
-/** The build the launcher under `root` runs, or undefined when there is no launcher (never installed). */
+/**
+ * The build the launcher under `root` runs, as its record says; undefined when there is no launcher
+ * (never installed), or no record that describes it: one an earlier release installed (it wrote no
+ * record), or one another release rewrote since. Unknown means "install again", which installServer does.
+ */
 export async function installedBuild(root: string): Promise<string | undefined> {
-  const text = await fs.readFile(path.join(root, LAUNCHER), 'utf8').catch(() => undefined);
-  return text === undefined ? undefined : /require\('\.\/([^/']+)\/mcp\.js'\)/.exec(text)?.[1];
+  const build = await readRecord(root);
+  if (build === undefined) return undefined;
+  const launcher = await fs.readFile(path.join(root, LAUNCHER), 'utf8').catch(() => undefined);
+  return launcher === launcherText(build) ? build : undefined;
+}
+
+async function readRecord(root: string): Promise<string | undefined> {
+  const text = await fs.readFile(path.join(root, LAUNCHER_RECORD), 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  try {
+    const record = JSON.parse(text) as Partial<LauncherRecord> | null;
+    return typeof record?.build === 'string' ? record.build : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Installs the build of `source` under `root` (if needed) and points the launcher at it. */
@@ -94,11 +123,12 @@ export async function installServer(source: string, root: string, version: strin
       if (!(await isWhole(planned.dir))) throw error;
     }
   }
-  const text = launcherText(planned.build);
-  const before = await fs.readFile(planned.launcher, 'utf8').catch(() => undefined);
-  const relinked = before !== text;
+  // The record first: between the two writes it names the new build beside a launcher that runs the
+  // old one, which installedBuild takes for unknown (never for the wrong build) until the launcher follows.
+  const relinked = (await installedBuild(root)) !== planned.build;
   if (relinked) {
-    await atomicWriteFile(planned.launcher, Buffer.from(text));
+    await atomicWriteFile(path.join(root, LAUNCHER_RECORD), Buffer.from(recordText(planned.build)));
+    await atomicWriteFile(planned.launcher, Buffer.from(launcherText(planned.build)));
     await fs.chmod(planned.launcher, 0o755);
   }
   return { ...planned, copied, relinked, removed: await removeOldBuilds(root, planned.build) };

@@ -10,8 +10,19 @@ import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL, RUN_COMMAND_TOOL, RUN_C
 /** Console output shown to the model; the rest is counted, not shown. */
 export const MAX_LOG_CHARS_SHOWN = 4000;
 
-/** The text, and where the return value's marker sits in it. */
-export function renderCodeRun(result: CodeRunResult, previewBytes: number): RenderedText {
+/**
+ * A rendered run: its text, where the return value's marker sits in it, and the text's two parts as
+ * fields, so that lines can go after the status line without looking for it in the text.
+ */
+export interface RenderedCodeRun extends RenderedText {
+  /** The first line: how the program ended, how long it took, its calls (no line break). */
+  status: string;
+  /** Everything after the status line, from the line break that ends it ('' when there is nothing more): `text` is `status + rest`. */
+  rest: string;
+}
+
+/** The text (the status line, then the rest), and where the return value's marker sits in it. */
+export function renderCodeRun(result: CodeRunResult, previewBytes: number): RenderedCodeRun {
   const lines: string[] = [];
   let valueAt: number | undefined;
   const callNote = `${result.calls} tool call${result.calls === 1 ? '' : 's'}${result.failedCalls ? ` (${result.failedCalls} failed)` : ''}`;
@@ -40,7 +51,9 @@ export function renderCodeRun(result: CodeRunResult, previewBytes: number): Rend
   if (result.nested.length > 0) lines.push(...renderRecovery(result.nested, previewBytes));
   if (result.logs.length > 0 || result.droppedLogLines > 0) lines.push(...renderLogs(result));
   const previewMarker = valueAt === undefined ? undefined : markerAt(result.valueFacts, valueAt);
-  return { text: lines.join('\n'), ...(previewMarker && { previewMarker }) };
+  const [status, ...after] = lines;
+  const rest = after.map((line) => `\n${line}`).join('');
+  return { text: status + rest, status, rest, ...(previewMarker && { previewMarker }) };
 }
 
 function describeValue(result: CodeRunResult): string {

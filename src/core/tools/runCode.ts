@@ -1,5 +1,5 @@
 import * as l10n from '@vscode/l10n';
-import { renderCodeRun } from '../codeMode/render';
+import { renderCodeRun, type RenderedCodeRun } from '../codeMode/render';
 import { runProgram, type CodeRunResult, type RunCodeDeps } from '../codeMode/runProgram';
 import { DEFAULT_TIMEOUT_SECONDS } from '../codeMode/sandbox';
 import { RecallError } from '../errors';
@@ -139,7 +139,11 @@ export async function runCodeTool(input: RunCodeInput, context: RunCodeContext):
  * `queued` line goes first, or after that line when there is one (the first 500 characters are
  * what Copilot CLI keeps of a large result). The marker moves by what goes before it.
  */
-export function withRetentionLines({ text: rendered, previewMarker }: RenderedText, result: CodeRunResult, queued?: string): RenderedText {
+export function withRetentionLines(
+  { text: rendered, status, rest, previewMarker }: RenderedCodeRun,
+  result: CodeRunResult,
+  queued?: string,
+): RenderedText {
   const id = result.valueOutputId;
   const lines =
     id && result.valueFacts
@@ -154,9 +158,6 @@ export function withRetentionLines({ text: rendered, previewMarker }: RenderedTe
     previewMarker && { ...previewMarker, start: previewMarker.start + by, end: previewMarker.end + by };
   if (!lines)
     return queued ? { text: `${queued}\n${rendered}`, previewMarker: moved(queued.length + 1) } : { text: rendered, previewMarker };
-  const statusEnd = rendered.indexOf('\n');
-  const status = statusEnd < 0 ? rendered : rendered.slice(0, statusEnd);
-  const rest = statusEnd < 0 ? '' : rendered.slice(statusEnd);
   const inserted = `\n${lines.first}${queued ? `\n${queued}` : ''}`;
   const text = `${status}${inserted}${rest}`;
   // The value's preview is after the status line, so the lines inserted there move its marker.

@@ -1,7 +1,8 @@
 /**
  * A session as a person knows it: when it started (local date and time), its first command, how many
- * outputs it holds and their size. The ID (s20261205-ad2f7f183669) says none of that, so it is only
- * ever the detail. Free of VS Code (translated with @vscode/l10n, which activation configures from
+ * outputs it holds and their size, each passed in as data (the start is the `created_at` its file
+ * records; unknown, the name says so). The ID (s20261205-ad2f7f183669) is only ever the detail, never
+ * read for any of that. Free of VS Code (translated with @vscode/l10n, which activation configures from
  * VS Code's bundle): the picker, the tree, the inspector's banner and its host side all name sessions
  * with these functions.
  */
@@ -84,15 +85,9 @@ export function sessionShortName(summary: SessionSummary, locale?: string): stri
 }
 
 function startedText(summary: SessionSummary, locale: string | undefined): string {
-  if (summary.startedAt !== undefined)
-    return new Date(summary.startedAt).toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'short' });
-  // The ID carries the day it was made (UTC): better than nothing when the file cannot say.
-  const day = /^s(\d{4})(\d{2})(\d{2})-/.exec(summary.sessionId);
-  if (!day) return l10n.t('start unknown');
-  return new Date(Date.UTC(Number(day[1]), Number(day[2]) - 1, Number(day[3]))).toLocaleDateString(locale, {
-    dateStyle: 'medium',
-    timeZone: 'UTC',
-  });
+  // When the session's file cannot say, the name says so: the ID is never read for a date.
+  if (summary.startedAt === undefined) return l10n.t('start unknown');
+  return new Date(summary.startedAt).toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 function clip(text: string): string {

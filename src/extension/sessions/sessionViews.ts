@@ -198,7 +198,7 @@ export class SessionViews implements vscode.Disposable {
       return undefined;
     });
     if (!view) {
-      // Not asked again at every refresh: the name falls back to the day in the ID.
+      // Not asked again at every refresh: the name says its start is unknown.
       this.started.set(sessionId, undefined);
       return undefined;
     }
