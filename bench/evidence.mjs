@@ -11,19 +11,24 @@
 // get no copy to search or read (✗ = not in the cut): OpenClaw's head+tail with important-tail
 // detection, 50/50 head/tail, tail only, head only, and "keep the last 60,000 characters".
 //
+// Three more rows (issue 38 §6): the id was lost. The evidence sits in an output 30 commands back in
+// the current session, in an earlier session (closed) or in another agent's (open, with its agent
+// record), all in one folder; the agent has no outputId and reaches it through the tools as a front
+// end runs them (invokeTool with an OutputCatalog): its calls and re-runs for three ways in.
+//
 // Then what the preview costs (issue 13 item 6): previewHeadTail over 8 MiB given bytes and given
 // a string, beside a raw pipe drain of the same bytes, in ms per MiB. And what a whole run_command
 // of the noisy 8 MiB costs (issue 30): `cat` of the file through runCommandTool with a worker store
 // (the store VS Code and the MCP server open), its copy retained and its preview rendered, beside
 // the same raw drain, interleaved.
 //
-// Options: --only=evidence,cost,run  --reps=N (cost and run repetitions, default 5)  --strict (exit 1 on a missed goal)
+// Options: --only=evidence,cost,run (lost: only the lost-id scenarios, which evidence includes)  --reps=N (cost and run repetitions, default 5)  --strict (exit 1 on a missed goal)
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { promises as fs, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { SCENARIOS } from './lib/evidenceScenarios.mjs';
+import { LOST_ID_SCENARIOS, SCENARIOS, lostIdNoise } from './lib/evidenceScenarios.mjs';
 import { PREVIEW_OPTIONS, previewSamples } from './lib/previewSamples.mjs';
 import { median, msSince, table } from './lib/stats.mjs';
 
@@ -75,6 +80,21 @@ async function evidence() {
   } finally {
     await store.delete();
   }
+  // The id was lost (issue 38): rows of the same table; before issue 38 nothing found an output without its id, and a cut is gone.
+  const lost = await lostId();
+  for (const outcome of lost) {
+    rows.push([
+      outcome.scenario.name,
+      cell(outcome.strategies.searchAll),
+      '✗ re-run',
+      '✗',
+      '✗',
+      '✗',
+      '✗',
+      '✗',
+      `${(outcome.bytes / MiB).toFixed(1)} MiB`,
+    ]);
+  }
   const header = ['scenario', 'ours (after)', 'ours (today)', 'OpenClaw', '50/50', 'tail', 'head', 'last 60k', 'output'];
   process.stdout.write(
     `\nEvidence: calls an agent following only the tool texts needs (0 = in the first result), and the bytes it read; ${BUDGET}-byte previews, cuts of ${BUDGET} characters (last 60k: 60,000)\n\n`,
@@ -97,6 +117,7 @@ async function evidence() {
     `at most one call for a retained one-line fact (${facts.length} facts; over: ${slow.map((o) => o.scenario.name).join(', ') || 'none'})`,
     slow.length === 0,
   );
+  lostIdReport(lost);
   const reached = outcomes.filter((o) => o.after).length;
   process.stdout.write(
     `\nafter: ${reached}/${outcomes.length} answered, ${zero} at zero calls, ${sum(outcomes, (o) => o.after?.calls)} calls in all; ` +
@@ -145,6 +166,203 @@ async function follow(scenario, first, tools) {
     offset = page.page.nextOffset;
   }
   return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The id was lost (issue 38 §6).
+
+const LOST_STRATEGIES = {
+  searchAll: 'search_tool_output {pattern, session:"all"} → read',
+  searchHere: 'search_tool_output {pattern} (this session) → as told → read',
+  listFirst: 'list_tool_outputs {session:"all", command} → search each row → read',
+};
+/** Calls past this count as not reached: the agent would re-run the command instead. */
+const MAX_LOST_CALLS = 6;
+
+/**
+ * One workspace folder with three sessions (lib/evidenceScenarios.mjs LOST_ID_SCENARIOS): an earlier
+ * session of this front end (openStore, closed), another agent's (a worker store left open, with its
+ * agent record) and the current one (a worker store, as the MCP server opens), whose scenario output
+ * is followed by 30 commands. The agent has no outputId: it goes through invokeTool, as a front end
+ * does, with an OutputCatalog over the folder, and follows only the tools' texts.
+ */
+async function lostId() {
+  const dir = path.join(root, 'lost-id');
+  await fs.mkdir(dir, { recursive: true });
+  const retainAll = async (store, where) => {
+    const scenario = LOST_ID_SCENARIOS.find((s) => s.where === where);
+    const retain = (item, bytes) =>
+      store.retain(bytes, { tool: item.tool, title: item.command, extra: item.exitCode === undefined ? {} : { exitCode: item.exitCode } });
+    const before = lostIdNoise(where, where === 'current' ? 4 : 5);
+    for (const item of before) await retain(item, item.output);
+    const output = scenario.output();
+    const { outputId } = await retain(scenario, output);
+    for (const item of lostIdNoise(where, where === 'current' ? 30 : 3)) await retain(item, item.output);
+    return { scenario, outputId, bytes: output.length };
+  };
+  const placed = [];
+  const earlier = await core.openStore({ dir, quotaBytes: 256 * MiB });
+  placed.push({ ...(await retainAll(earlier, 'earlier')), sessionId: earlier.sessionId });
+  await earlier.close();
+  const agent = await core.openWorkerStore({ dir, quotaBytes: 256 * MiB });
+  const note = new core.SessionAgentNote(agent.file, (error) => log(`agent note: ${error}`));
+  await note.started();
+  await note.client({ name: 'claude-code', version: '2.1' });
+  await note.idle();
+  placed.push({ ...(await retainAll(agent, 'agent')), sessionId: agent.sessionId });
+  const current = await core.openWorkerStore({ dir, quotaBytes: 256 * MiB });
+  placed.push({ ...(await retainAll(current, 'current')), sessionId: current.sessionId });
+  const catalog = new core.OutputCatalog({ folders: async () => [{ dir }], current: async () => current });
+  const settings = core.resolveSettings((key) => core.settingSchema(key)?.default);
+  const context = { store: async () => current, catalog, settings, folders: [dir], signal: new AbortController().signal, log: quietLog };
+  const outcomes = [];
+  try {
+    for (const scenario of LOST_ID_SCENARIOS) {
+      const where = placed.find((p) => p.scenario === scenario);
+      const strategies = {};
+      for (const name of Object.keys(LOST_STRATEGIES)) {
+        strategies[name] = await lostAgent(name, scenario, (tool, input) => core.invokeTool(tool, input, context));
+        const reached = strategies[name]?.outputId === where.outputId ? '' : ' (another output)';
+        log(`evidence: ${scenario.name}: ${name} ${cell(strategies[name])}${strategies[name] ? reached : ''}`);
+      }
+      outcomes.push({ scenario, strategies, bytes: where.bytes });
+    }
+  } finally {
+    await catalog.close();
+    await current.close();
+    await agent.close();
+  }
+  return outcomes;
+}
+
+const quietLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** The JSON lines of a tool's text (rows, matches, a page), parsed. */
+const jsonLinesOf = (text) =>
+  text
+    .split('\n')
+    .filter((line) => line.trimStart().startsWith('{'))
+    .map((line) => {
+      try {
+        return JSON.parse(line);
+      } catch {
+        return {};
+      }
+    });
+/** A text as the agent reads it: the raw text and every JSON line's decoded `text` field. */
+const readable = (text) => [text, ...jsonLinesOf(text).map((line) => (typeof line.text === 'string' ? line.text : ''))].join('\n');
+/** The first `read_tool_output {…}` call a text tells the agent to make, as its input. */
+function toldRead(text) {
+  const m = /read_tool_output (\{[^{}]*\})/.exec(text);
+  return m ? JSON.parse(m[1]) : undefined;
+}
+
+/**
+ * The agent that lost the id, with one strategy: returns { calls, bytes, reruns: 0, outputId } once a
+ * text it read holds the evidence, or undefined (it would re-run the command) past MAX_LOST_CALLS or
+ * when the texts lead nowhere.
+ */
+async function lostAgent(strategy, scenario, call) {
+  let calls = 0;
+  let bytes = 0;
+  let outputId;
+  const step = async (tool, input) => {
+    if (calls >= MAX_LOST_CALLS) return undefined;
+    const run = await call(tool, input);
+    calls++;
+    bytes += Buffer.byteLength(run.text);
+    if (run.isError) log(`evidence: ${scenario.name}: ${tool} failed: ${run.text.slice(0, 200)}`);
+    return run.isError ? undefined : run.text;
+  };
+  const done = () => ({ calls, bytes, reruns: 0, outputId });
+  /** Reads from where a text said, following "More follows" up to three pages. */
+  const readFrom = async (input) => {
+    for (let pages = 0; input && pages < 3; pages++) {
+      outputId = input.outputId;
+      const text = await step('read_tool_output', input);
+      if (text === undefined) return false;
+      if (scenario.evidence(readable(text))) return true;
+      const page = jsonLinesOf(text)[0];
+      input = page?.hasMore ? { ...input, offset: page.nextOffset } : undefined;
+    }
+    return false;
+  };
+  /** A search without an outputId, continued with its cursor while it finds nothing; then the read it names. */
+  const searchAcross = async (input) => {
+    for (;;) {
+      const text = await step('search_tool_output', input);
+      if (text === undefined) return undefined;
+      const [summary] = jsonLinesOf(text);
+      if (summary?.matches > 0) {
+        outputId = jsonLinesOf(text).find((line) => line.outputId)?.outputId;
+        if (scenario.evidence(readable(text))) return done();
+        return (await readFrom(toldRead(text))) ? done() : undefined;
+      }
+      if (summary?.nextCursor) {
+        input = { ...input, cursor: summary.nextCursor };
+        continue;
+      }
+      return { text };
+    }
+  };
+  if (strategy === 'searchAll') {
+    const found = await searchAcross({ pattern: scenario.term, session: 'all' });
+    return found?.calls !== undefined ? found : undefined;
+  }
+  if (strategy === 'searchHere') {
+    const found = await searchAcross({ pattern: scenario.term });
+    if (found?.calls !== undefined) return found;
+    // A miss here: the text says to add "session":"all".
+    if (!found || !/add "session":"all"/.test(found.text)) return undefined;
+    const wider = await searchAcross({ pattern: scenario.term, session: 'all' });
+    return wider?.calls !== undefined ? wider : undefined;
+  }
+  // listFirst: the rows whose command has what it remembers, newest first; each searched by its id until one matches.
+  const listed = await step('list_tool_outputs', { session: 'all', command: scenario.remembered });
+  if (listed === undefined) return undefined;
+  for (const row of jsonLinesOf(listed).filter((line) => line.outputId)) {
+    outputId = row.outputId;
+    const text = await step('search_tool_output', {
+      outputId: row.outputId,
+      pattern: scenario.term,
+      ...(row.session ? { session: row.session } : {}),
+    });
+    if (text === undefined) return undefined;
+    if (!(jsonLinesOf(text)[0]?.matches > 0)) continue;
+    if (scenario.evidence(readable(text))) return done();
+    return (await readFrom(toldRead(text))) ? done() : undefined;
+  }
+  return undefined;
+}
+
+function lostIdReport(outcomes) {
+  const lostCell = (o) => (o ? `${o.calls} (${kib(o.bytes)}), ${o.reruns} re-runs` : `✗ (> ${MAX_LOST_CALLS} calls or lost: 1 re-run)`);
+  process.stdout.write(
+    `\nThe id was lost (issue 38): calls to reach the evidence without the outputId, the bytes read, and re-runs (✗: the agent would re-run the command)\n\n`,
+  );
+  process.stdout.write(
+    `${table(
+      ['scenario', 'search all → read', 'search here first', 'list → search → read'],
+      outcomes.map((o) => [
+        o.scenario.name,
+        lostCell(o.strategies.searchAll),
+        lostCell(o.strategies.searchHere),
+        lostCell(o.strategies.listFirst),
+      ]),
+    )}\n`,
+  );
+  process.stdout.write(
+    `(${Object.entries(LOST_STRATEGIES)
+      .map(([, what]) => what)
+      .join('; ')})\n`,
+  );
+  const over = outcomes.filter(
+    (o) => !(o.strategies.searchAll && o.strategies.searchAll.calls <= 2 && o.strategies.searchAll.reruns === 0),
+  );
+  goal(
+    `the id was lost: ≤ 2 calls and 0 re-runs with search_tool_output {session:"all"} (${outcomes.length} scenarios; over: ${over.map((o) => o.scenario.name).join(', ') || 'none'})`,
+    over.length === 0,
+  );
 }
 
 /** The offset of a notable line the marker lists whose text names `term` ("… line N @offset: …"). */
@@ -385,6 +603,7 @@ function drainMs(file) {
 root = await fs.mkdtemp(path.join(tmpdir(), 'tor-evidence-'));
 try {
   if (only.has('evidence')) await evidence();
+  else if (only.has('lost')) lostIdReport(await lostId());
   if (only.has('cost')) await cost();
   if (only.has('run')) await runCommandCost();
 } finally {

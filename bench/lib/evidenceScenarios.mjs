@@ -322,3 +322,94 @@ export const SCENARIOS = [
       printing(dir, 'unseen', [['stdout', text(quietLog(420000, 15, { 260000: '2024-05-18 INFO [deploy] release_id=R-2024-0519-07' }))]]),
   },
 ];
+
+// ---------------------------------------------------------------------------------------------
+// "The id was lost" (issue 38 §6): the evidence sits in an output the agent no longer has the
+// outputId of (the conversation was compacted, a new chat started, another agent ran the command).
+// One workspace folder holds three sessions: an earlier session of this front end (closed), another
+// agent's session (open by its owner, with an agent record) and the current session, whose evidence
+// output is followed by 30 more commands. `where` says which holds the scenario's output; `command`
+// is what the agent remembers of the command (for list_tool_outputs {command}), `term` what it
+// searches for; `evidence(text)` says whether a text it read settles the question.
+
+/** A log of `bytes` with `lines` (strings) planted in order around `at` (0..1). */
+const logWith = (bytes, seed, at, lines) =>
+  makeLogText(
+    bytes,
+    seed,
+    lines.map((line, i) => ({ at: at + i * 1e-9, line })),
+  );
+
+export const LOST_ID_SCENARIOS = [
+  {
+    name: 'lost id: 30 commands back, this session',
+    where: 'current',
+    question: 'Which assertion failed in the test run before the refactor?',
+    tool: 'run_command',
+    command: 'npm test -- --reporter=verbose',
+    remembered: 'npm test',
+    term: 'AssertionError',
+    exitCode: 1,
+    evidence: has('expected 4821307 to equal 4821306'),
+    output: () =>
+      logWith(3 * MiB, 501, 0.55, [
+        '2024-05-18T10:41:07.118Z ERROR [test] FAIL test/billing/ledger.test.ts > rounds cents half-even',
+        '2024-05-18T10:41:07.118Z ERROR [test] AssertionError: expected 4821307 to equal 4821306 (ledger.test.ts:88:13)',
+      ]),
+  },
+  {
+    name: 'lost id: an earlier session (closed)',
+    where: 'earlier',
+    question: 'Why did the ETL import stop yesterday?',
+    tool: 'run_command',
+    command: 'python etl.py --since 2024-05-01',
+    remembered: 'etl.py',
+    term: 'Traceback',
+    exitCode: 1,
+    // The cause is four lines below the line the search finds: the agent reads from that line.
+    evidence: has("ValueError: invalid literal for int() with base 10: 'abc'"),
+    output: () =>
+      logWith(2 * MiB, 502, 0.4, [
+        'Traceback (most recent call last):',
+        '  File "/srv/etl/etl.py", line 212, in <module>',
+        '    main(sys.argv[1:])',
+        '  File "/srv/etl/etl.py", line 41, in load_rows',
+        '    n = int(row[3])',
+        "ValueError: invalid literal for int() with base 10: 'abc'",
+      ]),
+  },
+  {
+    name: "lost id: another agent's session (open)",
+    where: 'agent',
+    question: 'Why did request req-7f3a91 fail (Claude Code looked at the server log)?',
+    tool: 'claude-code:Bash',
+    command: 'tail -n 20000 /var/log/api/server.log',
+    remembered: 'server.log',
+    term: 'req-7f3a91',
+    evidence: has('upstream timeout after 30000 ms'),
+    output: () =>
+      logWith(2 * MiB, 503, 0.7, [
+        '2024-05-18T11:02:44.510Z ERROR [http] request id=req-7f3a91 failed: upstream timeout after 30000 ms (pool exhausted, 64/64 busy)',
+      ]),
+  },
+];
+
+/** The other outputs of the lost-id workspace: `count` commands of `where`, 16–256 KiB of log each. */
+export function lostIdNoise(where, count) {
+  const commands = [
+    'git status',
+    'npm run lint',
+    'npm run build',
+    'ls -la src',
+    'git diff --stat',
+    'npm test -- ledger',
+    'cat package.json',
+  ];
+  const seedBase = { current: 600, earlier: 700, agent: 800 }[where];
+  return Array.from({ length: count }, (_, i) => ({
+    tool: where === 'agent' ? 'claude-code:Bash' : 'run_command',
+    command: commands[i % commands.length],
+    exitCode: 0,
+    output: makeLogText(16 * 1024 * (1 + ((i * 5) % 16)), seedBase + i),
+  }));
+}

@@ -33,6 +33,20 @@ export { runCommandTool, runCommand, type RunCommandInput, type RunCommandContex
 export { searchToolOutputText, type SearchToolOutputInput } from './tools/searchToolOutput';
 export { readToolOutputText, type ReadToolOutputInput } from './tools/readToolOutput';
 export { scanNotable } from './notable/scanner';
+// Every session's outputs and the tools as a front end runs them (the cross-session bench and the evidence bench drive them).
+export {
+  OutputCatalog,
+  type CatalogOptions,
+  type SessionFolder,
+  type AcrossOptions,
+  type ListQuery,
+  type ListPage,
+} from './catalog/outputCatalog';
+export { invokeTool, type ToolRun } from './tools/registry';
+export type { ToolContext } from './tools/toolSpec';
+export { resolveSettings, type RecallSettings } from './settings';
+export { settingSchema } from './manifest';
+export { SessionAgentNote } from './store/sessionAgent';
 export type * from './types';
 export * from './files';
 export * as history from './history';
