@@ -81,12 +81,17 @@ export interface AcrossOptions extends SearchOptions {
   tool: string;
 }
 
+/** How long the lane (and its worker's views) is held after a page: a model's next page comes within seconds. */
+const LANE_IDLE_MS = 60_000;
+
 /** A page's time: well inside the lane's limit, so a page ends with a cursor and never with TIMEOUT. */
 const DEFAULT_PAGE_MS = DEFAULT_SEARCH_TIMEOUT_MS / 2;
 
 export class OutputCatalog {
   private readonly views = new Map<string, Promise<ReadOnlySession>>();
   private closed = false;
+  private lane: SearchLane | undefined;
+  private laneIdle: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: CatalogOptions) {}
 
@@ -167,10 +172,8 @@ export class OutputCatalog {
     const after = cursor === undefined ? undefined : decodeCursor(cursor, tool);
     const scope = await this.scope(session, tool);
     const agents = new Map(scope.map((known) => [known.sessionId, known.agent]));
-    const script = path.resolve(this.options.workerPath ?? defaultWorkerPath());
-    const lane = SearchLane.acquire(script, this.options.execArgv ?? defaultExecArgv(script));
     try {
-      const outcome = await lane.search({
+      const outcome = await this.searchLane().search({
         pattern,
         options: searchOptions,
         subject: `the outputs of ${scope.length === 1 ? `session ${scope[0].sessionId}` : `${scope.length} sessions`}`,
@@ -196,12 +199,39 @@ export class OutputCatalog {
       }
       return { ...page, ...(next ? { cursor: encodeCursor(next) } : {}) };
     } finally {
-      lane.release();
+      this.releaseLaneWhenIdle();
     }
+  }
+
+  /**
+   * The search lane, held between the pages of a search: its worker keeps the sessions' views it
+   * opened, so the next page does not start a worker and read every index again. Released a while
+   * after the last page (LANE_IDLE_MS), or at close.
+   */
+  private searchLane(): SearchLane {
+    clearTimeout(this.laneIdle);
+    if (!this.lane) {
+      const script = path.resolve(this.options.workerPath ?? defaultWorkerPath());
+      this.lane = SearchLane.acquire(script, this.options.execArgv ?? defaultExecArgv(script));
+    }
+    return this.lane;
+  }
+
+  private releaseLaneWhenIdle(): void {
+    clearTimeout(this.laneIdle);
+    this.laneIdle = setTimeout(() => this.releaseLane(), LANE_IDLE_MS);
+    this.laneIdle.unref();
+  }
+
+  private releaseLane(): void {
+    clearTimeout(this.laneIdle);
+    this.lane?.release();
+    this.lane = undefined;
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    this.releaseLane();
     const views = [...this.views.values()];
     this.views.clear();
     await Promise.all(views.map((opening) => opening.then((view) => view.close()).catch(() => undefined)));
