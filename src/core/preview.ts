@@ -46,7 +46,16 @@ export interface PreviewOptions {
   omittedNote?: string;
   /** The line facts of `content` (bytes), when its maker counted them already: they are not counted again. */
   lines?: LineFacts;
+  /**
+   * Largest preview in lines (its line breaks + 1), marker and notable list included, for a client
+   * that cuts a result by lines (OpenCode keeps a result's first 2,000 lines): head and tail are cut
+   * by lines as well as by bytes (a client's `previewLines`, src/core/agents/agents.ts). Default: none.
+   */
+  budgetLines?: number;
 }
+
+/** Smallest line budget: the marker, its notable list and a few lines either side. */
+export const MIN_PREVIEW_LINES = 16;
 
 export interface Preview {
   text: string;
@@ -97,6 +106,9 @@ function tailShare(kind: PreviewKind, important: boolean): number {
   }
 }
 
+/** The fewest bytes a notable list entry takes ("error line 1 @0: x" and its line break). */
+const NOTABLE_ENTRY_BYTES = 20;
+
 /** How far a cut may move to land on a line break instead of mid-line. */
 const lineSnapWindow = (partBytes: number): number => Math.min(1024, Math.floor(partBytes / 8));
 
@@ -106,6 +118,13 @@ export function previewHeadTail(content: string | Uint8Array, options: PreviewOp
     throw new RecallError(
       'INVALID_ARGUMENT',
       `The preview budget must be an integer of at least ${MIN_PREVIEW_BUDGET} bytes; got ${budgetBytes}.`,
+    );
+  }
+  const { budgetLines } = options;
+  if (budgetLines !== undefined && (!Number.isInteger(budgetLines) || budgetLines < MIN_PREVIEW_LINES)) {
+    throw new RecallError(
+      'INVALID_ARGUMENT',
+      `The preview's line budget must be an integer of at least ${MIN_PREVIEW_LINES}; got ${budgetLines}.`,
     );
   }
   // A string with a capture gap (only a capture's bytes have one) is encoded whole: the gap's line is read in it.
@@ -118,7 +137,7 @@ export function previewHeadTail(content: string | Uint8Array, options: PreviewOp
   const totalLines = lines.total;
   const tailText = decodeUtf8(tail.subarray(Math.max(0, totalBytes - TAIL_TEXT_BYTES) - tailStart));
   const importantTail = hasImportantTail(tailText);
-  if (totalBytes <= budgetBytes) {
+  if (totalBytes <= budgetBytes && (budgetLines === undefined || source.breaks < budgetLines)) {
     const whole = typeof content === 'string' ? content : decodeUtf8(head);
     // Invalid bytes decode to U+FFFD (3 bytes each), so binary content can outgrow its byte count.
     if (typeof content === 'string' || Buffer.byteLength(whole) <= budgetBytes)
@@ -135,15 +154,25 @@ export function previewHeadTail(content: string | Uint8Array, options: PreviewOp
       `A preview budget of ${budgetBytes} bytes leaves no room for text beside the omission marker; use at least ${reserve + 64}.`,
     );
   }
-  const cutAt = (textBytes: number) => cutHeadTail(source, textBytes, tailShare(kind, importantTail));
+  // Lines as bytes: the marker and the line breaks around it take 3 of them, the notable list its own.
+  const linesFor = (listLines: number) => (budgetLines === undefined ? undefined : budgetLines - 3 - listLines);
+  const cutAt = (textBytes: number, textLines: number | undefined) =>
+    cutHeadTail(source, textBytes, tailShare(kind, importantTail), textLines);
   // The notable lines take up to a quarter of the text budget, from head and tail; what they do not
-  // use goes back to head and tail, so the whole stays within the budget.
-  const blockCap = options.notable === false ? 0 : Math.floor(available / 4);
-  let { from, to } = cutAt(available - blockCap);
+  // use goes back to head and tail, so the whole stays within the budget. Under a line budget, a
+  // quarter of its lines too (an entry is at least NOTABLE_ENTRY_BYTES).
+  const listLineCap = budgetLines === undefined ? 0 : Math.floor(budgetLines / 4);
+  const blockCap =
+    options.notable === false
+      ? 0
+      : budgetLines === undefined
+        ? Math.floor(available / 4)
+        : Math.min(Math.floor(available / 4), listLineCap * NOTABLE_ENTRY_BYTES);
+  let { from, to } = cutAt(available - blockCap, linesFor(blockCap > 0 ? listLineCap : 0));
   let block: NotableSection | undefined;
   if (blockCap > 0) {
     block = notableSection(source, lines, from, to, blockCap, { ...options, kind });
-    const wider = cutAt(available - block.bytes);
+    const wider = cutAt(available - block.bytes, linesFor(block.text ? block.text.split('\n').length : 0));
     if (wider.from !== from || wider.to !== to) block = block.narrow(wider.from, wider.to);
     ({ from, to } = wider);
   }
@@ -181,7 +210,7 @@ export function previewHeadTail(content: string | Uint8Array, options: PreviewOp
  * Where head and tail end, for `textBytes` of text of which `share` goes to the tail: the head is
  * cut in the head window, the tail in the tail window (both the whole buffer, given bytes).
  */
-function cutHeadTail(source: PreviewSource, textBytes: number, share: number): { from: number; to: number } {
+function cutHeadTail(source: PreviewSource, textBytes: number, share: number, textLines?: number): { from: number; to: number } {
   const { totalBytes, head, tail, tailStart } = source;
   const tailBytes = Math.floor(textBytes * share);
   const headBytes = textBytes - tailBytes;
@@ -199,8 +228,40 @@ function cutHeadTail(source: PreviewSource, textBytes: number, share: number): {
   }
   from = fitHead(head, from, headBytes);
   to = tailStart + fitTail(tail, to - tailStart, tailBytes);
+  if (textLines !== undefined) {
+    // At most this many lines of each: the head ends after its last line break, the tail starts after one.
+    const tailLines = Math.floor(Math.max(0, textLines) * share);
+    from = Math.min(from, afterBreaks(head, Math.max(0, textLines) - tailLines));
+    to = Math.max(to, tailStart + tailOfLines(tail, tailLines, to - tailStart));
+  }
   if (to < from) to = from;
   return { from, to };
+}
+
+/** Where the head's first `count` lines end (after their line breaks), or the head's end. */
+function afterBreaks(head: Buffer, count: number): number {
+  let at = 0;
+  for (let n = 0; n < count; n++) {
+    const next = head.indexOf(0x0a, at);
+    if (next < 0) return head.length;
+    at = next + 1;
+  }
+  return at;
+}
+
+/**
+ * Where a tail of at most `count` lines starts in `tail` (at or after `from`): after the line break
+ * that leaves `count` line breaks after it, the last one ending the text included; the end for 0.
+ */
+function tailOfLines(tail: Buffer, count: number, from: number): number {
+  if (count <= 0) return tail.length;
+  let at = tail.length;
+  for (let n = 0; n <= count - (tail[tail.length - 1] === 0x0a ? 0 : 1); n++) {
+    const previous = at > 0 ? tail.lastIndexOf(0x0a, at - 1) : -1;
+    if (previous < from) return from;
+    at = previous;
+  }
+  return at + 1;
 }
 
 /** The marker's list of notable lines, and how to narrow it when head and tail grow. */

@@ -71,3 +71,13 @@ export function previewBytesFor(
   const cut = harness ? VSCODE_COPILOT_HARNESS.previewBytes : id && AGENTS[id].previewBytes;
   return cut !== undefined ? Math.min(configured.bytes, cut) : configured.bytes;
 }
+
+/**
+ * The lines each preview may take for a client that cuts results by lines (OpenCode and Kilo Code:
+ * their first 2,000), or undefined. Unlike bytes, a line budget the user cannot set: it holds even
+ * with `--preview-bytes`, since the client's cut does not move with it.
+ */
+export function previewLinesFor(client: Implementation | undefined): number | undefined {
+  const id = knownClient(client);
+  return id && AGENTS[id].previewLines;
+}

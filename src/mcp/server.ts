@@ -16,7 +16,7 @@ import {
 import { PACKAGE_VERSION } from '../core/manifest';
 import { READ_TOOL_OUTPUT_TOOL, RUN_COMMAND_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../core/toolNames';
 import { splitIntoParts, unknownToolText } from '../core/tools/parts';
-import { clientOfRequest, previewBytesFor } from './clients';
+import { clientOfRequest, previewBytesFor, previewLinesFor } from './clients';
 import type { HandshakeData } from './handshake';
 import { listTools, type AgentTools } from './tools';
 import { VSCODE_NOTE, isVsCodeClient } from './vscodeClient';
@@ -65,7 +65,11 @@ export function serverFactory(
       if (!tools.has(name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, unknownToolText(name, tools.names()));
       const client = clientOf(request.params, ctx.mcpReq.envelope);
       if (isVsCodeClient(client?.name)) return { content: [{ type: 'text' as const, text: VSCODE_NOTE }], isError: true };
-      const run = await tools.call(name, input ?? {}, ctx.mcpReq.signal, { previewBytes: previewBytesFor(client, previewBytes) });
+      // Its previews sized for what the client keeps: bytes, and lines for a client that cuts by lines.
+      const run = await tools.call(name, input ?? {}, ctx.mcpReq.signal, {
+        previewBytes: previewBytesFor(client, previewBytes),
+        previewLines: previewLinesFor(client),
+      });
       return {
         content: splitIntoParts(run.text).map((text) => ({ type: 'text' as const, text })),
         ...(run.isError ? { isError: true } : {}),

@@ -41,6 +41,8 @@ export interface AgentToolsDeps {
 export interface CallOptions {
   /** The preview size for run_command and run_code (a client's result limit); default: the setting. */
   previewBytes?: number;
+  /** The lines each preview may take, for a client that cuts results by lines (OpenCode, Kilo Code). */
+  previewLines?: number;
 }
 
 /** The tools as tools/list gives them: the manifest's, with annotations from each spec's effect. */
@@ -84,7 +86,7 @@ export class AgentTools {
 
   /** Runs a tool; a failure is a result too (isError, with the engine's message), never a throw. */
   async call(name: string, input: unknown, signal?: AbortSignal, options: CallOptions = {}): Promise<ToolRun> {
-    return invokeTool(name, input, { ...this.context(signal), previewBytes: options.previewBytes });
+    return invokeTool(name, input, { ...this.context(signal), previewBytes: options.previewBytes, previewLines: options.previewLines });
   }
 
   private context(callSignal: AbortSignal | undefined): ToolContext {

@@ -68,6 +68,15 @@ describe('connect flow', function () {
   let codexHome: string | undefined;
   let modals: ReturnType<typeof answerModals> | undefined;
   let tabsBefore = new Set<vscode.Tab>();
+  // Connect checks by default the agents found on this machine (a command on PATH, a folder in the
+  // home folder): each test runs with a home folder of its own, where every agent's folder is, unless it says otherwise.
+  const realEnv = { HOME: process.env.HOME, PATH: process.env.PATH };
+  const agentFolders = ['.claude', '.codex', '.cursor', '.gemini', '.qwen', '.copilot', '.config/opencode', '.config/kilo', '.cline'];
+  const homeWith = (folders: readonly string[]): string => {
+    const home = scratchDir('home');
+    for (const folder of folders) fs.mkdirSync(path.join(home, folder), { recursive: true });
+    return home;
+  };
 
   const clean = () => {
     fs.rmSync(path.join(workspace(), '.mcp.json'), { force: true });
@@ -80,6 +89,7 @@ describe('connect flow', function () {
     await recallApi();
   });
   beforeEach(async () => {
+    process.env.HOME = homeWith(agentFolders);
     tabsBefore = new Set(allTabs());
     clean();
     await vscode.commands.executeCommand('notifications.clearAll');
@@ -99,6 +109,50 @@ describe('connect flow', function () {
       codexHome = undefined;
     }
     clean();
+    for (const file of ['opencode.json', 'kilo.json']) fs.rmSync(path.join(workspace(), file), { force: true });
+    fs.rmSync(process.env.HOME!, { recursive: true, force: true });
+    process.env.HOME = realEnv.HOME;
+    process.env.PATH = realEnv.PATH;
+  });
+
+  it('the picker checks by default only the agents found on this machine, and says which were found and how', async () => {
+    // OpenCode by its folder, Kilo Code by its command on PATH, Cline by its folder (but global, so unchecked); no other agent.
+    process.env.HOME = homeWith(['.config/opencode', '.cline']);
+    const bin = scratchDir('bin');
+    fs.writeFileSync(path.join(bin, 'kilo'), '#!/bin/sh\n', { mode: 0o755 });
+    process.env.PATH = bin;
+    modals = answerModals();
+    const done = vscode.commands.executeCommand<ConnectResult | undefined>('toolOutputRecall.connectAgents');
+    const row = (name: string) => `.quick-input-widget .monaco-list-row:has-text("${name}")`;
+    await workbench.waitFor(row('Kilo Code'));
+    const opencode = await workbench.text(row('OpenCode'));
+    assert.ok(opencode.includes('opencode.json'), `OpenCode's row names its file: ${JSON.stringify(opencode)}`);
+    assert.ok(opencode.includes(vscode.l10n.t('found: {0}', '~/.config/opencode')), `and how it was found: ${JSON.stringify(opencode)}`);
+    const kilo = await workbench.text(row('Kilo Code'));
+    assert.ok(kilo.includes(vscode.l10n.t('found: {0} on PATH', 'kilo')), JSON.stringify(kilo));
+    const cline = await workbench.text(row('Cline'));
+    assert.ok(
+      cline.includes('cline_mcp_settings.json') && /global/i.test(cline),
+      `Cline's row says its file is global: ${JSON.stringify(cline)}`,
+    );
+    const claude = await workbench.text(row('Claude Code'));
+    assert.ok(
+      claude.includes(vscode.l10n.t('not found on this machine (no command on PATH, no folder in your home folder)')),
+      JSON.stringify(claude),
+    );
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    await waitFor('the confirmation', () => modals!.calls.length > 0);
+    const { detail } = modals.calls[0];
+    assert.ok(detail.includes(path.join(workspace(), 'opencode.json')), `OpenCode is checked:\n${detail}`);
+    assert.ok(detail.includes(path.join(workspace(), 'kilo.json')), `Kilo Code is checked:\n${detail}`);
+    assert.ok(
+      detail.includes('"mcp": { "tool-output-recall": {"type":"local","command":["node"'),
+      `the "mcp" entry with its command line as one array:\n${detail}`,
+    );
+    assert.ok(!detail.includes('cline_mcp_settings.json'), `Cline (global) is not checked by default:\n${detail}`);
+    assert.ok(!detail.includes('.mcp.json') && !detail.includes('.gemini'), `agents not found are not checked:\n${detail}`);
+    assert.equal(await done, undefined, 'cancelled');
+    assert.ok(!fs.existsSync(path.join(workspace(), 'opencode.json')), 'nothing written');
   });
 
   it('the picker checks only the agents that write into the folder: Codex is unchecked and says its file is global, in the home folder', async () => {

@@ -225,3 +225,123 @@ describe('mcp: the clients people run', function () {
     }
   });
 });
+
+// Issue 39: OpenCode, Kilo Code and Cline, each result through the client's own cut as the filer measured it.
+
+/** A notable line in the middle of the output, where every preview omits it. */
+const MIDDLE_ERROR = 'error: disk quota exceeded on /var/cache';
+/** Short lines: `seq 1 300000` (a 6-digit line is 7 bytes), the error in the middle, the field last. */
+const SHORT_LINES = `seq 1 150000; echo "${MIDDLE_ERROR}"; seq 150001 300000; echo ${FIELD}`;
+/** Long lines: 2,000 lines of 310 bytes, the error in the middle, the field last. */
+const LONG_LINES =
+  `awk 'BEGIN { for (i = 1; i <= 2000; i++) { if (i == 1000) print "${MIDDLE_ERROR}"; printf "row %05d ", i; ` +
+  `for (j = 0; j < 30; j++) printf "abcdefghij"; print "" } }'; echo ${FIELD}`;
+/** Short lines failing: stderr with a notable line and 3,000 short lines more, then (after a pause, so it ends the merged output) the field. */
+const SHORT_LINES_FAILING = `${SHORT_LINES}; echo "fatal: the cause" >&2; seq 1 3000 >&2; sleep 0.2; echo ${FIELD}; exit 3`;
+/** Empty lines, the shortest there are (a line break is 2 characters in JSON). */
+const EMPTY_LINES = `yes '' | head -n 300000; echo "${MIDDLE_ERROR}"; yes '' | head -n 300000; echo ${FIELD}`;
+
+/** Every part a cut result must carry: outputId, range and read call up front, the marker, the notable line, the tail and the last line. */
+function assertEveryPart(text: string, command: string): void {
+  // A failure's output tail is followed by its stderr section: the field is the output's last line, not the result's.
+  if (command === SHORT_LINES_FAILING) {
+    assert.match(text, new RegExp(`\\n${FIELD}\\n\\n--- stderr alone`), 'the tail of the output');
+    assert.match(
+      text.trimEnd().split('\n').at(-1)!,
+      /^\[end of preview\. outputId "out_[0-9a-f]+": bytes \[\d+, \d+\) of \d+ omitted; read on with read_tool_output /,
+    );
+  } else assertEvidence(text);
+  assert.match(text, /\[\.\.\. \d+ bytes omitted: bytes \[\d+, \d+\) of \d+, lines \d+-\d+ of \d+/, 'the omission marker');
+  if (command !== EMPTY_LINES || text.includes('notable lines in the omitted part'))
+    assert.match(
+      text,
+      new RegExp(`\\n(error|summary) line \\d+ @\\d+: ${MIDDLE_ERROR}`),
+      'the omitted notable line, listed in the marker block',
+    );
+  if (command === SHORT_LINES_FAILING) {
+    assert.match(text, /\n--- stderr alone \(exit code 3; \d+ bytes\) ---\n/, 'the stderr section');
+    assert.match(text, /fatal: the cause/);
+  }
+}
+
+/** What a client's model gets of a result (its text blocks): OpenCode's and Kilo Code's first 2,000 lines or 51,200 bytes. */
+function openCodeCut(blocks: string[]): string {
+  // Blocks joined with a line break between them (the most lines any join could make).
+  const text = blocks.join('\n');
+  const lines = text.split('\n');
+  let kept = lines.length > 2000 ? lines.slice(0, 2000).join('\n') : text;
+  const bytes = Buffer.from(kept);
+  if (bytes.length > 51_200) kept = bytes.subarray(0, 51_200).toString();
+  return kept;
+}
+
+/** Cline's cut: the JSON-encoded result, about 4,000 characters kept at each end. */
+function clineCut(encoded: string): string {
+  if (encoded.length <= 8000) return encoded;
+  return `${encoded.slice(0, 4000)}...[truncated ${encoded.length - 8000} chars]...${encoded.slice(-4000)}`;
+}
+
+function blocksOf(result: unknown): string[] {
+  okText(result);
+  return (result as { content: { text: string }[] }).content.map((block) => block.text);
+}
+
+describe('mcp: OpenCode, Kilo Code and Cline (issue 39): every part through each cut', function () {
+  this.timeout(180_000);
+  const dirs = useTempDirs('mcp-clients-39');
+  before(ensureBuilt);
+
+  for (const clientName of ['opencode', 'kilo']) {
+    it(`${clientName}: a result whole in its first 2,000 lines and 51,200 bytes, for long lines and short (seq 1 300000)`, async () => {
+      const client = stdioClient(clientName, ['--workspace', dirs.make(), '--store', dirs.make()]);
+      try {
+        await client.client.connect(client.transport);
+        for (const command of [LONG_LINES, SHORT_LINES, SHORT_LINES_FAILING, EMPTY_LINES]) {
+          const blocks = blocksOf(await client.client.callTool({ name: 'run_command', arguments: { command } }));
+          const whole = blocks.join('\n');
+          const kept = openCodeCut(blocks);
+          console.log(
+            `      ${clientName} ${command.slice(0, 24)}…: ${Buffer.byteLength(whole)} bytes, ${whole.split('\n').length} lines sent; ` +
+              `${Buffer.byteLength(kept)} bytes, ${kept.split('\n').length} lines kept`,
+          );
+          assert.equal(kept, whole, 'the cut kept all of it');
+          assertEveryPart(blocks.join(''), command);
+        }
+        // Under the byte budget but over the line budget: cut by lines too, not sent whole (5,006 lines of 5 KB).
+        const few = blocksOf(
+          await client.client.callTool({ name: 'run_command', arguments: { command: "yes '' | head -n 5000; echo last" } }),
+        );
+        const text = few.join('\n');
+        assert.equal(openCodeCut(few), text, 'the cut kept all of it');
+        assert.match(text, /\[\.\.\. \d+ bytes omitted: /, 'a marker: lines were omitted');
+        assert.match(text, /outputId "out_[0-9a-f]{24}"/);
+        assert.ok(text.trimEnd().endsWith('last') || /\nlast\n/.test(text), 'the last line');
+        assert.deepEqual(await agentClients(client.stderr()), [clientName]);
+      } finally {
+        await client.client.close();
+      }
+    });
+  }
+
+  it('Cline (@cline/core): a result whose JSON encoding stays under 7,500 characters, for long lines, short ones and empty ones', async () => {
+    const cline = stdioClient('@cline/core', ['--workspace', dirs.make(), '--store', dirs.make()]);
+    try {
+      await cline.client.connect(cline.transport);
+      for (const command of [LONG_LINES, SHORT_LINES, SHORT_LINES_FAILING, EMPTY_LINES, LONG_COMMAND]) {
+        const result = await cline.client.callTool({ name: 'run_command', arguments: { command } });
+        const blocks = blocksOf(result);
+        const encoded = JSON.stringify((result as { content: unknown }).content);
+        console.log(
+          `      cline ${command.slice(0, 24)}…: ${Buffer.byteLength(blocks.join(''))} bytes, ${encoded.length} JSON characters sent; ` +
+            `${clineCut(encoded).length} kept`,
+        );
+        assert.ok(encoded.length <= 7500, `${encoded.length} JSON characters`);
+        assert.equal(clineCut(encoded), encoded);
+        if (command !== LONG_COMMAND) assertEveryPart(blocks.join(''), command);
+      }
+      assert.deepEqual(await agentClients(cline.stderr()), ['@cline/core']);
+    } finally {
+      await cline.client.close();
+    }
+  });
+});

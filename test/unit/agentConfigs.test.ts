@@ -23,7 +23,8 @@ import { unifiedDiff } from '../../src/core/agents/lineDiff';
 import type { ConfigMerge } from '../../src/core/agents/merge';
 import { planFiles, writePlanned } from '../../src/core/agents/plan';
 import { mergeTomlServer } from '../../src/core/agents/tomlConfig';
-import { clientOfRequest, knownClient, previewBytesFor } from '../../src/mcp/clients';
+import { clientOfRequest, knownClient, previewBytesFor, previewLinesFor } from '../../src/mcp/clients';
+import { agentFolders, findAgents } from '../../src/core/agents/found';
 import { useTempDirs } from './helpers/tempDirs';
 
 /** smol-toml's tables have no prototype: compare plain copies. */
@@ -229,6 +230,49 @@ describe('agent configs: entries and names', () => {
     });
     assert.equal(copilotHome({ HOME: '/home/u', COPILOT_HOME: '/etc/copilot' }), '/etc/copilot');
     assert.equal(agentTarget('copilot-cli', launch, { HOME: '/home/u', COPILOT_HOME: '/c' }).file, '/c/mcp-config.json');
+    // OpenCode and Kilo Code (issue 39): the project's file, servers under "mcp", the command line one array.
+    for (const [id, name, file] of [
+      ['opencode', 'OpenCode', '/srv/proj/opencode.json'],
+      ['kilo-code', 'Kilo Code', '/srv/proj/kilo.json'],
+    ] as const) {
+      assert.deepEqual(agentTarget(id, launch, env), {
+        id,
+        name,
+        file,
+        format: 'json',
+        serversKey: 'mcp',
+        scope: 'workspace',
+        entry: { type: 'local', command: ['node', ...args], enabled: true },
+      });
+      assert.equal(agentTargets(id, launch, env).length, 1, 'no hook');
+    }
+    // Cline's CLI: its global settings, with a timeout (without one it gave initialize 3 s).
+    assert.deepEqual(agentTarget('cline', launch, env), {
+      id: 'cline',
+      name: 'Cline',
+      file: '/home/u/.cline/data/settings/cline_mcp_settings.json',
+      format: 'json',
+      scope: 'user',
+      entry: { command: 'node', args, timeout: 600 },
+    });
+  });
+
+  it('writes OpenCode\'s and Kilo Code\'s entry under "mcp", keeping the rest of the file', () => {
+    const entry = { type: 'local', command: ['node', '/l.js'], enabled: true };
+    const created = mergeJsonServer(undefined, CONFIG_KEY, entry, 'mcp');
+    assert.ok(created.ok);
+    assert.deepEqual(JSON.parse(created.text), { mcp: { [CONFIG_KEY]: entry } });
+    const existing = `{\n  "$schema": "https://opencode.ai/config.json",\n  "model": "x/y",\n  "mcp": { "other": { "type": "remote", "url": "https://e" } }\n}\n`;
+    const merged = mergeJsonServer(existing, CONFIG_KEY, entry, 'mcp');
+    assert.ok(merged.ok && merged.change === 'add');
+    assert.deepEqual(merged.others, ['other']);
+    assert.deepEqual(JSON.parse(merged.text), {
+      $schema: 'https://opencode.ai/config.json',
+      model: 'x/y',
+      mcp: { other: { type: 'remote', url: 'https://e' }, [CONFIG_KEY]: entry },
+    });
+    const wrong = mergeJsonServer('{ "mcp": [] }', CONFIG_KEY, entry, 'mcp');
+    assert.ok(!wrong.ok && wrong.problem.includes('"mcp"'));
   });
 
   it('names clients as people know them', () => {
@@ -251,7 +295,10 @@ describe('agents: one table for Connect Other Agents and the MCP server', () => 
   const configured = { bytes: 24 * 1024, set: false };
 
   it('every agent Connect Other Agents configures is a client the MCP server knows, by the clientInfo name it sends', () => {
-    assert.deepEqual([...AGENT_IDS], ['claude-code', 'codex', 'cursor', 'gemini-cli', 'qwen-code', 'copilot-cli']);
+    assert.deepEqual(
+      [...AGENT_IDS],
+      ['claude-code', 'codex', 'cursor', 'gemini-cli', 'qwen-code', 'copilot-cli', 'opencode', 'kilo-code', 'cline'],
+    );
     for (const id of AGENT_IDS) {
       const { name, clientName } = AGENTS[id];
       assert.equal(agentTarget(id, launch).name, name, id);
@@ -280,6 +327,13 @@ describe('agents: one table for Connect Other Agents and the MCP server', () => 
     });
     // Copilot CLI's 20,480-byte cut: a 16 KiB preview (test/unit/mcpClients.test.ts measures the result).
     assert.equal(previewBytesFor({ name: 'copilot-cli', version: '1.0.102' }, configured), 16 * 1024);
+    // Issue 39: OpenCode and Kilo Code cut by lines (900 a preview), Cline by JSON characters (a 3 KiB preview).
+    assert.equal(previewLinesFor({ name: 'opencode', version: '1.18.33' }), 900);
+    assert.equal(previewLinesFor({ name: 'kilo', version: '7.7.9' }), 900);
+    assert.equal(previewBytesFor({ name: 'opencode', version: '1.18.33' }, configured), configured.bytes);
+    assert.equal(previewBytesFor({ name: '@cline/core', version: '3.0.65' }, configured), 3 * 1024);
+    assert.equal(previewLinesFor({ name: '@cline/core', version: '3.0.65' }), undefined);
+    assert.equal(previewLinesFor({ name: 'my-agent', version: '1' }), undefined);
     assert.equal(knownClient({ name: 'my-agent' }), undefined);
     assert.equal(previewBytesFor({ name: 'my-agent', version: '1' }, configured), configured.bytes);
     assert.equal(clientOfRequest(undefined, undefined, { _meta: { other: 1 } }), undefined);
@@ -499,5 +553,34 @@ describe('agent configs: the diff shown before writing', () => {
 
   it('shows a new file as all added', () => {
     assert.equal(unifiedDiff('', 'x\ny\n', '/dev/null', 'b/f'), '--- /dev/null\n+++ b/f\n@@ -0,0 +1,2 @@\n+x\n+y\n');
+  });
+});
+
+describe('agents: which are on this machine (Connect checks those by default)', () => {
+  const dirs = useTempDirs('agents-found');
+
+  it('finds an agent by a command on PATH or its folder in the home folder, and no other', async () => {
+    const home = dirs.make();
+    const bin = dirs.make();
+    await fs.mkdir(path.join(home, '.config', 'opencode'), { recursive: true });
+    await fs.mkdir(path.join(home, '.cline'));
+    await fs.writeFile(path.join(home, '.qwen'), 'a file, not a folder');
+    await fs.writeFile(path.join(bin, 'kilo'), '#!/bin/sh\n', { mode: 0o755 });
+    await fs.writeFile(path.join(bin, 'codex'), 'not executable', { mode: 0o644 });
+    await fs.mkdir(path.join(bin, 'gemini'));
+    const found = await findAgents({ HOME: home, PATH: bin });
+    assert.deepEqual(
+      [...found.entries()].sort(([a], [b]) => a.localeCompare(b)),
+      [
+        ['cline', { folder: path.join(home, '.cline') }],
+        ['kilo-code', { command: 'kilo' }],
+        ['opencode', { folder: path.join(home, '.config', 'opencode') }],
+      ],
+    );
+    // Codex's and Copilot CLI's folders follow their variables.
+    assert.deepEqual(agentFolders('codex', { HOME: home, CODEX_HOME: bin }), [bin]);
+    await fs.mkdir(path.join(home, '.copilot'));
+    assert.ok((await findAgents({ HOME: home, PATH: '' })).has('copilot-cli'));
+    assert.ok(!(await findAgents({ HOME: home, PATH: '', COPILOT_HOME: path.join(home, 'none') })).has('copilot-cli'));
   });
 });

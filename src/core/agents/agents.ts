@@ -10,7 +10,7 @@ import { CLAUDE_HOOK_ARGS, type HookPlace, claudeHookCommand, claudeHookEntry, h
 /** The key the server is listed under in every agent's configuration. */
 export const CONFIG_KEY = 'tool-output-recall';
 
-export type AgentId = 'claude-code' | 'codex' | 'cursor' | 'gemini-cli' | 'qwen-code' | 'copilot-cli';
+export type AgentId = 'claude-code' | 'codex' | 'cursor' | 'gemini-cli' | 'qwen-code' | 'copilot-cli' | 'opencode' | 'kilo-code' | 'cline';
 
 /**
  * What is known of an agent, as one row for every part that meets it: "Connect Other Agents…"
@@ -34,11 +34,24 @@ export interface AgentFacts {
   metaKey?: string;
   /** For a client that cuts large results: the preview bytes that keep a whole result (header, preview, stderr section) under its cut. */
   previewBytes?: number;
+  /**
+   * For a client that cuts a result by lines (OpenCode and Kilo Code keep its first 2,000): the lines
+   * each preview in a result may take (a failure's result holds two, the output's and stderr's), so
+   * the whole result, header and last line included, stays under the cut whatever the line length.
+   */
+  previewLines?: number;
+  /** How Connect Other Agents tells the agent is on this machine: its commands on PATH, and its folders in the home folder. */
+  found: { commands: readonly string[]; homeFolders: readonly string[] };
 }
 
 export const AGENTS: { readonly [id in AgentId]: AgentFacts } = {
   // claude-code 2.1.332 names itself in the `_meta` envelope of server/discover (test/clients/REPORT.md).
-  'claude-code': { name: 'Claude Code', clientName: 'claude-code', clientPrefix: 'claude' },
+  'claude-code': {
+    name: 'Claude Code',
+    clientName: 'claude-code',
+    clientPrefix: 'claude',
+    found: { commands: ['claude'], homeFolders: ['.claude'] },
+  },
   // codex-mcp-client 0.171.0, in `initialize`. Its cut, measured: a 10,940-byte run_command result
   // (preview 10 KiB) passed whole; a 12,946-byte one (preview 12 KiB) lost its middle. 10 KiB leaves
   // the header and the stderr section their room.
@@ -48,24 +61,73 @@ export const AGENTS: { readonly [id in AgentId]: AgentFacts } = {
     clientPrefix: 'codex',
     metaKey: 'x-codex-turn-metadata',
     previewBytes: 10 * 1024,
+    found: { commands: ['codex'], homeFolders: ['.codex'] },
   },
   // Cursor is not among the CLIs test/clients runs: cursor-vscode is the name its client is seen to send elsewhere.
-  cursor: { name: 'Cursor', clientName: 'cursor-vscode', clientPrefix: 'cursor' },
+  cursor: {
+    name: 'Cursor',
+    clientName: 'cursor-vscode',
+    clientPrefix: 'cursor',
+    found: { commands: ['cursor', 'cursor-agent'], homeFolders: ['.cursor'] },
+  },
   // Gemini CLI 0.61.0: `new Client({ name: "gemini-cli-mcp-client", version })` in its bundle. It cuts
   // a result only past 40,000 characters, more than the default preview comes to.
-  'gemini-cli': { name: 'Gemini CLI', clientName: 'gemini-cli-mcp-client', clientPrefix: 'gemini' },
+  'gemini-cli': {
+    name: 'Gemini CLI',
+    clientName: 'gemini-cli-mcp-client',
+    clientPrefix: 'gemini',
+    found: { commands: ['gemini'], homeFolders: ['.gemini'] },
+  },
   // Qwen Code 0.24.4: `qwen-cli-mcp-client-${serverName}`, the server's key in its settings.
   'qwen-code': {
     name: 'Qwen Code',
     clientName: `qwen-cli-mcp-client-${CONFIG_KEY}`,
     clientPrefix: 'qwen',
     clientNamePrefix: 'qwen-cli-mcp-client-',
+    found: { commands: ['qwen'], homeFolders: ['.qwen'] },
   },
   // Copilot CLI 1.0.102 names itself copilot-cli (in the 2026-07-28 `_meta` envelope, then in
   // `initialize`), and replaces a result over 20,480 bytes with a 500-character preview and a file it
   // deletes at exit. A 16 KiB preview gives results of about 17.2-17.4 KB with header, tail and
   // stderr section (test/system/mcpClients.test.ts, through the real server).
-  'copilot-cli': { name: 'GitHub Copilot CLI', clientName: 'copilot-cli', clientPrefix: 'copilot-cli', previewBytes: 16 * 1024 },
+  'copilot-cli': {
+    name: 'GitHub Copilot CLI',
+    clientName: 'copilot-cli',
+    clientPrefix: 'copilot-cli',
+    previewBytes: 16 * 1024,
+    found: { commands: ['copilot'], homeFolders: ['.copilot'] },
+  },
+  // OpenCode 1.18.33 (opencode-ai) names itself opencode, and keeps the first 2,000 lines or 51,200
+  // bytes of a result (the rest goes to a file): the default 24 KiB is under the bytes, and 900 lines
+  // a preview keep a failure's result (two previews, header, last line) under the lines, however
+  // short they are (`seq 1 300000`; test/system/mcpClients.test.ts).
+  opencode: {
+    name: 'OpenCode',
+    clientName: 'opencode',
+    clientPrefix: 'opencode',
+    previewLines: 900,
+    found: { commands: ['opencode'], homeFolders: ['.config/opencode'] },
+  },
+  // Kilo Code's CLI (@kilocode/cli 7.7.9), an OpenCode fork: clientInfo kilo, the same cut.
+  'kilo-code': {
+    name: 'Kilo Code',
+    clientName: 'kilo',
+    clientPrefix: 'kilo',
+    previewLines: 900,
+    found: { commands: ['kilo', 'kilocode'], homeFolders: ['.config/kilo'] },
+  },
+  // Cline 3.0.65 (@cline/core) cuts the JSON-encoded result to about 4,000 characters at each end
+  // (8,000 in all; a line break counts 2, as "\n"), so the whole result must stay under that: a 3 KiB
+  // preview makes results of about 4.1 KB, 4,100-4,700 JSON characters, 6,618 for empty lines (each
+  // 2 characters), under 7,500 (test/system/mcpClients.test.ts). Output dense in control characters
+  // (6 each, as \u001b) can still go over.
+  cline: {
+    name: 'Cline',
+    clientName: '@cline/core',
+    clientPrefix: '@cline',
+    previewBytes: 3 * 1024,
+    found: { commands: ['cline'], homeFolders: ['.cline'] },
+  },
 };
 
 /** The agents "Connect Other Agents…" offers, in the table's order. */
@@ -73,6 +135,11 @@ export const AGENT_IDS = Object.keys(AGENTS) as readonly AgentId[];
 
 /** Codex's `tool_timeout_sec`: run_command waits up to its timeout (600 s by default). */
 export const CODEX_TOOL_TIMEOUT_SEC = 600;
+/**
+ * Cline's `timeout` (seconds), for every request to the server: without one, Cline 3.0.65 gave
+ * `initialize` 3 s, then retried and started without the server; run_command waits up to its timeout.
+ */
+export const CLINE_TIMEOUT_SEC = 600;
 
 export interface ServerLaunch {
   /** The Node.js to start the server with (`node` from PATH, or a path). */
@@ -90,10 +157,13 @@ export interface AgentTarget {
   /** The file the entry goes in. */
   file: string;
   /**
-   * json: `{ "mcpServers": … }`; toml: Codex's `[mcp_servers.…]`; claude-hook: Claude Code's
-   * settings.json hooks (claudeHook.ts); hook: another agent's hooks file, in the place `hook` says.
+   * json: `{ "mcpServers": … }` (OpenCode's and Kilo Code's `{ "mcp": … }`, `serversKey`); toml:
+   * Codex's `[mcp_servers.…]`; claude-hook: Claude Code's settings.json hooks (claudeHook.ts); hook:
+   * another agent's hooks file, in the place `hook` says.
    */
   format: 'json' | 'toml' | 'claude-hook' | 'hook';
+  /** For json: the key of the object that holds the servers, when not `mcpServers`. */
+  serversKey?: string;
   /** For claude-hook and hook: where in the file the entry goes, and how it is found again. */
   hook?: HookPlace;
   /** Whether the file belongs to the workspace (and may be committed) or to the user. */
@@ -115,6 +185,11 @@ export function copilotHome(env: NodeJS.ProcessEnv = process.env): string {
   const home = env.COPILOT_HOME;
   if (home && path.isAbsolute(home)) return home;
   return path.join(env.HOME || os.homedir(), '.copilot');
+}
+
+/** Where Cline (its CLI, @cline/core) keeps its MCP servers: `~/.cline/data/settings/cline_mcp_settings.json`. */
+export function clineSettingsFile(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(env.HOME || os.homedir(), '.cline', 'data', 'settings', 'cline_mcp_settings.json');
 }
 
 /** Where Codex keeps its configuration: `$CODEX_HOME`, else `~/.codex`. */
@@ -182,6 +257,29 @@ export function agentTarget(id: AgentId, launch: ServerLaunch, env: NodeJS.Proce
         format: 'json',
         scope: 'user',
         entry: { type: 'local', command: launch.node, args, tools: ['*'] },
+      };
+    case 'opencode':
+    case 'kilo-code':
+      // The project's opencode.json / kilo.json: servers under "mcp", each a command line as one array
+      // (the "mcpServers" shape is ignored there).
+      return {
+        id,
+        name: AGENTS[id].name,
+        file: path.join(launch.workspace, id === 'opencode' ? 'opencode.json' : 'kilo.json'),
+        format: 'json',
+        serversKey: 'mcp',
+        scope: 'workspace',
+        entry: { type: 'local', command: [launch.node, ...args], enabled: true },
+      };
+    case 'cline':
+      // One file for every project, as `cline mcp install` writes it: the entry names the workspace.
+      return {
+        id,
+        name: AGENTS[id].name,
+        file: clineSettingsFile(env),
+        format: 'json',
+        scope: 'user',
+        entry: { command: launch.node, args, timeout: CLINE_TIMEOUT_SEC },
       };
   }
 }

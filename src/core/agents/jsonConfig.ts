@@ -27,20 +27,26 @@ export function formatLike(existing: string, value: unknown): string {
   return JSON.stringify(value, null, indent) + (existing.endsWith('\n') ? '\n' : '');
 }
 
-export function mergeJsonServer(existing: string | undefined, key: string, entry: Record<string, unknown>): ConfigMerge {
+/** `serversKey`: the object that holds the servers (`mcpServers`; OpenCode's and Kilo Code's `mcp`). */
+export function mergeJsonServer(
+  existing: string | undefined,
+  key: string,
+  entry: Record<string, unknown>,
+  serversKey = 'mcpServers',
+): ConfigMerge {
   if (existing === undefined || existing.trim() === '') {
-    return { ok: true, change: 'create', text: `${JSON.stringify({ mcpServers: { [key]: entry } }, null, 2)}\n`, others: [] };
+    return { ok: true, change: 'create', text: `${JSON.stringify({ [serversKey]: { [key]: entry } }, null, 2)}\n`, others: [] };
   }
-  const parsed = parseJsonObject(existing, '{ "mcpServers": { … } }');
+  const parsed = parseJsonObject(existing, `{ "${serversKey}": { … } }`);
   if ('problem' in parsed) return { ok: false, problem: parsed.problem };
   const { root } = parsed;
-  const servers = root.mcpServers;
-  if (servers !== undefined && !isObject(servers)) return { ok: false, problem: l10n.t('"{0}" in it is not an object', 'mcpServers') };
+  const servers = root[serversKey];
+  if (servers !== undefined && !isObject(servers)) return { ok: false, problem: l10n.t('"{0}" in it is not an object', serversKey) };
   const others = Object.keys(servers ?? {}).filter((name) => name !== key);
   const before = servers?.[key];
   if (before !== undefined && isDeepStrictEqual(before, entry)) return { ok: true, change: 'unchanged', text: existing, others };
   // Assigning an existing key keeps its place; a new one goes last.
-  const merged = { ...root, mcpServers: { ...(servers ?? {}), [key]: entry } };
+  const merged = { ...root, [serversKey]: { ...(servers ?? {}), [key]: entry } };
   const text = formatLike(existing, merged);
   return { ok: true, change: before === undefined ? 'add' : 'replace', text, others };
 }

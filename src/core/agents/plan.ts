@@ -33,7 +33,7 @@ function mergeInto(target: AgentTarget, before: string | undefined): ConfigMerge
     case 'hook':
       return mergeHook(before, target.hook!, target.entry);
     case 'json':
-      return mergeJsonServer(before, CONFIG_KEY, target.entry);
+      return mergeJsonServer(before, CONFIG_KEY, target.entry, target.serversKey);
     case 'toml':
       return mergeTomlServer(before, CONFIG_KEY, target.entry);
   }

@@ -31,6 +31,8 @@ export interface RunCodeDeps {
   store: RecallStore | undefined;
   /** Threshold for retaining nested results, and the budget of the return value's preview. */
   previewBytes?: number;
+  /** The lines the return value's preview may take (a client that cuts by lines); default: none. */
+  previewLines?: number;
   /** Most tools.call a program may make. */
   maxCalls?: number;
 }
@@ -163,7 +165,9 @@ export async function runProgram(options: RunCodeOptions, deps: RunCodeDeps): Pr
 
   const { kind, value } = run.outcome;
   const valueBytes = Buffer.byteLength(value, 'utf8');
-  if (valueBytes <= previewBytes) return { ...common, valuePreview: value, valueKind: kind, valueBytes, valueTruncated: false };
+  const fitsLines = deps.previewLines === undefined || (value.match(/\n/g)?.length ?? 0) < deps.previewLines;
+  if (valueBytes <= previewBytes && fitsLines)
+    return { ...common, valuePreview: value, valueKind: kind, valueBytes, valueTruncated: false };
   const { retained: kept, unavailableReason: valueUnavailableReason } = await retainOrExplain(store, value, {
     tool: RUN_CODE_TOOL,
     title: `${RUN_CODE_TOOL} return value: ${clip(options.code.trim().split('\n')[0] ?? '', 100)}`,
@@ -173,6 +177,7 @@ export async function runProgram(options: RunCodeOptions, deps: RunCodeDeps): Pr
   const copyComplete = kept?.complete;
   const preview = previewHeadTail(value, {
     budgetBytes: previewBytes,
+    budgetLines: deps.previewLines,
     kind: 'generic',
     outputId: valueOutputId,
     copyComplete,

@@ -20,6 +20,8 @@ export interface RunCodeContext {
   callTool: RunCodeDeps['callTool'];
   store: RecallStore | undefined;
   previewBytes: number;
+  /** The lines the return value's preview may take (a client that cuts by lines). */
+  previewLines?: number;
   /** Most programs running at once in this process (the setting commands.maxConcurrent; 0: sized to the machine). */
   maxConcurrent?: number;
   signal?: AbortSignal;
@@ -72,6 +74,7 @@ export const runCodeSpec: RunningToolSpec<RunCodeInput, typeof RUN_CODE_TOOL> = 
       callTool: context.callTool,
       store: await storeOrNothing(context, RUN_CODE_TOOL),
       previewBytes: context.previewBytes ?? settings.previewBytes,
+      previewLines: context.previewLines,
       maxConcurrent: settings.commandsMaxConcurrent,
       signal: context.signal,
       onPreviewNotRecorded: (message) => log.warn(`${RUN_CODE_TOOL}: ${message}`),
@@ -116,7 +119,7 @@ export async function runCodeTool(input: RunCodeInput, context: RunCodeContext):
   try {
     result = await runProgram(
       { code: input.code, timeoutMs: (input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000, signal: context.signal },
-      { callTool: context.callTool, store: context.store, previewBytes: context.previewBytes },
+      { callTool: context.callTool, store: context.store, previewBytes: context.previewBytes, previewLines: context.previewLines },
     );
   } finally {
     admission.release();

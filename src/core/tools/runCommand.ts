@@ -33,6 +33,8 @@ export interface RunCommandContext {
   baseDir: string;
   defaultTimeoutSeconds: number;
   previewBytes: number;
+  /** The lines each preview may take, for a client that cuts results by lines; default: none. */
+  previewLines?: number;
   streamBytes: number;
   /** Most commands running at once in this process (the setting commands.maxConcurrent; 0: sized to the machine). */
   maxConcurrent?: number;
@@ -99,6 +101,7 @@ export const runCommandSpec: RunningToolSpec<RunCommandInput, typeof RUN_COMMAND
       baseDir: baseDirOf(context.folders),
       defaultTimeoutSeconds: settings.defaultTimeoutSeconds,
       previewBytes: context.previewBytes ?? settings.previewBytes,
+      previewLines: context.previewLines,
       streamBytes: settings.streamBytes,
       maxConcurrent: settings.commandsMaxConcurrent,
       signal: context.signal,
@@ -147,7 +150,12 @@ export async function runCommandTool(
       onProgress: context.onProgress,
     },
     context.store,
-    { previewBytes: context.previewBytes, streamBytes: context.streamBytes, maxConcurrent: context.maxConcurrent },
+    {
+      previewBytes: context.previewBytes,
+      previewLines: context.previewLines,
+      streamBytes: context.streamBytes,
+      maxConcurrent: context.maxConcurrent,
+    },
   );
   return { text, result };
 }
@@ -161,21 +169,25 @@ export async function runCommandTool(
 export function runCommand(
   options: RunCommandOptions,
   store: RecallStore | undefined,
-  limits: Partial<Omit<CaptureLimits, 'copyBytes'> & { previewBytes: number }> = {},
+  limits: Partial<Omit<CaptureLimits, 'copyBytes'> & { previewBytes: number; previewLines: number }> = {},
 ): Promise<RenderedCommandResult> {
   const previewBytes = limits.previewBytes ?? DEFAULT_LIMITS.previewBytes;
   // The copy fits the store's cap unchanged: the preview's offsets are the copy's offsets.
-  return captureCommand(options, { ...limits, copyBytes: store?.copyBytes }, (capture) => commandResult(capture, store, previewBytes));
+  return captureCommand(options, { ...limits, copyBytes: store?.copyBytes }, (capture) =>
+    commandResult(capture, store, { bytes: previewBytes, lines: limits.previewLines }),
+  );
 }
 
 async function commandResult(
   capture: CommandCapture,
   store: RecallStore | undefined,
-  previewBytes: number,
+  budget: { bytes: number; lines: number | undefined },
 ): Promise<RenderedCommandResult> {
+  const { bytes: previewBytes, lines: previewLines } = budget;
   const { result, copy } = capture;
   const rendered = (run: RunCommandResult): RenderedCommandResult => ({ ...run, ...renderCommandResult(run) });
-  if (copy.complete && copy.totalBytes <= previewBytes) {
+  // Whole when it fits the bytes and, for a client that cuts by lines, the lines too.
+  if (copy.complete && copy.totalBytes <= previewBytes && (previewLines === undefined || copy.lines.breaks < previewLines)) {
     const whole = capture.copyBytes().toString('utf8');
     // Invalid bytes decode to U+FFFD (3 bytes each): binary output can outgrow the preview budget.
     if (Buffer.byteLength(whole) <= previewBytes)
@@ -195,6 +207,7 @@ async function commandResult(
       droppedBytes: copy.droppedBytes,
       gapOffset: copy.gapOffset,
       lines: copy.lines,
+      budgetLines: previewLines,
     });
     const run: RunCommandResult = {
       ...result,
@@ -209,7 +222,7 @@ async function commandResult(
     const status = failureStatus(result);
     const excerpt =
       split.stderr > 0
-        ? stderrExcerpt(capture.stderrBytes(), split.stderr, { status, totalBytes: result.stderr.totalBytes, outputId })
+        ? stderrExcerpt(capture.stderrBytes(), split.stderr, { status, totalBytes: result.stderr.totalBytes, outputId }, previewLines)
         : '';
     if (excerpt) run.stderrExcerpt = excerpt;
     if (copy.dropped) run.droppedNotable = copy.dropped;

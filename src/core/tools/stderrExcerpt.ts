@@ -5,7 +5,7 @@
  * one budget the caller gave.
  */
 import { MIN_PREVIEW_BUDGET, previewHeadTail } from '../preview';
-import { decodeUtf8 } from '../utf8';
+import { countNewlines, decodeUtf8 } from '../utf8';
 
 /** Most of the budget the excerpt may take: the merged preview keeps the larger part. */
 const STDERR_SHARE = 1 / 3;
@@ -48,17 +48,18 @@ export interface StderrFacts {
  * `budgetBytes` UTF-8 bytes. `bytes` is the captured stderr (a capped capture keeps its own gap
  * marker inside). Returns '' when the budget is too small.
  */
-export function stderrExcerpt(bytes: Uint8Array, budgetBytes: number, facts: StderrFacts): string {
+export function stderrExcerpt(bytes: Uint8Array, budgetBytes: number, facts: StderrFacts, budgetLines?: number): string {
   const title = `--- stderr alone (${facts.status}; ${facts.totalBytes} bytes${bytes.length < facts.totalBytes ? `, ${bytes.length} captured` : ''}) ---\n`;
   const room = budgetBytes - Buffer.byteLength(title);
   if (bytes.length === 0 || room <= 0) return '';
-  const whole = bytes.length <= room ? decodeUtf8(bytes) : undefined;
+  const fitsLines = budgetLines === undefined || countNewlines(bytes) < budgetLines;
+  const whole = bytes.length <= room && fitsLines ? decodeUtf8(bytes) : undefined;
   // Invalid bytes decode to U+FFFD (3 bytes each): only text that still fits goes in whole.
   if (whole !== undefined && Buffer.byteLength(whole) <= room) return `${title}${whole}`;
   if (room < MIN_PREVIEW_BUDGET) return '';
   const where = facts.outputId
     ? `stderr is also in the merged copy "${facts.outputId}", interleaved with stdout: search it for a line of the omitted part (these offsets are stderr's, not the copy's).`
     : 'These bytes of stderr were not retained on their own.';
-  const excerpt = previewHeadTail(bytes, { budgetBytes: room, kind: 'command', omittedNote: where });
+  const excerpt = previewHeadTail(bytes, { budgetBytes: room, kind: 'command', omittedNote: where, budgetLines });
   return `${title}${excerpt.text}`;
 }

@@ -48,6 +48,8 @@ export interface ToolContext {
   log: ToolLog;
   /** The preview size for this call (a token budget, a client's result limit); default: the setting previewBytes. */
   previewBytes?: number;
+  /** The lines each preview may take (a client that cuts results by lines); default: none. */
+  previewLines?: number;
   /** run_code's nested calls; default: `invokeTool` on this registry (registry.ts `nestedCall`). */
   callTool?: NestedCall;
   /** Told the copies a run retained (VS Code refreshes its views; `invokeTool` hands them to a nested caller). */

@@ -2,12 +2,14 @@
  * "Connect Other Agents…": installs the stable copy of the MCP server (install.ts) and, after
  * showing exactly what it will write and asking, adds it to Claude Code (`.mcp.json`, and its hook
  * in `.claude/settings.json`), Codex (`~/.codex/config.toml`), Cursor (`.cursor/mcp.json`), Gemini
- * CLI (`.gemini/settings.json`: server and hook), Qwen Code (`.qwen/settings.json`: server and hook)
- * and GitHub Copilot CLI (`~/.copilot/mcp-config.json`, and its hook in
- * `.github/hooks/tool-output-recall.json`), merged with what is there.
+ * CLI (`.gemini/settings.json`: server and hook), Qwen Code (`.qwen/settings.json`: server and hook),
+ * GitHub Copilot CLI (`~/.copilot/mcp-config.json`, and its hook in
+ * `.github/hooks/tool-output-recall.json`), OpenCode (`opencode.json`), Kilo Code (`kilo.json`) and
+ * Cline (`~/.cline/data/settings/cline_mcp_settings.json`), merged with what is there.
  *
- * The person picks the agents (those that write only into the folder are checked; Codex and Copilot
- * CLI, whose server files are global, are not), then a modal lists every file and entry. Its "Show Changes" opens the diffs
+ * The person picks the agents (those found on this machine, by a command on PATH or their folder in
+ * the home folder, and writing only into the folder are checked; Codex, Copilot CLI and Cline, whose
+ * server files are global, are not), then a modal lists every file and entry. Its "Show Changes" opens the diffs
  * (changesPreview.ts) and asks again in a notification, not in a modal: a modal over the diff would
  * keep the person from reading it.
  *
@@ -16,11 +18,12 @@
  * agents: default all of them). It resolves with what it did (ConnectResult), or undefined when the
  * person cancelled.
  */
-import { constants, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { AGENT_IDS, AGENTS, CONFIG_KEY, agentTargets, type AgentId, type AgentTarget } from '../../core/agents/agents';
+import { findAgents, onPath, type AgentFound } from '../../core/agents/found';
 import { installServer, serverBuild } from '../../core/agents/install';
 import { planFiles, writePlanned, type PlannedFile, type WriteOutcome } from '../../core/agents/plan';
 import { PACKAGE_VERSION } from '../../core/manifest';
@@ -102,17 +105,26 @@ async function pickFolder(quiet: boolean): Promise<string | undefined> {
 }
 
 /**
- * The agents, each with the files it gets. Those whose files are in the folder are checked; an
- * agent with a global file (Codex's config.toml, Copilot CLI's mcp-config.json, read in every
- * project) is not, and says so.
+ * The agents, each with the files it gets and whether it was found on this machine (its detail).
+ * Those found whose files are in the folder are checked; an agent with a global file (Codex's
+ * config.toml, Copilot CLI's mcp-config.json, Cline's settings, read in every project) is not, and
+ * says so.
  */
 async function pickAgents(folder: string): Promise<AgentId[] | undefined> {
+  const found = await findAgents();
   const items = AGENT_IDS.map((id) => {
     const targets = agentTargets(id, { node: 'node', launcher: '', workspace: folder });
     const global = targets.some((t) => t.scope === 'user');
     const note = pickerNote(id);
     const where = whereWritten(targets, folder);
-    return { id, label: AGENTS[id].name, description: note ? `${where} ${note}` : where, picked: !global };
+    const how = found.get(id);
+    return {
+      id,
+      label: AGENTS[id].name,
+      description: note ? `${where} ${note}` : where,
+      detail: foundText(how),
+      picked: how !== undefined && !global,
+    };
   });
   const picked = await vscode.window.showQuickPick(items, {
     title: vscode.l10n.t('Connect Other Agents'),
@@ -137,6 +149,13 @@ function whereWritten(targets: readonly AgentTarget[], folder: string): string {
     ? vscode.l10n.t('global: {0} in your home folder, for every project', shown.join(', '))
     : vscode.l10n.t('global: {0}, for every project', user.join(', '));
   return here.length ? vscode.l10n.t('{0}; in this folder: {1}', global, here.join(', ')) : global;
+}
+
+/** How an agent was found on this machine, for the picker: "found: `opencode` on PATH", "found: ~/.cline", or not found. */
+function foundText(how: AgentFound | undefined): string {
+  if (!how) return vscode.l10n.t('not found on this machine (no command on PATH, no folder in your home folder)');
+  if ('command' in how) return vscode.l10n.t('found: {0} on PATH', how.command);
+  return vscode.l10n.t('found: {0}', inHome(how.folder) ?? how.folder);
 }
 
 /** What the person must know before picking an agent: when its hook runs at all. */
@@ -278,6 +297,8 @@ function describePlan(planned: readonly PlannedFile[], launcher: string, build: 
 
 /** The entry as it appears in the file. */
 function entryText({ target }: PlannedFile): string {
+  if (target.format === 'json' && target.serversKey)
+    return `  "${target.serversKey}": { "${CONFIG_KEY}": ${JSON.stringify(target.entry)} }`;
   if (target.format === 'json') return `  "${CONFIG_KEY}": ${JSON.stringify(target.entry)}`;
   if (target.format === 'claude-hook' || target.format === 'hook') {
     return `  "hooks": { "${target.hook?.event ?? 'PostToolUse'}": [${JSON.stringify(target.entry)}] }`;
@@ -306,20 +327,4 @@ function report(files: readonly WriteOutcome[]): void {
       vscode.l10n.t('{agent}: {file} was not written: {why}.', { agent: problem.agent, file: problem.file, why: problem.why }),
     );
   }
-}
-
-/** Whether `command` is an executable on this process's PATH. */
-async function onPath(command: string): Promise<boolean> {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
-    for (const name of process.platform === 'win32' ? [`${command}.exe`, `${command}.cmd`] : [command]) {
-      if (
-        await fs.access(path.join(dir, name), constants.X_OK).then(
-          () => true,
-          () => false,
-        )
-      )
-        return true;
-    }
-  }
-  return false;
 }
