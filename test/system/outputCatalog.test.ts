@@ -200,6 +200,24 @@ describe('output catalog: list and search every retained output (issue 38)', fun
     assert.equal(outputs.size, 30, 'every "step" output found once across the pages');
   });
 
+  it('never cuts an output short to fill a page: each output gives its maxPerOutput, or all it has', async () => {
+    const counts: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = jsonLines(
+        (await call('search_tool_output', { pattern: 'e', maxPerOutput: 3, maxMatches: 5, ...(cursor ? { cursor } : {}) })).text,
+      );
+      for (const line of page.filter((l) => 'outputId' in l)) counts.push(line.matches as number);
+      cursor = page[0].nextCursor as string | undefined;
+    } while (cursor);
+    // "step N done" holds "e" twice, the build's output more than 3 times: a page of 5 takes two outputs
+    // and ends before a third would be cut short; each output gives all it has, or its 3.
+    assert.deepEqual(
+      [...counts].sort((a, b) => a - b),
+      [...Array<number>(30).fill(2), 3],
+    );
+  });
+
   it("a run_command row names the output's first notable line, found in the part the preview omitted", async () => {
     const command = `node -e "for(let i=1;i<=3000;i++)console.log(i===1500?'ERROR: disk quota exceeded on /var/cache':'line '+i+' '+'x'.repeat(30))"`;
     const run = await call('run_command', { command });

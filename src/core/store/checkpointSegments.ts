@@ -66,7 +66,10 @@ export async function writeSegments(writer: SegmentWriter, batch: [string, Pendi
     // A window at a time, so a copy is never held whole (read back from the journal, then its chunks).
     // Evicted or removed meanwhile: then it is no longer pending, and there is nothing more to store.
     for (let at = 0; at < content.length && pending.get(outputId) === content; at += WINDOW_BYTES) {
-      const encoded = await encodeChunks(content.read(at, at + WINDOW_BYTES), hint);
+      // With the 2 bytes after the window: the trigrams of its last chunk's end run into them.
+      const read = content.read(at, at + WINDOW_BYTES + 2);
+      const window = read.subarray(0, WINDOW_BYTES);
+      const encoded = await encodeChunks(window, hint, read.subarray(window.length));
       if (pending.get(outputId) !== content) break;
       for (const chunk of encoded) record(await writer.add(outputId, idx++, chunk));
     }

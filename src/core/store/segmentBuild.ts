@@ -15,6 +15,21 @@ import { INTERIOR_TABLE, LEAF_TABLE, localPayload } from './segmentFile';
 export const SEGMENT_SCHEMA =
   'CREATE TABLE chunks (output_id TEXT NOT NULL, idx INTEGER NOT NULL, codec INTEGER NOT NULL, data BLOB NOT NULL)';
 
+/**
+ * The trigram masks (chunkGrams.ts) of a segment's chunks, in a table of their own so that a release
+ * before masks, which reads the `chunks` table only, reads the segment as before: a row per run of a
+ * copy's chunks from `first_idx`, `masks` the size of one mask (u32 BE) then the masks in chunk order.
+ * A run's masks are one row, so their pages are consecutive and read in one go.
+ */
+export const GRAMS_SCHEMA = 'CREATE TABLE grams (output_id TEXT NOT NULL, first_idx INTEGER NOT NULL, masks BLOB NOT NULL)';
+
+/** One row of the grams table. */
+export interface GramsRow {
+  outputId: string;
+  first: number;
+  masks: Uint8Array;
+}
+
 /** One row of a segment. */
 export interface SegmentRow {
   outputId: string;
@@ -147,20 +162,23 @@ function writeBtreePage(page: Buffer, base: number, type: number, cells: Buffer[
   if (rightChild !== undefined) page.writeUInt32BE(rightChild, base + 8);
 }
 
-/**
- * The bytes of a segment file holding `rows`: a SQLite database (format 4, 4 KiB pages, UTF-8) of
- * one table (SEGMENT_SCHEMA) whose b-tree is built here bottom up, each row's overflow pages
- * consecutive so that a chunk reads in one go. SQLite reads it as any database (its integrity
- * check passes: test/unit/storeSegmentFile.test.ts).
- */
-export function buildSegment(rows: SegmentRow[]): Buffer {
-  const cells = rows.map((row, i) => {
-    const { parts } = record([row.outputId, row.idx, row.codec, row.data]);
-    return leafCell(i + 1, Buffer.concat(parts.slice(0, -1)), row.data);
-  });
+type Node = { maxRowid: number; page: number };
+
+/** A table's b-tree laid out: its cells, leaves and interior levels, and the numbers of its pages. */
+interface TablePlan {
+  cells: Cell[];
+  leaves: Cell[][];
+  levels: Node[][][];
+  root: number;
+  interiorNumbers: number[][];
+  leafNumbers: number[];
+  overflowStart: number[];
+}
+
+/** Lays out a table of `cells` from page `next` on (its root first); returns the plan and the next free page. */
+function planTable(cells: Cell[], next: number): { plan: TablePlan; next: number } {
   // Levels from the leaves up, each a list of pages; a page is its cells (leaves) or children (interior).
   const leaves = pack(cells, (cell) => cell.onPage, 8);
-  type Node = { maxRowid: number; page: number };
   const levels: Node[][][] = [];
   let below: Node[] = leaves.map((leaf) => ({ maxRowid: leaf.length > 0 ? leaf[leaf.length - 1].rowid : 0, page: 0 }));
   while (below.length > 1) {
@@ -169,8 +187,8 @@ export function buildSegment(rows: SegmentRow[]): Buffer {
     levels.push(pages);
     below = pages.map((children) => ({ maxRowid: children[children.length - 1].maxRowid, page: 0 }));
   }
-  // Numbers: 1 is sqlite_master, 2 the root, then the interior levels top down, the leaves, the overflow pages.
-  let next = 2;
+  // Numbers: the root, then the interior levels top down, the leaves, the overflow pages.
+  const root = next;
   const interiorNumbers = [...levels].reverse().map((pages) => pages.map(() => next++));
   const leafNumbers = leaves.map(() => next++);
   const overflowStart: number[] = [];
@@ -178,25 +196,11 @@ export function buildSegment(rows: SegmentRow[]): Buffer {
     overflowStart.push(cell.overflowPages > 0 ? next : 0);
     next += cell.overflowPages;
   }
-  const pageCount = next - 1;
-  const file = Buffer.alloc(pageCount * PAGE_SIZE);
-  const page = (n: number): Buffer => file.subarray((n - 1) * PAGE_SIZE, n * PAGE_SIZE);
+  return { plan: { cells, leaves, levels, root, interiorNumbers, leafNumbers, overflowStart }, next };
+}
 
-  // Page 1: the header, then sqlite_master's one row.
-  const head = page(1);
-  head.write('SQLite format 3\0', 0, 'latin1');
-  head.writeUInt16BE(PAGE_SIZE, 16);
-  head.set([1, 1, 0, 64, 32, 32], 18);
-  head.writeUInt32BE(1, 24); // file change counter
-  head.writeUInt32BE(pageCount, 28);
-  head.writeUInt32BE(1, 40); // schema cookie
-  head.writeUInt32BE(4, 44); // schema format
-  head.writeUInt32BE(1, 56); // UTF-8
-  head.writeUInt32BE(1, 92); // valid for change counter 1
-  head.writeUInt32BE(WRITER_VERSION, 96);
-  const master = record(['table', 'chunks', 'chunks', 2, SEGMENT_SCHEMA]);
-  writeBtreePage(head, 100, LEAF_TABLE, [Buffer.concat([putVarint(master.bytes), putVarint(1), ...master.parts])]);
-
+/** Writes a planned table's pages into the file (`page(n)` is page n's bytes). */
+function writeTable({ leaves, levels, interiorNumbers, leafNumbers, overflowStart }: TablePlan, page: (n: number) => Buffer): void {
   // Leaves, and each cell's overflow pages.
   let row = 0;
   leaves.forEach((leaf, l) => {
@@ -241,5 +245,55 @@ export function buildSegment(rows: SegmentRow[]): Buffer {
     childNumbers = numbers;
     childMax = max;
   });
+}
+
+/**
+ * The bytes of a segment file holding `rows`, and `grams` when there are masks: a SQLite database
+ * (format 4, 4 KiB pages, UTF-8) of the table SEGMENT_SCHEMA (and GRAMS_SCHEMA) whose b-trees are
+ * built here bottom up, each row's overflow pages consecutive so that a chunk reads in one go. SQLite
+ * reads it as any database (its integrity check passes: test/unit/storeSegmentFile.test.ts).
+ */
+export function buildSegment(rows: SegmentRow[], grams: GramsRow[] = []): Buffer {
+  const cells = rows.map((row, i) => {
+    const { parts } = record([row.outputId, row.idx, row.codec, row.data]);
+    return leafCell(i + 1, Buffer.concat(parts.slice(0, -1)), row.data);
+  });
+  // Page 1 is sqlite_master; the chunks table from page 2, then the grams table.
+  const chunks = planTable(cells, 2);
+  let next = chunks.next;
+  let masks: TablePlan | undefined;
+  if (grams.length > 0) {
+    const gramCells = grams.map((row, i) => {
+      const { parts } = record([row.outputId, row.first, row.masks]);
+      return leafCell(i + 1, Buffer.concat(parts.slice(0, -1)), row.masks);
+    });
+    ({ plan: masks, next } = planTable(gramCells, next));
+  }
+  const pageCount = next - 1;
+  const file = Buffer.alloc(pageCount * PAGE_SIZE);
+  const page = (n: number): Buffer => file.subarray((n - 1) * PAGE_SIZE, n * PAGE_SIZE);
+
+  // Page 1: the header, then sqlite_master's rows.
+  const head = page(1);
+  head.write('SQLite format 3\0', 0, 'latin1');
+  head.writeUInt16BE(PAGE_SIZE, 16);
+  head.set([1, 1, 0, 64, 32, 32], 18);
+  head.writeUInt32BE(1, 24); // file change counter
+  head.writeUInt32BE(pageCount, 28);
+  head.writeUInt32BE(1, 40); // schema cookie
+  head.writeUInt32BE(4, 44); // schema format
+  head.writeUInt32BE(1, 56); // UTF-8
+  head.writeUInt32BE(1, 92); // valid for change counter 1
+  head.writeUInt32BE(WRITER_VERSION, 96);
+  const tables: [string, number, string][] = [['chunks', chunks.plan.root, SEGMENT_SCHEMA]];
+  if (masks) tables.push(['grams', masks.root, GRAMS_SCHEMA]);
+  const masterCells = tables.map(([name, root, schema], i) => {
+    const master = record(['table', name, name, root, schema]);
+    return Buffer.concat([putVarint(master.bytes), putVarint(i + 1), ...master.parts]);
+  });
+  writeBtreePage(head, 100, LEAF_TABLE, masterCells);
+
+  writeTable(chunks.plan, page);
+  if (masks) writeTable(masks, page);
   return file;
 }

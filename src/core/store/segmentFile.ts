@@ -1,6 +1,7 @@
 /**
  * Reads a content segment's chunks straight from its file. A segment is a SQLite database (written
- * by sql.js, segments.ts) of one rowid table, `chunks (output_id, idx, codec, data)`; opening it in
+ * by segmentBuild.ts, or by sql.js before it) of one rowid table, `chunks (output_id, idx, codec, data)`
+ * (chunk rows, then their masks' rows); opening it in
  * sql.js means reading the whole file (about a MiB) into sql.js's file system and then SQLite's page
  * cache, which cost a cold page read 1.3-1.6 ms and left several MiB of garbage per segment. Here
  * the table's b-tree is walked once by positioned reads of its pages (a few KiB) into a map of where
@@ -30,6 +31,8 @@ export interface SegmentMap {
   pages: number;
   /** By `${outputId}:${idx}`. */
   chunks: Map<string, ChunkLocation>;
+  /** Rows of the `grams` table (segmentBuild.ts GRAMS_SCHEMA; none in a segment written before masks), by copy: each holds the masks of chunks `first` on. */
+  masks: Map<string, { first: number; row: ChunkLocation }[]>;
 }
 
 const MAGIC = 'SQLite format 3\0';
@@ -53,10 +56,14 @@ let scratch = Buffer.allocUnsafe(0);
 /** Bytes [at, at + length) of the file, valid until the next read; short only at its end, which is an error here. */
 function readAt(fd: number, at: number, length: number): Buffer {
   if (scratch.length < length) scratch = Buffer.allocUnsafe(Math.max(length, 2 * scratch.length));
-  const bytes = scratch.subarray(0, length);
+  return fill(fd, scratch.subarray(0, length), at);
+}
+
+/** Reads the file's bytes from `at` into all of `bytes`. */
+function fill(fd: number, bytes: Buffer, at: number): Buffer {
   let done = 0;
-  while (done < length) {
-    const got = readSync(fd, bytes, done, length - done, at + done);
+  while (done < bytes.length) {
+    const got = readSync(fd, bytes, done, bytes.length - done, at + done);
     check(got > 0, `it ends at ${at + done} bytes, inside a page`);
     done += got;
   }
@@ -77,15 +84,18 @@ function varint(bytes: Uint8Array, at: number): [number, number] {
 }
 
 /** Walks the table b-tree rooted at `root`, calling `cell` with each leaf cell's payload location. */
-function walkTable(fd: number, map: Omit<SegmentMap, 'chunks'>, root: number, cell: (location: PayloadLocation) => void): void {
+function walkTable(fd: number, map: Omit<SegmentMap, 'chunks' | 'masks'>, root: number, cell: (location: PayloadLocation) => void): void {
   const seen = new Set<number>();
   const pending = [root];
+  // Children of an interior page that are consecutive pages (as buildSegment lays them out) are read in one go.
+  const preloaded = new Map<number, Buffer>();
   while (pending.length > 0) {
     const n = pending.pop() as number;
     check(Number.isInteger(n) && n >= 1 && n <= map.pages && !seen.has(n), `page ${n} is out of range or met twice`);
     seen.add(n);
     // A copy: reading a cell's spilled head (below) reuses the scratch buffer.
-    const page = Buffer.from(readAt(fd, (n - 1) * map.pageSize, map.pageSize));
+    const page = preloaded.get(n) ?? Buffer.from(readAt(fd, (n - 1) * map.pageSize, map.pageSize));
+    preloaded.delete(n);
     const base = n === 1 ? 100 : 0;
     const type = page[base];
     check(type === LEAF_TABLE || type === INTERIOR_TABLE, `page ${n} is not a table b-tree page (type ${type})`);
@@ -115,7 +125,28 @@ function walkTable(fd: number, map: Omit<SegmentMap, 'chunks'>, root: number, ce
         local: page.subarray(localStart, localStart + localBytes),
       });
     }
+    if (type === INTERIOR_TABLE) preload(fd, map, pending.slice(pending.length - cells - 1), seen, preloaded);
   }
+}
+
+/** At most this many pages are read in one go (1 MiB of 4 KiB pages). */
+const PRELOAD_PAGES = 256;
+
+/** Reads `children` (an interior page's) in one read when they are consecutive pages in range, none met yet. */
+function preload(
+  fd: number,
+  map: Omit<SegmentMap, 'chunks' | 'masks'>,
+  children: number[],
+  seen: Set<number>,
+  into: Map<number, Buffer>,
+): void {
+  const low = Math.min(...children);
+  const count = children.length;
+  if (count < 2 || count > PRELOAD_PAGES || !Number.isInteger(low) || low < 1 || low + count - 1 > map.pages) return;
+  const distinct = new Set(children);
+  if (distinct.size !== count || Math.max(...children) !== low + count - 1 || children.some((n) => seen.has(n))) return;
+  const run = Buffer.from(readAt(fd, (low - 1) * map.pageSize, count * map.pageSize));
+  for (let i = 0; i < count; i++) into.set(low + i, run.subarray(i * map.pageSize, (i + 1) * map.pageSize));
 }
 
 interface PayloadLocation {
@@ -226,7 +257,7 @@ function text(head: Uint8Array, column: { type: number; at: number; bytes: numbe
 }
 
 /** The first bytes of a payload (its record header and leading columns). */
-const rowHead = (fd: number, map: Omit<SegmentMap, 'chunks'>, cell: PayloadLocation): Buffer =>
+const rowHead = (fd: number, map: Omit<SegmentMap, 'chunks' | 'masks'>, cell: PayloadLocation): Buffer =>
   cell.local.length >= Math.min(cell.payloadBytes, ROW_HEAD_BYTES)
     ? cell.local
     : readPayload(fd, map, cell, 0, Math.min(cell.payloadBytes, ROW_HEAD_BYTES));
@@ -250,12 +281,16 @@ export function mapSegment(fd: number, fileBytes: number): SegmentMap {
   const layout = { pageSize, usable: pageSize - header[20], pages };
   check(layout.usable >= 480, 'reserved bytes');
   let root = 0;
+  let gramsRoot = 0;
   walkTable(fd, layout, 1, (cell) => {
     const head = rowHead(fd, layout, cell);
     const [type, name, , rootpage] = recordColumns(head);
-    if (type && name && rootpage && text(head, type) === 'table' && text(head, name) === 'chunks') root = integer(head, rootpage);
+    if (!type || !name || !rootpage || text(head, type) !== 'table') return;
+    if (text(head, name) === 'chunks') root = integer(head, rootpage);
+    if (text(head, name) === 'grams') gramsRoot = integer(head, rootpage);
   });
   check(root > 1, 'no chunks table');
+  check(gramsRoot !== root, 'the grams table is the chunks table');
   const chunks = new Map<string, ChunkLocation>();
   walkTable(fd, layout, root, (cell) => {
     const head = rowHead(fd, layout, cell);
@@ -263,7 +298,7 @@ export function mapSegment(fd: number, fileBytes: number): SegmentMap {
     check(columns.length === 4, `a row of ${columns.length} columns`);
     const [outputId, idx, codec, data] = columns;
     check(data.type >= 12 && data.type % 2 === 0 && data.at + data.bytes <= cell.payloadBytes, 'a data column');
-    chunks.set(`${text(head, outputId)}:${integer(head, idx)}`, {
+    const location = {
       payloadBytes: cell.payloadBytes,
       localAt: cell.localAt,
       localBytes: cell.localBytes,
@@ -271,12 +306,50 @@ export function mapSegment(fd: number, fileBytes: number): SegmentMap {
       codec: integer(head, codec),
       dataAt: data.at,
       dataBytes: data.bytes,
-    });
+    };
+    chunks.set(`${text(head, outputId)}:${integer(head, idx)}`, location);
   });
-  return { ...layout, chunks };
+  const masks: SegmentMap['masks'] = new Map();
+  if (gramsRoot > 1)
+    walkTable(fd, layout, gramsRoot, (cell) => {
+      const head = rowHead(fd, layout, cell);
+      const columns = recordColumns(head);
+      check(columns.length === 3, `a grams row of ${columns.length} columns`);
+      const [outputId, first, data] = columns;
+      check(data.type >= 12 && data.type % 2 === 0 && data.at + data.bytes <= cell.payloadBytes, 'a masks column');
+      const id = text(head, outputId);
+      let rows = masks.get(id);
+      if (!rows) masks.set(id, (rows = []));
+      const { payloadBytes, localAt, localBytes, overflow } = cell;
+      rows.push({
+        first: integer(head, first),
+        row: { payloadBytes, localAt, localBytes, overflow, codec: 0, dataAt: data.at, dataBytes: data.bytes },
+      });
+    });
+  return { ...layout, chunks, masks };
 }
 
 /** A mapped chunk's data column. */
 export function readChunk(fd: number, map: SegmentMap, chunk: ChunkLocation): Buffer {
   return readPayload(fd, map, chunk, chunk.dataAt, chunk.dataBytes);
+}
+
+/**
+ * The trigram masks of chunks [first, last] of `outputId` (undefined for one without), from its rows of
+ * masks: the masks' size first, then for each row the masks wanted, in one read of its consecutive pages.
+ */
+export function readMasks(fd: number, map: SegmentMap, outputId: string, first: number, last: number): (Buffer | undefined)[] {
+  const masks = new Array<Buffer | undefined>(last - first + 1).fill(undefined);
+  for (const { first: from, row } of map.masks.get(outputId) ?? []) {
+    check(row.dataBytes >= 4, 'a row of masks');
+    const size = readPayload(fd, map, row, row.dataAt, 4).readUInt32BE(0);
+    check(size > 0 && (row.dataBytes - 4) % size === 0, 'a row of masks');
+    const count = (row.dataBytes - 4) / size;
+    const low = Math.max(first, from);
+    const high = Math.min(last, from + count - 1);
+    if (high < low) continue;
+    const bytes = readPayload(fd, map, row, row.dataAt + 4 + (low - from) * size, (high - low + 1) * size);
+    for (let idx = low; idx <= high; idx++) masks[idx - first] = bytes.subarray((idx - low) * size, (idx - low + 1) * size);
+  }
+  return masks;
 }

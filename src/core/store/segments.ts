@@ -18,7 +18,7 @@ import { atomicWriteFile } from './atomicWrite';
 import type { EncodedChunk } from './chunks';
 import { queryRows } from './schema';
 import { buildSegment, type SegmentRow } from './segmentBuild';
-import { mapSegment, readChunk, type SegmentMap } from './segmentFile';
+import { mapSegment, readChunk, readMasks, type SegmentMap } from './segmentFile';
 import { asidePath, moveAside, notRegularKind, openSessionFile, openSessionFileSync, segmentFile, segmentsOnDisk } from './sessionFiles';
 
 /** Encoded chunk bytes per segment: a page read opens at most ~1 MiB, a checkpoint's last segment wastes at most that. */
@@ -37,6 +37,8 @@ export interface ChunkRow {
   idx: number;
   codec: number;
   data: Uint8Array;
+  /** Its trigram mask, when asked for and the segment has one (see SegmentCache.chunks). */
+  grams?: Uint8Array;
 }
 
 /**
@@ -48,8 +50,35 @@ export class SegmentCache {
 
   constructor(private readonly file: string) {}
 
-  /** Chunks [first, last] of `outputId` that segment `n` holds, in order (those it lacks are left out). */
-  chunks(n: number, outputId: string, first: number, last: number): ChunkRow[] {
+  /**
+   * Chunks [first, last] of `outputId` that segment `n` holds, in order (those it lacks are left out);
+   * `withGrams`: with their trigram masks (a rewrite carries them into the new segment).
+   */
+  chunks(n: number, outputId: string, first: number, last: number, withGrams = false): ChunkRow[] {
+    return this.reading(n, (fd, map) => {
+      const rows: ChunkRow[] = [];
+      const masks = withGrams ? readMasks(fd, map, outputId, first, last) : [];
+      for (let idx = first; idx <= last; idx++) {
+        const chunk = map.chunks.get(`${outputId}:${idx}`);
+        if (!chunk) continue;
+        const grams = masks[idx - first];
+        rows.push({ idx, codec: chunk.codec, data: readChunk(fd, map, chunk), ...(grams ? { grams } : {}) });
+      }
+      return rows;
+    });
+  }
+
+  /**
+   * The trigram masks of chunks [first, last] of `outputId` in segment `n`, by idx - first: a read of
+   * their row of the segment's grams table, the chunks not read. Undefined for a chunk the segment
+   * lacks or that has no mask (written before masks).
+   */
+  grams(n: number, outputId: string, first: number, last: number): (Uint8Array | undefined)[] {
+    return this.reading(n, (fd, map) => readMasks(fd, map, outputId, first, last));
+  }
+
+  /** Runs `read` over segment `n`'s open file and its map; a segment gone is SEGMENT_GONE, any other failure a damaged segment. */
+  private reading<T>(n: number, read: (fd: number, map: SegmentMap) => T): T {
     const path = segmentFile(this.file, n);
     let fd: number;
     try {
@@ -62,13 +91,7 @@ export class SegmentCache {
       throw damaged(path, error);
     }
     try {
-      const map = this.map(n, fd);
-      const rows: ChunkRow[] = [];
-      for (let idx = first; idx <= last; idx++) {
-        const chunk = map.chunks.get(`${outputId}:${idx}`);
-        if (chunk) rows.push({ idx, codec: chunk.codec, data: readChunk(fd, map, chunk) });
-      }
-      return rows;
+      return read(fd, this.map(n, fd));
     } catch (error) {
       throw damaged(path, error);
     } finally {
@@ -111,6 +134,47 @@ export function placedChunks(index: Database, segments: SegmentCache, outputId: 
   return placements.flatMap((p) => segments.chunks(p.segment, outputId, Math.max(first, p.first_idx), Math.min(last, p.last_idx)));
 }
 
+/** A run of a copy's chunks placed in a segment, as the index holds it. */
+export interface PlacementRow {
+  segment: number;
+  first_idx: number;
+  last_idx: number;
+}
+
+/** Every copy's placements (layout 2), in chunk order: one query for a search over many copies. */
+export function placementsByCopy(index: Database): Map<string, PlacementRow[]> {
+  const byCopy = new Map<string, PlacementRow[]>();
+  for (const row of queryRows<PlacementRow & { output_id: string }>(
+    index,
+    'SELECT output_id, segment, first_idx, last_idx FROM placements ORDER BY output_id, first_idx',
+  )) {
+    let runs = byCopy.get(row.output_id);
+    if (!runs) byCopy.set(row.output_id, (runs = []));
+    runs.push({ segment: row.segment, first_idx: row.first_idx, last_idx: row.last_idx });
+  }
+  return byCopy;
+}
+
+/**
+ * The trigram masks of a copy's `chunkCount` chunks, from its placements: undefined for a chunk no
+ * segment holds a mask of (written before masks, or not placed).
+ */
+export function placedGrams(
+  placements: readonly PlacementRow[],
+  segments: SegmentCache,
+  outputId: string,
+  chunkCount: number,
+): (Uint8Array | undefined)[] {
+  const masks = new Array<Uint8Array | undefined>(chunkCount).fill(undefined);
+  for (const p of placements) {
+    const first = Math.max(0, p.first_idx);
+    const last = Math.min(chunkCount - 1, p.last_idx);
+    if (last < first) continue;
+    segments.grams(p.segment, outputId, first, last).forEach((mask, at) => (masks[first + at] = mask));
+  }
+  return masks;
+}
+
 /** Where one sealed segment's chunks belong: runs of consecutive chunks of one copy. */
 export interface Placement {
   outputId: string;
@@ -132,7 +196,15 @@ export interface SealedSegment {
  * Its in-memory database is closed and its exported bytes dropped as soon as it is written.
  */
 export class SegmentWriter {
-  private current: { n: number; rows: SegmentRow[]; dataBytes: number; placements: Placement[] } | undefined;
+  private current:
+    | {
+        n: number;
+        rows: SegmentRow[];
+        masks: { outputId: string; first: number; grams: Uint8Array[] }[];
+        dataBytes: number;
+        placements: Placement[];
+      }
+    | undefined;
   /** Segments written by this writer, for removal should the checkpoint fail before an index names them. */
   readonly written: number[] = [];
   /** Written, not yet fsync'd (see sync). */
@@ -148,9 +220,16 @@ export class SegmentWriter {
   /** Adds a chunk (held, not copied, until its segment is written); resolves the segment it sealed, when it was full. */
   async add(outputId: string, idx: number, chunk: EncodedChunk): Promise<SealedSegment | undefined> {
     const sealed = this.current && this.current.dataBytes + chunk.data.length > SEGMENT_BYTES ? await this.seal() : undefined;
-    this.current ??= { n: this.nextNumber(), rows: [], dataBytes: 0, placements: [] };
+    this.current ??= { n: this.nextNumber(), rows: [], masks: [], dataBytes: 0, placements: [] };
     const segment = this.current;
     segment.rows.push({ outputId, idx, codec: chunk.codec, data: chunk.data });
+    if (chunk.grams) {
+      const masks = segment.masks.at(-1);
+      const size = chunk.grams.length;
+      if (masks && masks.outputId === outputId && masks.first + masks.grams.length === idx && masks.grams[0].length === size)
+        masks.grams.push(chunk.grams);
+      else segment.masks.push({ outputId, first: idx, grams: [chunk.grams] });
+    }
     segment.dataBytes += chunk.data.length;
     const run = segment.placements.at(-1);
     if (run && run.outputId === outputId && run.last === idx - 1) {
@@ -165,7 +244,15 @@ export class SegmentWriter {
     const segment = this.current;
     if (!segment) return undefined;
     this.current = undefined;
-    const data = buildSegment(segment.rows);
+    // The masks of each run of a copy's chunks as one row of the grams table (segmentBuild.ts GRAMS_SCHEMA).
+    const data = buildSegment(
+      segment.rows,
+      segment.masks.map(({ outputId, first, grams }) => {
+        const size = Buffer.alloc(4);
+        size.writeUInt32BE(grams[0].length);
+        return { outputId, first, masks: Buffer.concat([size, ...grams]) };
+      }),
+    );
     this.builtBytes += data.length;
     const path = segmentFile(this.file, segment.n);
     this.written.push(segment.n);
@@ -250,14 +337,14 @@ export function segmentsToRewrite(index: Database): { n: number; live: number }[
   return chosen;
 }
 
-/** The live chunks of segment `n` (those placed there), by copy: what a rewrite moves. */
+/** The live chunks of segment `n` (those placed there), by copy, with their masks: what a rewrite moves. */
 export function liveChunks(index: Database, segments: SegmentCache, n: number): { outputId: string; chunks: ChunkRow[] }[] {
   const placements = queryRows<{ output_id: string; first_idx: number; last_idx: number }>(
     index,
     'SELECT output_id, first_idx, last_idx FROM placements WHERE segment = ? ORDER BY output_id, first_idx',
     [n],
   );
-  return placements.map((p) => ({ outputId: p.output_id, chunks: segments.chunks(n, p.output_id, p.first_idx, p.last_idx) }));
+  return placements.map((p) => ({ outputId: p.output_id, chunks: segments.chunks(n, p.output_id, p.first_idx, p.last_idx, true) }));
 }
 
 /**
