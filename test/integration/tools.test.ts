@@ -250,7 +250,7 @@ describe('tools', function () {
         onRetained: () => undefined,
         log: testChannel(),
       });
-      const prepared = tool.prepareInvocation({ input: {} } as vscode.LanguageModelToolInvocationPrepareOptions<never>);
+      const prepared = tool.prepareInvocation({ input: {} });
       assert.equal(typeof prepared.invocationMessage, 'string', name);
       assert.equal(prepared.confirmationMessages !== undefined, toolSpec(name).effect === 'runs', name);
     }
