@@ -102,6 +102,10 @@ export const PROBES = {
   /** How many elements match `selector` (rendered or not): the nodes a pane keeps live. */
   count: (selector) => document.querySelectorAll(selector).length,
 
+  /** The attributes of each element matching `selector` (the workbench's own widgets are found by them). */
+  attributes: (selector) =>
+    [...document.querySelectorAll(selector)].map((e) => Object.fromEntries([...e.attributes].map((a) => [a.name, a.value]))),
+
   /** An input's current value. */
   value: (selector) => {
     return document.querySelector(selector)?.value ?? null;

@@ -78,6 +78,7 @@ export function activate(context: vscode.ExtensionContext): ToolOutputRecallApi 
       store: agents.store,
       sessions: sessions.views,
       agents: agents.sessions,
+      catalog,
       onDidChangeOutputs: agents.onDidChangeOutputs,
       log,
       fireChanged: () => sessions.notifyChanged(),

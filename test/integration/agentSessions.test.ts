@@ -6,76 +6,17 @@
 // the workspace's .mcp.json beside another server, installs a copy of the server that starts on its
 // own, leaves a malformed .cursor/mcp.json alone, and writes nothing when run again.
 import * as assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createInterface } from 'node:readline';
 import * as vscode from 'vscode';
 import { defaultStoreDir } from '../../src/core/agentStore';
 import type { AgentSessionSummary } from '../../src/extension/agents/agentSessions';
 import type { ConnectResult } from '../../src/extension/agents/connect';
 import type { TreeItemSnapshot } from '../../src/extension/inspector/outputsTree';
-import { EXTENSION_ID, recallApi, scaled, waitFor, workspaceDir } from './helpers/host';
+import { EXTENSION_ID, recallApi, waitFor, workspaceDir } from './helpers/host';
+import { StdioMcp } from './helpers/stdioMcp';
 
 const pkg = require('../../package.json') as { version: string; contributes: { languageModelTools: { name: string }[] } };
-
-/** A stdio MCP client, newline-delimited JSON-RPC, as small as a client can be. */
-class StdioMcp {
-  readonly child: ChildProcess;
-  private nextId = 1;
-  private readonly waiting = new Map<number, (message: { result?: unknown; error?: unknown }) => void>();
-  stderr = '';
-
-  constructor(script: string, args: string[]) {
-    // The host's own runtime as plain Node (in Electron builds this variable makes it one).
-    this.child = spawn(process.execPath, [script, ...args], {
-      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
-    createInterface({ input: this.child.stdout! }).on('line', (line) => {
-      const message = JSON.parse(line) as { id?: number; result?: unknown; error?: unknown };
-      if (typeof message.id === 'number') this.waiting.get(message.id)?.(message);
-    });
-  }
-
-  request(method: string, params: object): Promise<unknown> {
-    const id = this.nextId++;
-    this.child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-    return new Promise((resolve, reject) => {
-      // Answers take milliseconds; the deadline (×TEST_TIME_SCALE) turns a server that never answers into a failure that shows its stderr.
-      const limitMs = scaled(60_000);
-      const timer = setTimeout(() => reject(new Error(`${method} timed out after ${limitMs} ms; server stderr:\n${this.stderr}`)), limitMs);
-      this.waiting.set(id, (message) => {
-        clearTimeout(timer);
-        if (message.error) reject(new Error(`${method}: ${JSON.stringify(message.error)}`));
-        else resolve(message.result);
-      });
-    });
-  }
-
-  async initialize(name: string): Promise<void> {
-    await this.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name, version: '9.9.9' } });
-    this.child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
-  }
-
-  async call(tool: string, args: object): Promise<string> {
-    const result = (await this.request('tools/call', { name: tool, arguments: args })) as {
-      content: { text: string }[];
-      isError?: boolean;
-    };
-    const text = result.content.map((part) => part.text).join('');
-    assert.ok(!result.isError, `${tool} failed: ${text}`);
-    return text;
-  }
-
-  /** The client ends a stdio server by closing its stdin. */
-  async close(): Promise<number | null> {
-    const exited = new Promise<number | null>((resolve) => this.child.once('exit', resolve));
-    this.child.stdin!.end();
-    return exited;
-  }
-}
 
 const treeItems = (): Thenable<TreeItemSnapshot[]> =>
   vscode.commands.executeCommand<TreeItemSnapshot[]>('_toolOutputRecall.outputsTreeItems');

@@ -2,12 +2,14 @@
 // `--locale zh-cn` (scripts/host/locale.mjs: the stub language pack that makes VS Code for the web use
 // the language); TOR_TEST_LOCALE says which run this is. In each, the extension host's language is
 // the one asked for, the manifest's strings come from package.nls(.<language>).json, and a text the
-// extension builds with vscode.l10n for a person (the side view's placeholder) is in that language.
+// extension builds with vscode.l10n for a person (the side view's placeholder, Search All Outputs'
+// rows) is in that language.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { InspectorViewState } from '../../src/extension/inspector/inspectorView';
+import type { SearchResultsSnapshot, SearchState } from '../../src/extension/inspector/searchAllOutputs';
 import { EXTENSION_ID, commandOutputId, invoke, recallApi, skipBecause, waitFor } from './helpers/host';
 import { InspectorView } from './helpers/inspectorView';
 import { hasDriver, workbenchScreenshot } from './helpers/webview';
@@ -51,10 +53,12 @@ describe(`localization where it runs (${LANGUAGE})`, function () {
     const titles = Object.fromEntries(manifest.contributes.commands.map((c) => [c.command, shown(c.title)]));
     assert.equal(titles['toolOutputRecall.openOutput'], nls['command.openOutput.title']);
     assert.equal(titles['toolOutputRecall.switchSession'], nls['command.switchSession.title']);
+    assert.equal(titles['toolOutputRecall.searchAllOutputs'], nls['command.searchAllOutputs.title']);
     assert.equal(shown(manifest.contributes.commands[0].category), nls.displayName);
     const views = Object.fromEntries(manifest.contributes.views.toolOutputRecall.map((v) => [v.id, shown(v.name)]));
     assert.equal(views['toolOutputRecall.outputs'], nls['view.outputs.name']);
     assert.equal(views['toolOutputRecall.inspectorView'], nls['view.inspectorView.name']);
+    assert.equal(views['toolOutputRecall.searchResults'], nls['view.searchResults.name']);
     if (LANGUAGE !== 'en') assert.notEqual(titles['toolOutputRecall.openOutput'], 'Open Output in Inspector', 'translated, not English');
   });
 
@@ -74,6 +78,21 @@ describe(`localization where it runs (${LANGUAGE})`, function () {
     );
     assert.equal(state!.placeholder, inLanguage(GONE));
     if (LANGUAGE !== 'en') assert.notEqual(state!.placeholder, GONE);
+  });
+
+  it('Search All Outputs says that nothing matched in that language', async () => {
+    const state = await vscode.commands.executeCommand<SearchState>('toolOutputRecall.searchAllOutputs', {
+      pattern: `no such text ${Date.now()}`,
+    });
+    try {
+      const { items } = await vscode.commands.executeCommand<SearchResultsSnapshot>('_toolOutputRecall.searchResultsItems');
+      const template = state.searchedOutputs === 1 ? 'No match in the 1 output searched.' : 'No match in {0} outputs.';
+      // First; rows about incomplete copies or unreadable sessions other suites left may follow.
+      assert.equal(items[0]?.label, inLanguage(template).replace('{0}', String(state.searchedOutputs)));
+      if (LANGUAGE !== 'en') assert.notEqual(items[0].label, template.replace('{0}', String(state.searchedOutputs)));
+    } finally {
+      await vscode.commands.executeCommand('toolOutputRecall.clearSearchResults');
+    }
   });
 
   it("the inspector labels a fresh run_command output's preview as the exact text the model received, in that language", async function () {

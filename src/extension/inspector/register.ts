@@ -1,7 +1,7 @@
 /**
  * Wires the inspector into VS Code: the Retained Outputs tree, the inspector panels (and their
  * serializer, so they come back after a reload), the read-only copy documents, a vscode:// link
- * handler, and the output commands. Everything registered goes to context.subscriptions.
+ * handler, the output commands and Search All Outputs. Everything registered goes to context.subscriptions.
  */
 import * as vscode from 'vscode';
 import { showError } from '../showError';
@@ -14,6 +14,7 @@ import { INSPECTOR_SIDE_VIEW_ID, InspectorView } from './inspectorView';
 import { OutputsTree } from './outputsTree';
 import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../../core/toolNames';
 import { locateOutput } from './locate';
+import { registerSearchAllOutputs } from './searchAllOutputs';
 import type { InspectorServices } from './services';
 
 export interface OpenOutputOptions {
@@ -53,6 +54,8 @@ export function registerInspector(context: vscode.ExtensionContext, services: In
   tree.attach(view);
   const panels: InspectorContext = { extensionUri: context.extensionUri, services, actions: inspectorActions(services) };
   const sideView = new InspectorView(panels);
+  // Search All Outputs and its Search Results view (hits open through toolOutputRecall.openOutput).
+  registerSearchAllOutputs(context, services);
 
   /**
    * The output a command is about: its argument (ID, tree node, {outputId}), else the selection or

@@ -3,6 +3,7 @@
  * its own file, so the parts that take it and register.ts, which wires them, do not import each other.
  */
 import type * as vscode from 'vscode';
+import type { OutputCatalog } from '../../core/catalog/outputCatalog';
 import type { RecallStore } from '../../core/types';
 import type { AgentSessions } from '../agents/agentSessions';
 import type { SessionViews } from '../sessions/sessionViews';
@@ -21,6 +22,11 @@ export interface InspectorServices {
   sessions?: SessionViews;
   /** The sessions MCP servers keep for this workspace (the tree's groups). */
   agents?: Pick<AgentSessions, 'list' | 'outputs'>;
+  /**
+   * Every retained output of the workspace (this window's sessions, earlier ones and other agents'),
+   * for Search All Outputs. Absent in hosts without it: the command then says it cannot search.
+   */
+  catalog?: Pick<OutputCatalog, 'searchAcross' | 'sessions'>;
   /** Fired after a retain, a remove or a session switch. */
   onDidChangeOutputs: vscode.Event<void>;
   log: vscode.LogOutputChannel;

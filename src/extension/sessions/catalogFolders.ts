@@ -21,8 +21,11 @@ async function agentFolders(): Promise<string[]> {
   return dirs;
 }
 
+/** Who this window's session folder is (the catalog names its sessions so; other agents' name themselves). */
+export const VS_CODE_OWNER = 'VS Code';
+
 export function catalogFolders(sessionsDir: string): () => Promise<SessionFolder[]> {
-  return async () => [{ dir: sessionsDir, owner: 'VS Code' }, ...(await agentFolders()).map((dir) => ({ dir }))];
+  return async () => [{ dir: sessionsDir, owner: VS_CODE_OWNER }, ...(await agentFolders()).map((dir) => ({ dir }))];
 }
 
 /**
