@@ -31,6 +31,7 @@ describe('output catalog: list and search every retained output (issue 38)', fun
   const dirs = useTempDirs('catalog');
   let dir: string;
   let current: WorkerStore;
+  let agent: WorkerStore;
   let catalog: OutputCatalog;
   let earlierId: string;
   let agentId: string;
@@ -60,7 +61,7 @@ describe('output catalog: list and search every retained output (issue 38)', fun
     ).outputId;
     await earlier.close();
     // Another agent's session, still open by its owner (a live server): its newest copy only in its journal.
-    const agent = await openWorkerStore({ dir });
+    agent = await openWorkerStore({ dir });
     agentId = agent.sessionId;
     const note = new SessionAgentNote(agent.file, () => undefined);
     await note.started();
@@ -83,11 +84,13 @@ describe('output catalog: list and search every retained output (issue 38)', fun
     for (let i = 0; i < 30; i++)
       await current.retain(`step ${i} done\n`, { tool: 'run_command', title: `echo step ${i}`, extra: { exitCode: 0 } });
     catalog = new OutputCatalog({ folders: async () => [{ dir }], current: async () => current });
-    after(async () => {
-      await catalog.close();
-      await agent.close();
-      await current.close();
-    });
+  });
+  // At the describe's level: a hook registered inside another is never run, and the stores' shared
+  // worker then outlived this file (test/system/workerStore.test.ts saw it).
+  after(async () => {
+    await catalog?.close();
+    await agent?.close();
+    await current?.close();
   });
 
   it('lists this session by default, newest first, from the index alone', async () => {
