@@ -3,6 +3,7 @@ import { showError } from './showError';
 import type { SessionManager } from './sessions/sessionManager';
 import { sizeText } from './sizes';
 import { describeError } from '../core/errors';
+import { isOutputIdShape } from '../core/ids';
 import { sessionParts } from './sessions/sessionNames';
 
 /** The session commands (category "Tool Output Recall"); output commands live with the inspector. */
@@ -82,9 +83,7 @@ export function registerSessionCommands(sessions: SessionManager, log: vscode.Lo
               title: vscode.l10n.t('Open Output by ID'),
               prompt: vscode.l10n.t('An outputId from a tool result, e.g. {0}', 'out_0123456789abcdef01234567'),
               validateInput: (value) =>
-                /^\s*out_[0-9a-f]{24}\s*$/.test(value)
-                  ? undefined
-                  : vscode.l10n.t('An outputId looks like out_ followed by 24 hex digits.'),
+                isOutputIdShape(value.trim()) ? undefined : vscode.l10n.t('An outputId looks like out_ followed by 24 hex digits.'),
             });
       if (!id) return undefined;
       return vscode.commands.executeCommand('toolOutputRecall.openOutput', id.trim());

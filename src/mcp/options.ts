@@ -168,8 +168,8 @@ function settingValue(key: string, raw: string | boolean | string[], where: stri
     if (schema.type === 'boolean') value = /^(1|true|yes)$/i.test(raw) ? true : /^(0|false|no)$/i.test(raw) ? false : raw;
     else if (schema.type === 'integer' || schema.type === 'number') value = raw.trim() === '' ? raw : Number(raw);
   }
-  const problem = schemaProblem(schema, value);
-  if (problem) throw new UsageError(`${where} ${problem.replace(/; got .*$/, '')}; got ${JSON.stringify(raw)}.`);
+  const problem = schemaProblem(schema, value, JSON.stringify(raw));
+  if (problem) throw new UsageError(`${where} ${problem}.`);
   return value;
 }
 

@@ -32,7 +32,11 @@ export const BOOTSTRAP_SOURCE = String.raw`'use strict';
 
   // Queues are null-prototype objects with own keys only: no inherited setter or getter can run.
   const requests = create(null), waiting = create(null);
-  let head = 0, tail = 0, nextId = 1, logText = '', droppedLines = 0, outcome = '', probeState = 'pending', userFn;
+  let head = 0, tail = 0, nextId = 1, logText = '', droppedLines = 0, probeState = 'pending', userFn;
+
+  // The outcome as three strings (only primitives cross the realm): '' until the program settles.
+  let side = '', kind = '', body = '';
+  const settle = function (s, k, b) { side = s; kind = k; body = b; };
 
   const describe = function (e) {
     try {
@@ -78,17 +82,17 @@ export const BOOTSTRAP_SOURCE = String.raw`'use strict';
   define(g, 'console', { value: freeze({ log: writer(''), info: writer(''), debug: writer(''), warn: writer('[warn] '), error: writer('[error] ') }), enumerable: false });
 
   const onValue = function (v) {
-    if (typeof v === 'string') { outcome = 'dstring\n' + v; return; }
-    if (v === undefined) { outcome = 'dundefined\n'; return; }
+    if (typeof v === 'string') { settle('done', 'string', v); return; }
+    if (v === undefined) { settle('done', 'undefined', ''); return; }
     let s;
     try { s = stringify(v); } catch (e) {
-      outcome = 'ereturn\nThe program returned a value that cannot be turned into JSON (' + describe(e) + '). Return a string, or plain data without cycles, BigInt or functions.';
+      settle('error', 'return', 'The program returned a value that cannot be turned into JSON (' + describe(e) + '). Return a string, or plain data without cycles, BigInt or functions.');
       return;
     }
-    if (typeof s !== 'string') { outcome = 'ereturn\nThe program returned a ' + typeof v + ', which has no text form. Return a string or plain data (objects, arrays, numbers).'; return; }
-    outcome = 'djson\n' + s;
+    if (typeof s !== 'string') { settle('error', 'return', 'The program returned a ' + typeof v + ', which has no text form. Return a string or plain data (objects, arrays, numbers).'); return; }
+    settle('done', 'json', s);
   };
-  const onError = function (e) { outcome = 'ethrown\n' + describe(e); };
+  const onError = function (e) { settle('error', 'thrown', describe(e)); };
   // The program starts from a microtask (no outer frame on its stack); the chain is built now, while
   // the intrinsics are still the originals.
   let kick;
@@ -96,7 +100,7 @@ export const BOOTSTRAP_SOURCE = String.raw`'use strict';
 
   return freeze({
     start: function (fn) {
-      if (typeof fn !== 'function') { outcome = 'esyntax\nThe program did not compile to a function body.'; return; }
+      if (typeof fn !== 'function') { settle('error', 'syntax', 'The program did not compile to a function body.'); return; }
       userFn = fn; kick();
     },
     probe: function (p) {
@@ -117,7 +121,9 @@ export const BOOTSTRAP_SOURCE = String.raw`'use strict';
     },
     takeLogs: function () { const t = logText; logText = ''; return t; },
     droppedLines: function () { return droppedLines; },
-    outcome: function () { return outcome; },
+    outcomeSide: function () { return side; },
+    outcomeKind: function () { return kind; },
+    outcomeBody: function () { return body; },
   });
 })`;
 
@@ -154,13 +160,12 @@ function pump() {
   const logs = str(handle.takeLogs());
   const dropped = handle.droppedLines();
   if (logs !== '') send({ t: 'log', text: logs });
-  const outcome = str(handle.outcome());
-  if (outcome === '') return;
+  const side = str(handle.outcomeSide());
+  if (side === '') return;
   running = false;
-  const newline = outcome.indexOf('\n');
-  const kind = outcome.slice(1, newline), body = outcome.slice(newline + 1);
+  const kind = str(handle.outcomeKind()), body = str(handle.outcomeBody());
   send({ t: 'droppedLogs', count: typeof dropped === 'number' ? dropped : 0 });
-  send(outcome[0] === 'd' ? { t: 'done', kind, value: body } : { t: 'error', kind, message: body });
+  send(side === 'done' ? { t: 'done', kind, value: body } : { t: 'error', kind, message: body });
 }
 
 function run(code, maxLogChars) {

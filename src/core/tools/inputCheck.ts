@@ -23,9 +23,12 @@ export const CHECKED_KEYWORDS: ReadonlySet<string> = new Set([
   'default',
 ]);
 
-/** What is wrong with `value` as an instance of `schema` ("must be …; got …"), or undefined when it fits. */
-export function schemaProblem(schema: JsonSchema, value: unknown): string | undefined {
-  const got = `; got ${describe(value)}`;
+/**
+ * What is wrong with `value` as an instance of `schema` ("must be …; got …"), or undefined when it
+ * fits. `shown` is how the value is named after "got" (a command line names the text it was given).
+ */
+export function schemaProblem(schema: JsonSchema, value: unknown, shown: string = describe(value)): string | undefined {
+  const got = `; got ${shown}`;
   switch (schema.type) {
     case 'string':
       if (typeof value !== 'string') return `must be a string${got}`;

@@ -60,8 +60,7 @@ function asRecallError(error: unknown): { code: RecallErrorCode; message: string
   if (error instanceof RangeError && /call stack/i.test(error.message)) {
     return { code: 'INVALID_ARGUMENT', message: `The input is nested too deeply to process (${cause}). Pass plain, flat values.` };
   }
-  // An error that crossed a worker boundary may keep its code only at the start of its message.
-  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? /^(E[A-Z0-9]+):/.exec(cause)?.[1] ?? '';
+  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? '';
   const known = Object.hasOwn(FOREIGN_ERRORS, code) ? FOREIGN_ERRORS[code] : undefined;
   if (known) return { code: known[0], message: `${known[1]} (${cause}).` };
   return {

@@ -6,7 +6,10 @@ export function serializeError(error: unknown): SerializedError {
   if (error instanceof RecallError) {
     return { code: error.code, name: error.name, message: error.message, details: error.details, stack: error.stack };
   }
-  if (error instanceof Error) return { name: error.name, message: describeError(error), stack: error.stack };
+  if (error instanceof Error) {
+    const errno = (error as NodeJS.ErrnoException).code;
+    return { name: error.name, message: describeError(error), stack: error.stack, ...(typeof errno === 'string' ? { errno } : {}) };
+  }
   return { name: 'Error', message: describeError(error) };
 }
 
@@ -15,6 +18,7 @@ export function toError(serialized: SerializedError): Error {
   if (serialized.code) return new RecallError(serialized.code, serialized.message, serialized.details ?? {});
   const error = new Error(serialized.message);
   error.name = serialized.name;
+  if (serialized.errno) (error as NodeJS.ErrnoException).code = serialized.errno;
   if (serialized.stack) error.stack = `${error.stack}\n    --- in the worker ---\n${serialized.stack}`;
   return error;
 }

@@ -14,6 +14,8 @@ export interface SerializedError {
   name: string;
   message: string;
   details?: Record<string, unknown>;
+  /** A system error's own code (`ENOENT`, `EACCES`, …), so the caller maps it without reading the message. */
+  errno?: string;
   /** The worker-side stack, for logs. */
   stack?: string;
 }
