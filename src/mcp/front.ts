@@ -4,9 +4,11 @@
  * the other core when there is one. Every stdin chunk goes to the server as it came; its answers to
  * the requests answered here are dropped, everything else it writes goes to stdout unchanged.
  */
+import { readFileSync, readdirSync, writeSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import type { FromFront, ToFront } from './frontProtocol';
+import { removeDoorNow, removeLeftoversNow, type FromFront, type Leftovers, type ToFront } from './frontProtocol';
 import { EarlyAnswers, type HandshakeData } from './handshake';
+import { stderrLog } from './log';
 
 /** A line longer than this is not a handshake request; it is left to the server (which has its own limit). */
 const MAX_HANDSHAKE_LINE = 1024 * 1024;
@@ -19,6 +21,12 @@ export function runFront(data: HandshakeData, serverScript: string, argv: readon
   let partial = '';
   /** The signal that asked the server to stop, if one did. */
   let stopSignal: NodeJS.Signals | undefined;
+  /** Told to stop (a signal, stdin's end): nothing more goes to stdout. */
+  let stopping = false;
+  /** The code the program ends with once the server's thread has ended, when the end is decided here. */
+  let endCode: number | undefined;
+  /** What the server said the process must remove when it ends (frontProtocol.ts). */
+  let leftovers: Leftovers = {};
 
   // No execArgv: a preload given to this process (a recorder of its stdio in tests, a user's
   // --require) is for the process's streams, which this thread owns.
@@ -27,16 +35,59 @@ export function runFront(data: HandshakeData, serverScript: string, argv: readon
 
   worker.on('message', (message: ToFront) => {
     if (message.kind === 'ready') serverReady = true;
-    // The session is closed and its lock released: nothing is left to wait for.
-    else if (message.kind === 'exit') exitNow(message.code, stopSignal);
-    else if (!(answered.size > 0 && answeredHere(message.data))) process.stdout.write(message.data);
+    else if (message.kind === 'leftovers') leftovers = message.leftovers;
+    // The server has stopped its running commands: nothing is left to wait for.
+    else if (message.kind === 'exit') exitNow(message.code, message.leftovers);
+    // Stopping, the server answers nothing more: a client that closed stdin or sent a signal reads no further.
+    else if (!stopping && !(answered.size > 0 && answeredHere(message.data))) process.stdout.write(message.data);
   });
-  // A server that ends without saying so (a bad command line, a session that cannot open) ends the program with its code.
-  worker.on('exit', (code) => process.exit(code));
+  // A server that ends without saying so (a bad command line, a session that cannot open, a crash)
+  // ends the program with its code. Its thread has ended, and the store's within it: the lock can go.
+  worker.on('exit', (code) => {
+    removeLeftoversNow(leftovers);
+    process.exit(endCode ?? code);
+  });
   worker.on('error', (error) => {
     process.stderr.write(`tool-output-recall-mcp: ${error.stack ?? String(error)}\n`);
-    process.exit(1);
+    endCode = 1;
   });
+
+  /**
+   * Ends the process, first removing what it leaves behind (the lock last). After a clean stop that a
+   * signal asked for, by that same signal with its default action: the conventional end of a program
+   * that handles SIGINT or SIGTERM (its parent sees it killed by that signal), and the one that skips
+   * Node's teardown; the lock goes in the same synchronous run, so the store's worker, which writes the
+   * session, ends with the process. process.exit would wait for every worker thread's isolate to be
+   * disposed, V8's background compile jobs for sql.js's WebAssembly included (150-380 ms at load 3-4),
+   * where Claude Code sends SIGTERM 100 ms after its SIGINT and SIGKILL soon after. Without a signal
+   * (stdin closed) the program ends with `code`: the server's thread ends first, then the lock goes.
+   */
+  const exitNow = (code: number, more: Leftovers = {}) => {
+    leftovers = { ...leftovers, ...more };
+    removeDoorNow(leftovers);
+    if (code === 0 && stopSignal) {
+      removeLeftoversNow(leftovers);
+      process.removeAllListeners(stopSignal);
+      process.kill(process.pid, stopSignal);
+    }
+    endCode = code;
+    void worker.terminate();
+  };
+
+  /**
+   * Told to stop: the door's files go first, here and now (the server's thread may be busy, and a hook
+   * must not find a server that is ending). When nothing the server started is running and its door is
+   * settled, nothing needs the server's thread: the process ends from here. Otherwise the server stops
+   * its commands (their process trees) first and then says so (`exit`).
+   */
+  const stop = (message: FromFront) => {
+    stopping = true;
+    removeDoorNow(leftovers);
+    if (leftovers.door === undefined || runsAnything()) return send(message);
+    // The line the server would write: a client's log shows why the server ended.
+    stderrLog({ write: (text: string) => writeSync(2, text) }).info(`stopping (${message.kind === 'stop' ? message.why : 'stdin closed'})`);
+    exitNow(0);
+  };
 
   function answeredHere(line: string): boolean {
     let message: { id?: unknown; method?: unknown };
@@ -74,27 +125,24 @@ export function runFront(data: HandshakeData, serverScript: string, argv: readon
     if (!serverReady) readHandshake(chunk);
     send({ kind: 'in', data: chunk });
   });
-  process.stdin.once('end', () => send({ kind: 'end' }));
+  process.stdin.once('end', () => stop({ kind: 'end' }));
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       stopSignal ??= signal;
-      send({ kind: 'stop', why: signal });
+      stop({ kind: 'stop', why: signal });
     });
   }
 }
 
 /**
- * Ends the process. After a clean stop that a signal asked for, by that same signal with its default
- * action: the conventional end of a program that handles SIGINT or SIGTERM (its parent sees it killed
- * by that signal), and the one that skips Node's teardown. process.exit waits for every worker
- * thread's isolate to be disposed, V8's background compile jobs for sql.js's WebAssembly included:
- * 150-380 ms for a server stopped just after it started (measured at load 3-4), where Claude Code
- * follows its SIGINT with SIGTERM when the server has not exited within 100 ms.
+ * Whether a process this one started (a running command) is still there, from Linux's
+ * /proc/self/task/<tid>/children (each thread's children: commands start in the server's thread);
+ * true where that cannot be told (another system, no such file).
  */
-function exitNow(code: number, signal: NodeJS.Signals | undefined): void {
-  if (code === 0 && signal) {
-    process.removeAllListeners(signal);
-    process.kill(process.pid, signal);
+function runsAnything(): boolean {
+  try {
+    return readdirSync('/proc/self/task').some((task) => readFileSync(`/proc/self/task/${task}/children`, 'latin1').trim() !== '');
+  } catch {
+    return true;
   }
-  process.exit(code);
 }

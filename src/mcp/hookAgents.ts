@@ -18,6 +18,11 @@
  *   gets, and Codex saves the output nowhere (docs/agents.md, "Agents' own shell output: hooks").
  * The shell tool is `run_shell_command` in Gemini and Qwen (command `tool_input.command`), `bash` in
  * Copilot (command `toolArgs.command`).
+ *
+ * Every byte of the output an event holds is kept: only what the agent wrapped around it is taken off.
+ * Gemini and Qwen trim the output themselves before any hook sees it (`stripAnsi(stdout + stderr)
+ * .trim()` in their shell services; a pseudo-terminal's lines joined, then `trimEnd()`), so their copies
+ * lack its leading and trailing whitespace, the final line break above all; no field of the event holds it.
  */
 import { DEFAULT_SENSITIVE_PATTERNS } from '../core/files';
 import { maskCopy, readSpillForCopy, type MaskedCopy } from '../core/files/spillCopy';
@@ -92,15 +97,22 @@ export const GEMINI_AFTER_TOOL: HookAgent = {
   answer: contextAnswer('AfterTool'),
 };
 
-/** The line `qwen -p` adds to a saved output's returnDisplay string. */
-const QWEN_SAVED_LINE = /\nOutput too long and was saved to: [^\n]*$/;
+/**
+ * What Qwen Code 0.24.4 adds after the output in a returnDisplay string: the line naming the file it
+ * saved a long output to (`qwen -p`), then its own notes, each after a blank line: that a foreground
+ * command ran long (past half its timeout, so often a build with a big output) and why a commit's
+ * attribution note was skipped. After its saved line every such paragraph is Qwen's; without that line
+ * only the notes it is known to write are taken off (the output's own last paragraphs stay).
+ */
+const QWEN_NOTE = String.raw`\n\n(?:Note: this foreground command ran for \d+s\. |AI attribution note skipped: )[^\n]*`;
+const QWEN_ADDED = new RegExp(String.raw`(?:\nOutput too long and was saved to: [^\n]*(?:\n\n[^\n]+)*|(?:${QWEN_NOTE})+)$`);
 
 export const QWEN_POST_TOOL_USE: HookAgent = {
   name: 'qwen-code-post-tool-use',
   async capture(event) {
     const response = event.tool_response;
     const display = isObject(response) ? response.returnDisplay : undefined;
-    const output = typeof display === 'string' ? display.replace(QWEN_SAVED_LINE, '') : isObject(display) ? display.output : undefined;
+    const output = typeof display === 'string' ? display.replace(QWEN_ADDED, '') : isObject(display) ? display.output : undefined;
     if (event.tool_name !== 'run_shell_command' || typeof output !== 'string' || !bigEnough(output)) return undefined;
     return {
       agent: 'qwen-code',

@@ -57,6 +57,9 @@ export type HookAnswer =
 
 export interface HookDoor {
   status: HookDoorStatus;
+  /** The announcement and the socket (none when there is no door): a server that stops removes them at once, synchronously. */
+  files: readonly string[];
+  /** Stops listening, ends the connections and removes the files (a server that stops ends faster: it removes `files` and exits). */
   close(): Promise<void>;
 }
 
@@ -115,19 +118,19 @@ export async function listenForHooks(options: HookDoorOptions): Promise<HookDoor
   const { log } = options;
   try {
     const { dir, how } = await openRunDir();
-    const close = await listenIn(dir, options);
+    const { files, close } = await listenIn(dir, options);
     log.info(`hooks: listening in ${dir} (${how})`);
-    return { status: { listening: true, dir, how }, close };
+    return { status: { listening: true, dir, how }, files, close };
   } catch (error) {
     const why = describeError(error);
     // On Windows there is never a door: said once, not warned of.
     if (process.platform === 'win32') log.info(`hooks: no door for hooks: ${why}`);
     else log.warn(`hooks cannot reach this server: ${why}`);
-    return { status: { listening: false, why }, close: () => Promise.resolve() };
+    return { status: { listening: false, why }, files: [], close: () => Promise.resolve() };
   }
 }
 
-async function listenIn(dir: string, options: HookDoorOptions): Promise<() => Promise<void>> {
+async function listenIn(dir: string, options: HookDoorOptions): Promise<Pick<HookDoor, 'files' | 'close'>> {
   const socketPath = path.join(dir, `${process.pid}.sock`);
   const announcement = path.join(dir, `${process.pid}.json`);
   // Files of servers that ended without cleaning up (killed, or a crash), this pid's among them.
@@ -165,13 +168,17 @@ async function listenIn(dir: string, options: HookDoorOptions): Promise<() => Pr
     workspace: options.workspace,
   };
   await fs.writeFile(announcement, `${JSON.stringify(note)}\n`, { mode: 0o600 });
-  return async () => {
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    // The server is stopping: a request still arriving or retaining would only hold it up.
-    for (const socket of open) socket.destroy();
-    await closed;
-    await fs.rm(announcement, { force: true });
-    await fs.rm(socketPath, { force: true });
+  return {
+    // The announcement first: a hook that still finds the socket without it passes this server by.
+    files: [announcement, socketPath],
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // The server is stopping: a request still arriving or retaining would only hold it up.
+      for (const socket of open) socket.destroy();
+      await closed;
+      await fs.rm(announcement, { force: true });
+      await fs.rm(socketPath, { force: true });
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 /**
  * The command line: `tool-output-recall-mcp [--workspace DIR] [--store DIR] [--session ID]
- * [--http PORT [--token-file PATH | --token TOKEN]] [limits…]`. Each limit is the extension's setting of the same name
+ * [--http PORT [--token TOKEN | --token-file PATH]] [--sensitive-pattern P]... [limits…]`. Each limit is the extension's setting of the same name
  * (`sessions.maxCount` → `--sessions-max-count`, or the environment variable
  * `TOOL_OUTPUT_RECALL_SESSIONS_MAX_COUNT`), checked against the setting's schema in package.json and
  * defaulting to the setting's default, so both front ends enforce one set of limits.
@@ -192,7 +192,10 @@ export function usage(): string {
     'Speaks MCP over stdio unless --http is given.',
   ].join(' ');
   return [
-    `Usage: ${PROGRAM} [options]`,
+    // Every option below, as parseOptions takes it (test/unit/mcpOptions.test.ts checks that none is missing).
+    `Usage: ${PROGRAM} [--workspace DIR] [--store DIR] [--session ID]`,
+    '         [--http PORT [--token TOKEN | --token-file PATH]] [--sensitive-pattern P]... [limits...]',
+    `       ${PROGRAM} --help | --version`,
     '',
     ...wrapWords(about, 100),
     '',

@@ -43,7 +43,11 @@ export function runStdioWorker(argv: readonly string[]): void {
       stop = callback;
       if (stopWhy !== undefined) callback(stopWhy);
     },
-    exit: (code) => post({ kind: 'exit', code }),
+    // The entry removes what the process leaves behind, and releases the lock in the same synchronous
+    // run that ends the process: released any earlier, another process could open the session while
+    // this one's store worker still writes it.
+    leave: (leftovers) => post({ kind: 'leftovers', leftovers }),
+    exit: (code, leftovers) => post({ kind: 'exit', code, leftovers }),
     ready: () => post({ kind: 'ready' }),
   }).catch((error: unknown) =>
     fail(

@@ -10,6 +10,7 @@ import { defaultStoreDir } from '../../src/core/agentStore';
 import { openStore } from '../../src/core/workers/stores';
 import { pruneSessions } from '../../src/core/store/sessionPruning';
 import { tryLockSession } from '../../src/core/store/sessionLock';
+import { waitUntil } from '../unit/helpers/mochaRun';
 import { useTempDirs } from '../unit/helpers/tempDirs';
 import { connectHttp, connectStdio, ensureBuilt, okText, runToExit, startHttp } from '../unit/helpers/mcpServer';
 
@@ -86,7 +87,7 @@ describe('mcp: sessions', function () {
   });
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    it(`ends by ${signal}, the signal it was sent, once its session is closed: the lock goes, the output stays`, async () => {
+    it(`ends by ${signal}, the signal it was sent, at once: the lock goes, the output stays (its journal replays)`, async () => {
       const workspace = dirs.make();
       const store = dirs.make();
       const server = await connectStdio(['--workspace', workspace, '--store', store]);
@@ -134,6 +135,9 @@ describe('mcp: sessions', function () {
     }
     const server = await connectStdio(['--workspace', dirs.make(), '--store', store, '--sessions-max-count', '2']);
     const current = sessionOf(server.stderr());
+    // Pruning runs beside the server once its session is open; a server stopped meanwhile ends at once (as if
+    // killed), and the next start prunes again.
+    await waitUntil('the start-up pruning', () => /pruned 2 old session/.test(server.stderr()));
     await server.close();
     // The current session and the newest old one stay; the two oldest go.
     assert.deepEqual(sessionsIn(store), [`${current}.sqlite`, `${old[2]}.sqlite`].sort());

@@ -199,6 +199,19 @@ describe('mcp: command line', () => {
     assert.match(((await parseOptions(['--version'], {})) as { version: string }).version, /^\d+\.\d+\.\d+/);
   });
 
+  it('the usage line names every option --help explains, --token and --token-file among them', async () => {
+    const help = ((await parseOptions(['--help'], {})) as { help: string }).help;
+    const synopsis = help.slice(0, help.indexOf('\n\n'));
+    assert.match(synopsis, /^Usage: tool-output-recall-mcp /);
+    assert.ok(synopsis.includes('[--http PORT [--token TOKEN | --token-file PATH]]'), synopsis);
+    // The options explained below it (the limits have their own section): each is in the usage line.
+    const explained = help.slice(synopsis.length, help.indexOf('\nLimits ('));
+    const flags = [...new Set(explained.match(/^ {2}--[a-z-]+/gm)?.map((flag) => flag.trim()))];
+    assert.deepEqual(flags, ['--workspace', '--store', '--session', '--http', '--token', '--token-file', '--sensitive-pattern', '--help']);
+    for (const flag of [...flags, '--version']) assert.match(synopsis, new RegExp(`${flag}(?![a-z-])`), `${flag} in ${synopsis}`);
+    for (const line of synopsis.split('\n')) assert.ok(line.length <= 100, `${line.length} columns: ${line}`);
+  });
+
   it('--help names the tools from the registry: every one, and no other', async () => {
     const help = ((await parseOptions(['--help'], {})) as { help: string }).help;
     const listed = /Tool Output Recall tools \(([^)]*)\)/.exec(help)?.[1];
