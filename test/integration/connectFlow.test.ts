@@ -20,6 +20,8 @@ import { recallApi, scratchDir, skipBecause, waitFor, workspaceDir } from './hel
 import { Webview, hasDriver, workbenchScreenshot } from './helpers/webview';
 import { testLog } from './log';
 
+const NLS = require('../../package.nls.json') as Record<string, string>;
+
 /** The workbench page itself (not a webview). */
 const workbench = new Webview({ selector: '.monaco-workbench' });
 
@@ -125,6 +127,12 @@ describe('connect flow', function () {
     const done = vscode.commands.executeCommand<ConnectResult | undefined>('toolOutputRecall.connectAgents');
     const row = (name: string) => `.quick-input-widget .monaco-list-row:has-text("${name}")`;
     await workbench.waitFor(row('Kilo Code'));
+    // Which were found, in the picker's placeholder (an attribute: waited for, since text() reads rendered text).
+    const foundLine = vscode.l10n.t(
+      'Found on this machine: {0}. Check the agents to give the server (nothing is written before you confirm)',
+      new Intl.ListFormat(vscode.env.language, { style: 'long', type: 'conjunction' }).format(['OpenCode', 'Kilo Code', 'Cline']),
+    );
+    await workbench.waitFor(`.quick-input-widget input[placeholder=${JSON.stringify(foundLine)}]`, 'attached');
     const opencode = await workbench.text(row('OpenCode'));
     assert.ok(opencode.includes('opencode.json'), `OpenCode's row names its file: ${JSON.stringify(opencode)}`);
     assert.ok(opencode.includes(vscode.l10n.t('found: {0}', '~/.config/opencode')), `and how it was found: ${JSON.stringify(opencode)}`);
@@ -252,7 +260,9 @@ describe('connect flow', function () {
     assert.equal(modals.calls.length, 1, 'no modal over the diff');
     untouched(); // nothing written before the answer
 
-    // Closing the diff asks nothing and leaves nothing unsaved behind.
+    await workbench.waitFor(`${question} .monaco-button:has-text("${vscode.l10n.t('Cancel')}")`);
+
+    // Closing the diff asks nothing, leaves nothing unsaved behind, and answers Cancel: the question was about it.
     await vscode.window.tabGroups.close(
       allTabs().filter((tab) => opened.includes(tab)),
       true,
@@ -261,10 +271,31 @@ describe('connect flow', function () {
       unsaved().map((d) => d.uri.toString()),
       [],
     );
-
-    await workbench.click(`${question} .monaco-button:has-text("${vscode.l10n.t('Cancel')}")`);
-    assert.equal(await done, undefined, 'Cancel in the notification cancels');
+    assert.equal(await done, undefined, 'closing the diff cancels');
     untouched();
+  });
+
+  it("Show Changes keeps Write and Cancel in the changes editor's title until answered, after the notification is gone", async () => {
+    const title = (key: string): string =>
+      (vscode.env.language.startsWith('zh') ? (require('../../package.nls.zh-cn.json') as Record<string, string>) : NLS)[key];
+    const action = (key: string) => `.editor-actions .action-label[aria-label*=${JSON.stringify(title(key))}]`;
+    modals = answerModals(vscode.l10n.t('Show Changes'));
+    const done = vscode.commands.executeCommand<ConnectResult | undefined>('toolOutputRecall.connectAgents', {
+      agents: ['claude-code', 'cursor'],
+    });
+    await notification(writeQuestion());
+    // VS Code hides the notification after a few seconds; cleared here, it is gone from the bell too.
+    await vscode.commands.executeCommand('notifications.clearAll');
+    await workbench.waitFor(action('command.writeShownChanges.title'));
+    await workbench.waitFor(action('command.cancelShownChanges.title'));
+    testLog(`    screenshot: ${await workbenchScreenshot('connect-changes-title-actions.png')}`);
+    assert.deepEqual(written(), [], 'nothing written before the answer');
+    await workbench.click(action('command.writeShownChanges.title'));
+    const result = await done;
+    assert.ok(result, "Write in the editor's title writes");
+    assert.deepEqual(written().sort(), ['.mcp.json', path.join('.claude', 'settings.json'), path.join('.cursor', 'mcp.json')].sort());
+    assert.equal(allTabs().filter(isChangesTab).length, 0, 'the changes editor closes once answered');
+    await workbench.waitFor(action('command.writeShownChanges.title'), 'detached');
   });
 
   it("Write in Show Changes' notification writes, and the message names each agent once, in a sentence of its own", async () => {

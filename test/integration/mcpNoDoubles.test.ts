@@ -20,10 +20,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { defaultStoreDir } from '../../src/core/agentStore';
+import type { AgentSessionSummary } from '../../src/extension/agents/agentSessions';
 import type { ConnectResult } from '../../src/extension/agents/connect';
+import type { TreeItemSnapshot } from '../../src/extension/inspector/outputsTree';
 import { recallApi, skipBecause, waitFor, workspaceDir } from './helpers/host';
 import { testLog } from './log';
 import { chatRequest, participantOnApi } from './helpers/chat';
+import { hasDriver, workbenchScreenshot } from './helpers/webview';
 
 const pkg = require('../../package.json') as { contributes: { languageModelTools: { name: string }[] } };
 const OUR_TOOLS = pkg.contributes.languageModelTools.map((t) => t.name).sort();
@@ -160,6 +163,24 @@ describe('mcp no doubles: after Connect Other Agents, VS Code starts the server 
     const session = vscodeSession()!;
     testLog(`    VS Code's session ${session.file}: clients ${JSON.stringify(session.clients)}`);
     assert.ok(serversOf(launcher).length > 0, `a server process runs ${launcher}`);
+    // That server offered no tools: it makes no session a person sees in Retained Outputs (issue 40, §4).
+    const sessionFile = path.join(storeDir, session.file.replace(/\.agent\.json$/, ''));
+    const listed = await vscode.commands.executeCommand<AgentSessionSummary[]>('_toolOutputRecall.agentSessions');
+    assert.deepEqual(
+      listed.filter((s) => s.file === sessionFile).map((s) => `${s.agents.join(', ')} ${s.bytes} B`),
+      [],
+      `VS Code's own session is not listed: ${JSON.stringify(listed)}`,
+    );
+    await vscode.commands.executeCommand('toolOutputRecall.outputs.focus');
+    const groups = (await vscode.commands.executeCommand<TreeItemSnapshot[]>('_toolOutputRecall.outputsTreeItems')).filter(
+      (item) => item.contextValue?.startsWith('agentSession') && VSCODE_CLIENT.test(item.label),
+    );
+    assert.deepEqual(
+      groups.map((g) => `${g.label} ${g.description}`),
+      [],
+      'no VS Code session group in Retained Outputs',
+    );
+    if (hasDriver()) testLog(`    screenshot: ${await workbenchScreenshot('mcp-vscode-session-hidden.png')}`);
     // Once more, now that it runs: resolves when VS Code holds the server's live tool list.
     await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true });
 

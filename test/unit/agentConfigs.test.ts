@@ -244,7 +244,13 @@ describe('agent configs: entries and names', () => {
         scope: 'workspace',
         entry: { type: 'local', command: ['node', ...args], enabled: true },
       });
-      assert.equal(agentTargets(id, launch, env).length, 1, 'no hook');
+      // Beside the server, a plugin of ours in the project's plugins folder (openCodePlugin.ts).
+      const plugin = agentTargets(id, launch, env)[1];
+      assert.deepEqual(
+        [plugin.file, plugin.format, plugin.scope],
+        [`/srv/proj/${id === 'opencode' ? '.opencode' : '.kilo'}/plugins/tool-output-recall.js`, 'plugin', 'workspace'],
+      );
+      assert.match(String(plugin.entry.source), new RegExp(`"hook","${id === 'opencode' ? 'opencode' : 'kilo'}-after-tool"`));
     }
     // Cline's CLI: its global settings, with a timeout (without one it gave initialize 3 s).
     assert.deepEqual(agentTarget('cline', launch, env), {

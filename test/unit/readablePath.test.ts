@@ -33,11 +33,11 @@ describe('read_file_page: which files it may read (openReadableFile)', () => {
     const error = await rejectsWith(readablePath('link-out.txt', policy), 'REFUSED');
     assert.match(
       error.message,
-      /outside the workspace folders; read_file_page does not read there \(only the files a chat saves oversized tool results to\)/,
+      /outside the workspace folders; read_file_page does not read there \(only the files VS Code, Claude Code, OpenCode and Kilo Code save oversized tool results to\)/,
     );
     assert.match(
       error.message,
-      /Use a file inside the workspace, or ask the user to allow it with the setting toolOutputRecall\.readFilePage\.allowOutsideWorkspace/,
+      /Use a file inside the workspace, or ask the user to allow it: in VS Code with the setting toolOutputRecall\.readFilePage\.allowOutsideWorkspace, for the MCP server with its option --read-file-page-allow-outside-workspace/,
     );
     assert.equal(await readablePath('link-out.txt', { ...policy, allowOutsideWorkspace: true }), path.join(outside, 'notes.txt'));
   });

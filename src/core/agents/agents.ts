@@ -5,6 +5,7 @@
  */
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { KILO_HOOK_ARGS, OPENCODE_HOOK_ARGS, PLUGIN_FILE, openCodePluginSource } from './openCodePlugin';
 import { CLAUDE_HOOK_ARGS, type HookPlace, claudeHookCommand, claudeHookEntry, hookCommand } from './claudeHook';
 
 /** The key the server is listed under in every agent's configuration. */
@@ -159,9 +160,10 @@ export interface AgentTarget {
   /**
    * json: `{ "mcpServers": … }` (OpenCode's and Kilo Code's `{ "mcp": … }`, `serversKey`); toml:
    * Codex's `[mcp_servers.…]`; claude-hook: Claude Code's settings.json hooks (claudeHook.ts); hook:
-   * another agent's hooks file, in the place `hook` says.
+   * another agent's hooks file, in the place `hook` says; plugin: a whole file of ours, `entry.source`
+   * (OpenCode's and Kilo Code's plugin, openCodePlugin.ts).
    */
-  format: 'json' | 'toml' | 'claude-hook' | 'hook';
+  format: 'json' | 'toml' | 'claude-hook' | 'hook' | 'plugin';
   /** For json: the key of the object that holds the servers, when not `mcpServers`. */
   serversKey?: string;
   /** For claude-hook and hook: where in the file the entry goes, and how it is found again. */
@@ -333,6 +335,15 @@ function hookTarget(server: AgentTarget, launch: ServerLaunch): AgentTarget | un
         file: workspaceFile('.github', 'hooks', `${CONFIG_KEY}.json`),
         hook: { event: 'postToolUse', tools: '*', args: COPILOT_HOOK_ARGS, start: { version: 1 } },
         entry: { type: 'command', bash: command(COPILOT_HOOK_ARGS), timeoutSec: HOOK_TIMEOUT_SEC },
+      };
+    case 'opencode':
+    case 'kilo-code':
+      // No hooks file: a plugin of ours in the project's plugins folder, loaded at start.
+      return {
+        ...base,
+        file: workspaceFile(id === 'opencode' ? '.opencode' : '.kilo', 'plugins', PLUGIN_FILE),
+        format: 'plugin',
+        entry: { source: openCodePluginSource(launch.node, launch.launcher, id === 'opencode' ? OPENCODE_HOOK_ARGS : KILO_HOOK_ARGS) },
       };
     default:
       return undefined;

@@ -12,6 +12,7 @@ import { atomicWriteFile } from '../store/atomicWrite';
 import { CONFIG_KEY, type AgentTarget } from './agents';
 import { mergeClaudeHook, mergeHook } from './claudeHook';
 import { mergeJsonServer } from './jsonConfig';
+import { mergePlugin } from './openCodePlugin';
 import { unifiedDiff } from './lineDiff';
 import type { ConfigMerge } from './merge';
 import { mergeTomlServer } from './tomlConfig';
@@ -36,6 +37,8 @@ function mergeInto(target: AgentTarget, before: string | undefined): ConfigMerge
       return mergeJsonServer(before, CONFIG_KEY, target.entry, target.serversKey);
     case 'toml':
       return mergeTomlServer(before, CONFIG_KEY, target.entry);
+    case 'plugin':
+      return mergePlugin(before, String(target.entry.source), l10n.t('a file of that name that Tool Output Recall did not write is there'));
   }
 }
 

@@ -5,7 +5,16 @@ export { openReadableFile, type ReadPolicy } from './readablePath';
 export { openRegularFile, READ_FLAGS, type OpenedFile } from './openedFile';
 export { maskSecrets, type SecretRange } from './secretShapes';
 export { searchFile, FILE_WINDOW_BYTES, OVERLAP_BYTES, type FileSearchOptions } from './fileSearch';
-export { isChatSpillFile, isClaudeToolResult, isSavedToolResult, claudeConfigDir, SPILL_FILE_NAME, CLAUDE_RESULT_NAME } from './spillFiles';
+export {
+  isChatSpillFile,
+  isClaudeToolResult,
+  isOpenCodeToolOutput,
+  openCodeOutputFolders,
+  isSavedToolResult,
+  claudeConfigDir,
+  SPILL_FILE_NAME,
+  CLAUDE_RESULT_NAME,
+} from './spillFiles';
 export {
   isVsCodeSpillFile,
   vscodeSpillRoots,

@@ -87,12 +87,12 @@ async function checkPolicy(opened: OpenedFile, absolute: string, requested: stri
   const realFolders = await Promise.all(policy.folders.map((folder) => fs.realpath(folder).catch(() => folder)));
   const inside = realFolders.some((folder) => real === folder || real.startsWith(folder.endsWith(path.sep) ? folder : folder + path.sep));
   if (!inside) {
-    // Outside the workspace only the files VS Code and Claude Code write for oversized tool results (spillFiles.ts).
+    // Outside the workspace only the files agents write for oversized tool results (spillFiles.ts).
     const saved = await isSavedToolResult(real, policy.spillRoots);
     if (!policy.allowOutsideWorkspace && !saved) {
       throw new RecallError(
         'REFUSED',
-        `${requested} resolves to ${real}, outside the workspace folders; ${tool} does not read there (only the files a chat saves oversized tool results to). Use a file inside the workspace, or ask the user to allow it with the setting toolOutputRecall.readFilePage.allowOutsideWorkspace.`,
+        `${requested} resolves to ${real}, outside the workspace folders; ${tool} does not read there (only the files VS Code, Claude Code, OpenCode and Kilo Code save oversized tool results to). Use a file inside the workspace, or ask the user to allow it: in VS Code with the setting toolOutputRecall.readFilePage.allowOutsideWorkspace, for the MCP server with its option --read-file-page-allow-outside-workspace.`,
       );
     }
     // The temp folder is everyone's: a file named like a saved result that another user left there

@@ -1,6 +1,6 @@
 /**
- * The files agents write for oversized tool results: VS Code's chat ("spill files") and Claude Code
- * (its `tool-results` folders, below), the one kind of file outside the workspace that
+ * The files agents write for oversized tool results: VS Code's chat ("spill files"), Claude Code
+ * (its `tool-results` folders) and OpenCode / Kilo Code (their `tool-output` folders), the one kind of file outside the workspace that
  * `read_file_page` and `search_tool_output` read without the user's setting, so an agent can page and search the payload instead of reasoning from a truncated preview.
  *
  * Where the rule comes from (VS Code 1.139.1, the code-server bundle the host harness installs):
@@ -74,10 +74,40 @@ export async function isClaudeToolResult(real: string, env: NodeJS.ProcessEnv = 
 }
 
 /**
+ * OpenCode 1.18.33 (and Kilo Code 7.7.9, its fork) save a tool output they cut (past 2,000 lines or
+ * 51,200 bytes) to `<data>/opencode/tool-output/tool_<id>` (`<data>/kilo/…`), kept 7 days; <data> is
+ * `$XDG_DATA_HOME`, else `~/.local/share` (their code: `join(Path.data, "tool-output")`, the file
+ * `Identifier.ascending("tool")`: "tool_", 12 hex digits of time, 14 base-62 characters; seen in a
+ * real run: `tool_24d3a916e001F0COfQwwSmr6qJ`).
+ */
+export const OPENCODE_OUTPUT_NAME = /^tool_[0-9a-f]{12}[0-9A-Za-z]{14}$/;
+const OPENCODE_APPS = ['opencode', 'kilo'] as const;
+
+/** The folders OpenCode and Kilo Code save cut tool outputs in. */
+export function openCodeOutputFolders(env: NodeJS.ProcessEnv = process.env): string[] {
+  const data = env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : path.join(os.homedir(), '.local', 'share');
+  return OPENCODE_APPS.map((app) => path.join(data, app, 'tool-output'));
+}
+
+/** Whether `real` (a path with symlinks resolved) is an output OpenCode or Kilo Code saved: named like one, directly in its folder. */
+export async function isOpenCodeToolOutput(real: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+  if (!OPENCODE_OUTPUT_NAME.test(path.basename(real))) return false;
+  for (const folder of openCodeOutputFolders(env)) {
+    if (path.dirname(real) === (await fs.realpath(folder).catch(() => folder))) return true;
+  }
+  return false;
+}
+
+/**
  * Whether `real` is a file an agent saved an oversized tool result to: VS Code's agent host (the
- * temp folder), Claude Code, or, in the folders the front end names (`roots`, vscodeSpillFiles.ts),
- * VS Code's terminal tool and Copilot Chat.
+ * temp folder), Claude Code, OpenCode and Kilo Code, or, in the folders the front end names (`roots`,
+ * vscodeSpillFiles.ts), VS Code's terminal tool and Copilot Chat.
  */
 export async function isSavedToolResult(real: string, roots?: SpillRoots): Promise<boolean> {
-  return (await isChatSpillFile(real)) || (await isClaudeToolResult(real)) || (await isVsCodeSpillFile(real, roots));
+  return (
+    (await isChatSpillFile(real)) ||
+    (await isClaudeToolResult(real)) ||
+    (await isOpenCodeToolOutput(real)) ||
+    (await isVsCodeSpillFile(real, roots))
+  );
 }

@@ -6,10 +6,15 @@
  *
  * Live: a poll (stats only) notices new sessions, ended ones, and a loaded session's files
  * changing; a changed view is read again and the tree and inspectors are told.
+ *
+ * Left out: a session whose only clients are VS Code. VS Code starts the server from a `.mcp.json`
+ * Connect Other Agents wrote for Claude Code, and the server offers it no tools (src/mcp/vscodeClient.ts),
+ * so that session never holds an output; shown, it read as a live "code-server" agent of 40 KiB.
  */
 import { promises as fs } from 'node:fs';
 import * as vscode from 'vscode';
 import { agentDisplayName } from '../../core/agents/agents';
+import { isVsCodeClient } from '../../core/agents/vscodeClients';
 import { defaultStoreDir } from '../../core/agentStore';
 import { RecallError, describeError, isRecallError } from '../../core/errors';
 import { isOutputIdShape } from '../../core/ids';
@@ -183,6 +188,7 @@ export class AgentSessions implements vscode.Disposable {
       if (!real) continue;
       for (const session of await listSessions(defaultStoreDir(real))) {
         const record = await readSessionAgent(session.file);
+        if (record?.clients.length && record.clients.every((client) => isVsCodeClient(client.name))) continue;
         found.push({
           file: session.file,
           sessionId: session.sessionId,

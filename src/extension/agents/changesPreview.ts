@@ -7,17 +7,26 @@
  * A side is `tool-output-recall-changes:<the file's path>?<preview>-<before|after>`: the path is the
  * file's (the editor labels it so and picks its language by its name), the query keeps the sides and
  * two runs apart (VS Code keeps a virtual document's text by URI).
+ *
+ * Its question (Write or Cancel) stays in reach until answered: as actions in the changes editor's
+ * title, where VS Code puts what acts on an editor (and where they stay while it is open), besides a
+ * notification, which VS Code hides into the bell after a few seconds, often while the person still
+ * reads the diff. A modal would stay too, but it would cover the diff it asks about.
  */
 import * as vscode from 'vscode';
 import type { PlannedFile } from '../../core/agents/plan';
 
 export const CHANGES_SCHEME = 'tool-output-recall-changes';
+/** True while a preview waits for its answer: shows Write and Cancel in its editor's title (package.json). */
+export const PENDING_CONTEXT = 'toolOutputRecall.changesPending';
 
 export class ChangesPreview implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private previews = 0;
   /** The texts of the latest preview only, by URI: an older one's tab shows nothing new. */
   private texts = new Map<string, string>();
   private readonly registration: vscode.Disposable;
+  /** Settles the question being asked, if one is. */
+  private answering: ((write: boolean) => void) | undefined;
 
   constructor() {
     this.registration = vscode.workspace.registerTextDocumentContentProvider(CHANGES_SCHEME, this);
@@ -77,6 +86,38 @@ export class ChangesPreview implements vscode.TextDocumentContentProvider, vscod
     return true;
   }
 
+  /**
+   * Asks `question` about the preview shown: true for Write, false for Cancel, from the notification
+   * or the editor's title (answer()), whichever comes first. Closing every tab of the preview is
+   * Cancel; closing the notification is not (the title still asks). The preview closes once
+   * answered: it no longer shows a proposal.
+   */
+  async ask(question: string, write: string, cancel: string): Promise<boolean> {
+    this.answer(false); // an older question still open is cancelled: one preview at a time
+    const answered = new Promise<boolean>((resolve) => (this.answering = resolve));
+    await vscode.commands.executeCommand('setContext', PENDING_CONTEXT, true);
+    const tabs = vscode.window.tabGroups.onDidChangeTabs(() => {
+      if (!vscode.window.tabGroups.all.some((group) => group.tabs.some(isChangesTab))) this.answer(false);
+    });
+    void vscode.window.showInformationMessage(question, write, cancel).then((choice) => {
+      if (choice !== undefined) this.answer(choice === write);
+    });
+    try {
+      return await answered;
+    } finally {
+      tabs.dispose();
+      await vscode.commands.executeCommand('setContext', PENDING_CONTEXT, false);
+      await this.close();
+    }
+  }
+
+  /** The answer to the question being asked (the title's Write and Cancel); nothing when none is. */
+  answer(write: boolean): void {
+    const settle = this.answering;
+    this.answering = undefined;
+    settle?.(write);
+  }
+
   /** Closes the preview's editors: once the person answered, they no longer show a proposal. */
   async close(): Promise<void> {
     const ours = vscode.window.tabGroups.all.flatMap((group) => group.tabs).filter(isChangesTab);
@@ -84,6 +125,7 @@ export class ChangesPreview implements vscode.TextDocumentContentProvider, vscod
   }
 
   dispose(): void {
+    this.answer(false);
     this.registration.dispose();
   }
 }

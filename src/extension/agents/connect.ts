@@ -10,8 +10,8 @@
  * The person picks the agents (those found on this machine, by a command on PATH or their folder in
  * the home folder, and writing only into the folder are checked; Codex, Copilot CLI and Cline, whose
  * server files are global, are not), then a modal lists every file and entry. Its "Show Changes" opens the diffs
- * (changesPreview.ts) and asks again in a notification, not in a modal: a modal over the diff would
- * keep the person from reading it.
+ * (changesPreview.ts) and asks again, in the changes editor's title and a notification, not in a modal:
+ * a modal over the diff would keep the person from reading it.
  *
  * For scripts and tests the command takes one argument that skips every question:
  * `{ confirm: false, agents?: AgentId[], folder?: string }` (folder: a workspace folder's path;
@@ -126,9 +126,15 @@ async function pickAgents(folder: string): Promise<AgentId[] | undefined> {
       picked: how !== undefined && !global,
     };
   });
+  const names = AGENT_IDS.filter((id) => found.has(id)).map((id) => AGENTS[id].name);
   const picked = await vscode.window.showQuickPick(items, {
     title: vscode.l10n.t('Connect Other Agents'),
-    placeHolder: vscode.l10n.t('The agents to give the Tool Output Recall MCP server (nothing is written before you confirm)'),
+    placeHolder: names.length
+      ? vscode.l10n.t(
+          'Found on this machine: {0}. Check the agents to give the server (nothing is written before you confirm)',
+          listed(names),
+        )
+      : vscode.l10n.t('No agent found on this machine. Check the agents to give the server (nothing is written before you confirm)'),
     canPickMany: true,
   });
   return picked?.map((item) => item.id);
@@ -189,6 +195,12 @@ function hookNote(id: AgentId): string | undefined {
       return vscode.l10n.t(
         '(The hook hands the server the whole output of a bash command too large for Copilot CLI to show, read from the file Copilot CLI saves it to, and tells the model how to search it. Copilot CLI loads the hooks of a repository only in a trusted folder: answer its trust question, or for copilot -p add the folder to "trustedFolders" in ~/.copilot/config.json. It reads .github/hooks at the root of the Git repository.)',
       );
+    case 'opencode':
+    case 'kilo-code':
+      return vscode.l10n.t(
+        '(The plugin hands the server the whole output of a bash command too large for {0} to show, read from the file {0} saves it to, so it is kept in the session with an outputId, and adds to what the model is sent how to read and search it. {0} loads the plugins of this folder when it starts.)',
+        AGENTS[id].name,
+      );
     default:
       return undefined;
   }
@@ -201,9 +213,8 @@ function inHome(file: string): string | undefined {
 }
 
 /**
- * The modal listing every file and entry. "Show Changes" opens the exact diffs and asks in a
- * notification instead: the person reads the diff, then answers there (or in the Notifications
- * center, where the question stays until answered).
+ * The modal listing every file and entry. "Show Changes" opens the exact diffs and asks there
+ * instead (ChangesPreview.ask): the person reads the diff, then answers in its title or the notification.
  */
 async function confirm(
   planned: readonly PlannedFile[],
@@ -225,9 +236,7 @@ async function confirm(
   if (!(await preview.show(planned))) return true; // nothing changes: "writing" reports that
   const cancel = vscode.l10n.t('Cancel');
   const files = [...new Set(planned.filter((p) => p.merge.ok && p.merge.change !== 'unchanged').map((p) => displayPath(p.target.file)))];
-  const answer = await vscode.window.showInformationMessage(vscode.l10n.t('Write the changes shown to {0}?', listed(files)), write, cancel);
-  await preview.close();
-  return answer === write;
+  return preview.ask(vscode.l10n.t('Write the changes shown to {0}?', listed(files)), write, cancel);
 }
 
 /** A path as a person reads it: relative in the workspace, `~/…` in the home folder. */
@@ -263,17 +272,24 @@ function describePlan(planned: readonly PlannedFile[], launcher: string, build: 
       continue;
     }
     const kept = merge.others.length ? vscode.l10n.t(' (keeps {0})', merge.others.join(', ')) : '';
-    const hook = target.format === 'claude-hook' || target.format === 'hook';
+    const hook = target.format === 'claude-hook' || target.format === 'hook' || target.format === 'plugin';
     const addsHook =
-      target.format === 'claude-hook'
-        ? vscode.l10n.t('adds a PostToolUse hook for Bash')
-        : target.hook?.tools === '*'
-          ? vscode.l10n.t('adds a {0} hook, for every tool', target.hook.event)
-          : vscode.l10n.t('adds a {0} hook for {1}', target.hook?.event ?? '', target.hook?.tools ?? '');
+      target.format === 'plugin'
+        ? vscode.l10n.t('adds a plugin for bash')
+        : target.format === 'claude-hook'
+          ? vscode.l10n.t('adds a PostToolUse hook for Bash')
+          : target.hook?.tools === '*'
+            ? vscode.l10n.t('adds a {0} hook, for every tool', target.hook.event)
+            : vscode.l10n.t('adds a {0} hook for {1}', target.hook?.event ?? '', target.hook?.tools ?? '');
     const what = {
       create: vscode.l10n.t('creates the file'),
       add: hook ? addsHook : vscode.l10n.t('adds "{0}"', CONFIG_KEY),
-      replace: hook ? vscode.l10n.t('replaces its Tool Output Recall hook') : vscode.l10n.t('replaces its "{0}" entry', CONFIG_KEY),
+      replace:
+        target.format === 'plugin'
+          ? vscode.l10n.t('replaces its Tool Output Recall plugin')
+          : hook
+            ? vscode.l10n.t('replaces its Tool Output Recall hook')
+            : vscode.l10n.t('replaces its "{0}" entry', CONFIG_KEY),
       unchanged: vscode.l10n.t('already has this entry; nothing to write'),
     }[merge.change];
     lines.push(`${target.name}: ${target.file}: ${what}${kept}`);
@@ -297,6 +313,9 @@ function describePlan(planned: readonly PlannedFile[], launcher: string, build: 
 
 /** The entry as it appears in the file. */
 function entryText({ target }: PlannedFile): string {
+  // A plugin is a whole file of ours; Show Changes shows it whole.
+  if (target.format === 'plugin')
+    return `  ${vscode.l10n.t('the whole file: a plugin of {0} lines (Show Changes shows it)', String(target.entry.source).split('\n').length - 1)}`;
   if (target.format === 'json' && target.serversKey)
     return `  "${target.serversKey}": { "${CONFIG_KEY}": ${JSON.stringify(target.entry)} }`;
   if (target.format === 'json') return `  "${CONFIG_KEY}": ${JSON.stringify(target.entry)}`;

@@ -61,6 +61,9 @@ export function registerAgents(context: vscode.ExtensionContext, deps: AgentsDep
         return undefined;
       }
     }),
+    // Write and Cancel in the title of Show Changes' editor (changesPreview.ts).
+    vscode.commands.registerCommand('toolOutputRecall.writeShownChanges', () => preview.answer(true)),
+    vscode.commands.registerCommand('toolOutputRecall.cancelShownChanges', () => preview.answer(false)),
     // For the real-host tests: the agent sessions after one more look at the disk.
     vscode.commands.registerCommand('_toolOutputRecall.agentSessions', async () => {
       await sessions.poll();
