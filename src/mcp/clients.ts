@@ -8,6 +8,7 @@
  * client's facts (its clientInfo name, its `_meta` key, the preview its cut lets through) are its
  * row in AGENTS (src/core/agents/agents.ts), the table "Connect Other Agents…" configures from.
  */
+import { VSCODE_COPILOT_HARNESS, inCopilotHarness } from '../core/agents/harness';
 import { CLIENT_INFO_META_KEY, type Implementation } from '@modelcontextprotocol/server';
 import { AGENTS, AGENT_IDS, type AgentId } from '../core/agents/agents';
 
@@ -46,16 +47,6 @@ export function clientOfRequest(initialized: Implementation | undefined, envelop
 }
 
 /**
- * VS Code's Copilot harness runs the Copilot CLI's runtime, which names itself `copilot-cli` there
- * too, but cuts results at 8 KiB (its Agent Host's `largeOutput.maxSizeBytes`), not 20,480 bytes. It
- * is told apart by its environment: the Agent Host starts the runtime with
- * AI_AGENT=github_copilot_vscode_agent (VS Code 1.139.1's agentHostMain.js), and the runtime hands its
- * environment to the stdio servers it starts (checked with Copilot CLI 1.0.102). A 5 KiB preview makes
- * results of at most about 7.8 KB (the 16 KiB one's largest header, 2.7 KB, over it).
- */
-export const VSCODE_COPILOT_HARNESS = { variable: 'AI_AGENT', value: 'github_copilot_vscode_agent', previewBytes: 5 * 1024 } as const;
-
-/**
  * The preview size for a client: the configured one, or less where the client would cut it. A size
  * the user set (`set`) is used as given: they may have raised the client's limit (Codex's
  * `tool_output_token_limit`), which this server cannot see. `env`: this server's environment, which
@@ -67,7 +58,8 @@ export function previewBytesFor(
   env: NodeJS.ProcessEnv = process.env,
 ): number {
   const id = configured.set ? undefined : knownClient(client);
-  const harness = id === 'copilot-cli' && env[VSCODE_COPILOT_HARNESS.variable] === VSCODE_COPILOT_HARNESS.value;
+  // VS Code's Copilot harness runs the Copilot CLI's runtime, which names itself `copilot-cli` there too but cuts at 8 KiB (harness.ts).
+  const harness = id === 'copilot-cli' && inCopilotHarness(env);
   const cut = harness ? VSCODE_COPILOT_HARNESS.previewBytes : id && AGENTS[id].previewBytes;
   return cut !== undefined ? Math.min(configured.bytes, cut) : configured.bytes;
 }

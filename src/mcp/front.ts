@@ -4,6 +4,7 @@
  * the other core when there is one. Every stdin chunk goes to the server as it came; its answers to
  * the requests answered here are dropped, everything else it writes goes to stdout unchanged.
  */
+import { inCopilotHarness } from '../core/agents/harness';
 import { readFileSync, readdirSync, writeSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { removeDoorNow, removeLeftoversNow, type FromFront, type Leftovers, type ToFront } from './frontProtocol';
@@ -14,7 +15,8 @@ import { stderrLog } from './log';
 const MAX_HANDSHAKE_LINE = 1024 * 1024;
 
 export function runFront(data: HandshakeData, serverScript: string, argv: readonly string[]): void {
-  const early = new EarlyAnswers(data);
+  // In VS Code's Copilot harness the server decides whether it offers tools at all (harness.ts): it answers everything.
+  const early = new EarlyAnswers(data, !inCopilotHarness());
   /** The ids (JSON) of requests answered here whose answer from the server is still to come. */
   const answered = new Set<string>();
   let serverReady = false;
@@ -30,7 +32,11 @@ export function runFront(data: HandshakeData, serverScript: string, argv: readon
 
   // No execArgv: a preload given to this process (a recorder of its stdio in tests, a user's
   // --require) is for the process's streams, which this thread owns.
-  const worker = new Worker(serverScript, { argv: [...argv], execArgv: [], workerData: { role: 'stdio', argv: [...argv] } });
+  const worker = new Worker(serverScript, {
+    argv: [...argv],
+    execArgv: [],
+    workerData: { role: 'stdio', argv: [...argv], script: process.argv[1] },
+  });
   const send = (message: FromFront) => worker.postMessage(message);
 
   worker.on('message', (message: ToFront) => {

@@ -77,7 +77,13 @@ export class EarlyAnswers {
   /** Set after a message this class does not answer: the server's state may now differ from what it assumes. */
   private stopped = false;
 
-  constructor(private readonly data: HandshakeData) {}
+  /** `answering` false: every message is left to the server. */
+  constructor(
+    private readonly data: HandshakeData,
+    answering = true,
+  ) {
+    this.stopped = !answering;
+  }
 
   answer(message: unknown): object | undefined {
     if (this.stopped) return undefined;

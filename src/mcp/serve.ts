@@ -5,6 +5,7 @@
  * `hook` it runs this module in its own thread. Exit codes: 0 after a clean shutdown, 1 when the
  * session cannot open, 2 for a bad command line.
  */
+import { duplicateInHarness } from '../core/agents/harness';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { describeError } from '../core/errors';
 import { SessionAgentNote } from '../core/store/sessionAgent';
@@ -21,6 +22,8 @@ import { AgentTools } from './tools';
 
 /** Where a stdio server reads and writes, and how it is told to stop (process streams and signals, or a worker's port). */
 export interface StdioWire {
+  /** The script the process was started with (the launcher, or dist/mcp.js): it tells a server the extension's launcher started (harness.ts). */
+  script?: string;
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
   /** Calls `stop` once when the server must end (stdin closed, SIGINT, SIGTERM). */
@@ -66,7 +69,10 @@ export async function serve(argv: readonly string[], log: Log, stdioWire?: Stdio
   });
   agent.catch(noop); // a session that cannot open is reported once, below
   const previewBytes = { bytes: parsed.settings.previewBytes, set: parsed.previewBytesSet };
-  const factory = serverFactory(tools, previewBytes, (client) => void agent.then((note) => note.client(client), noop));
+  // Started by VS Code's Copilot harness through the extension's launcher: the extension's own tools are offered there (harness.ts).
+  const offersNone = duplicateInHarness(process.env, stdioWire ? stdioWire.script : process.argv[1]);
+  if (offersNone) log.info("started by VS Code's Copilot harness, where the extension's own tools are offered: this server offers none");
+  const factory = serverFactory(tools, previewBytes, (client) => void agent.then((note) => note.client(client), noop), offersNone);
   const wire: StdioWire = stdioWire ?? processWire(!parsed.http);
 
   let http: HttpServer | undefined;

@@ -41,7 +41,10 @@ export function serverFactory(
   tools: AgentTools,
   previewBytes: { bytes: number; set: boolean },
   onClient?: (client: Implementation) => void,
+  /** No tools for anyone: started by VS Code's Copilot harness beside the extension's own tools (harness.ts). */
+  offersNone = false,
 ): McpServerFactory {
+  const noTools = (client: Implementation | undefined) => offersNone || isVsCodeClient(client?.name);
   return () => {
     const server = new Server(SERVER_INFO, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS });
     // Who connected (Claude Code, Codex, Cursor…), for the session's agent record (sessionAgent.ts):
@@ -57,14 +60,14 @@ export function serverFactory(
     };
     server.setRequestHandler('tools/list', (request, ctx) => {
       const client = clientOf(request.params, ctx.mcpReq.envelope);
-      return { tools: isVsCodeClient(client?.name) ? [] : listTools() };
+      return { tools: noTools(client) ? [] : listTools() };
     });
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name, arguments: input } = request.params;
       // An unknown tool is a protocol error (the spec's "Unknown tools"), not a tool result.
       if (!tools.has(name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, unknownToolText(name, tools.names()));
       const client = clientOf(request.params, ctx.mcpReq.envelope);
-      if (isVsCodeClient(client?.name)) return { content: [{ type: 'text' as const, text: VSCODE_NOTE }], isError: true };
+      if (noTools(client)) return { content: [{ type: 'text' as const, text: VSCODE_NOTE }], isError: true };
       // Its previews sized for what the client keeps: bytes, and lines for a client that cuts by lines.
       const run = await tools.call(name, input ?? {}, ctx.mcpReq.signal, {
         previewBytes: previewBytesFor(client, previewBytes),

@@ -25,5 +25,5 @@ export async function runCli(argv: readonly string[]): Promise<void> {
   }
 }
 
-const role = (workerData as { role?: string; argv?: string[] } | null) ?? {};
-if (!isMainThread && role.role === 'stdio') runStdioWorker(role.argv ?? []);
+const role = (workerData as { role?: string; argv?: string[]; script?: string } | null) ?? {};
+if (!isMainThread && role.role === 'stdio') runStdioWorker(role.argv ?? [], role.script);

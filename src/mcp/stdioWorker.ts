@@ -10,7 +10,8 @@ import type { FromFront, ToFront } from './frontProtocol';
 import { stderrLog } from './log';
 import { fail, serve } from './serve';
 
-export function runStdioWorker(argv: readonly string[]): void {
+/** `script`: the entry's own script (the process's argv[1]; a worker's names the worker's file). */
+export function runStdioWorker(argv: readonly string[], script: string | undefined): void {
   const port = parentPort;
   if (!port) throw new Error('runStdioWorker runs in the worker main.ts starts');
   const post = (message: ToFront) => port.postMessage(message);
@@ -37,6 +38,7 @@ export function runStdioWorker(argv: readonly string[]): void {
   // Synchronous writes to fd 2: lines written just before the process ends are not lost on the way through the entry.
   const log = stderrLog({ write: (text: string) => writeSync(2, text) });
   serve(argv, log, {
+    script,
     input,
     output,
     onStop(callback) {

@@ -54,10 +54,15 @@ export interface StdioServer {
 }
 
 /** Starts `node dist/mcp.js <args>` under the SDK client's stdio transport and connects. */
-export async function connectStdio(args: string[], era: Era = 'legacy', env: Record<string, string> = {}): Promise<StdioServer> {
+export async function connectStdio(
+  args: string[],
+  era: Era = 'legacy',
+  env: Record<string, string> = {},
+  script: string = MCP_BUNDLE,
+): Promise<StdioServer> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [MCP_BUNDLE, ...args],
+    args: [script, ...args],
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stderr: 'pipe',
   });
