@@ -16,6 +16,8 @@ import { button, h, ownScroller, scrollWithin, toggle } from './dom';
 import { bytes, bytesExact, num, outputSizes, time } from './format';
 import { computeFlags, endOfSaved, renderFlags } from './flags';
 import { HostConnection, HostError, type VsCodeApi } from './ipc';
+import { NotableList } from './notableList';
+import { Overview, type OverviewTarget } from './overview';
 import { Pager } from './pager';
 import { MAX_PAGE_BYTES, type DescribeResult, type HostAction, type PageResult, type PersistedState, type SearchMatch } from './protocol';
 import { SearchPanel, type SearchQuery } from './searchPanel';
@@ -28,6 +30,10 @@ class Inspector {
   private readonly conn: HostConnection;
   private readonly pager: Pager;
   private readonly search: SearchPanel;
+  private readonly overview = new Overview((target) => this.goTo(target));
+  private readonly notables = new NotableList((offset, line) => void this.pager.go(offset, 'exact', line));
+  /** The preview's marker line, to bring into view once the first page is shown (a narrow view). */
+  private markerPending: number | undefined;
   private raw = false;
 
   private readonly title = h('h1', { className: 'title' });
@@ -61,7 +67,10 @@ class Inspector {
         this.persist({ search: query });
       },
       onPick: (match) => this.jumpToMatch(match),
+      onMatches: (matches) => this.overview.setMatches(matches),
     });
+    // The overview runs along the slider, under it.
+    this.pager.element.querySelector('.pager-head')?.after(this.overview.element);
     this.wrapToggle = toggle(l10n.t('Wrap long lines'), l10n.t('Wrap'), this.state?.wrap ?? true, (wrap) => {
       this.pager.setView({ wrap });
       this.previewText.classList.toggle('nowrap', !wrap);
@@ -120,6 +129,7 @@ class Inspector {
         h('div', { className: 'pane-tools' }, this.actions.copyPage, this.wrapToggle, rawToggle),
       ),
       this.search.element,
+      this.notables.element,
       this.pager.element,
     );
     this.root.replaceChildren(
@@ -192,21 +202,54 @@ class Inspector {
       this.search.setCopy(this.describe.info);
       this.renderBanners();
       this.renderFlags();
-      renderSession(this.session, this.describe.session);
+      renderSession(this.session, this.describe.session, this.describe.origin);
       return;
     }
     this.root.setAttribute('aria-busy', 'false');
     this.renderHeader(this.describe);
     this.renderPreview();
     this.pager.setOutput(this.describe, this.state!.pageBytes);
+    this.overview.setOutput(this.describe);
+    this.notables.setOutput(this.describe);
+    void this.loadNotable(this.describe);
     this.search.setCopy(this.describe.info);
     this.renderBanners();
     this.renderFlags();
-    renderSession(this.session, this.describe.session);
+    renderSession(this.session, this.describe.session, this.describe.origin);
     if (!this.describe.unreadable && !this.describe.info.evicted) {
       // A restored offset is a boundary of the same copy; 'before' only guards against surprises.
       await this.pager.go(Math.min(offset, this.describe.info.totalBytes), 'before');
     }
+    this.revealMarker();
+  }
+
+  /** Where the copy's notable lines are: asked for once per output shown (a scan of the whole copy). */
+  private async loadNotable(d: DescribeResult): Promise<void> {
+    if (d.unreadable || d.info.evicted) return;
+    const outputId = d.info.outputId;
+    const marks = await this.conn.request('notable', { outputId }).catch(() => undefined);
+    if (this.describe?.info.outputId !== outputId) return;
+    this.overview.setNotable(marks);
+    this.notables.setNotable(marks);
+  }
+
+  private goTo(target: OverviewTarget): void {
+    if (target.kind === 'line') void this.pager.go(target.offset, 'exact', target.line);
+    else if (target.kind === 'match') this.jumpToMatch(target.match);
+    else if (target.kind === 'gap') void this.pager.goToCaptureGap();
+    else void this.pager.go(target.offset, 'line');
+  }
+
+  /**
+   * Brings the preview's marker into view: in the preview's own scroller, or in a narrow view (the
+   * document scrolls, the copy's page first) once that page is shown, as showing it scrolls the
+   * document to its top.
+   */
+  private revealMarker(): void {
+    const line = this.markerPending;
+    this.markerPending = undefined;
+    const marker = line === undefined ? null : lineRow(this.previewText, line)?.querySelector<HTMLElement>('mark.omission');
+    if (marker) scrollWithin(this.previewText, marker);
   }
 
   private renderHeader(d: DescribeResult): void {
@@ -265,13 +308,11 @@ class Inspector {
             : undefined,
       },
     });
-    // What matters most in a cut preview is where it was cut: show the marker first (in its own
-    // scroller; a narrow view, where the document scrolls, stays at its top).
-    const marker =
-      first && ownScroller(this.previewText) && markerLine !== undefined
-        ? lineRow(this.previewText, markerLine)?.querySelector<HTMLElement>('mark.omission')
-        : null;
-    if (marker) scrollWithin(this.previewText, marker);
+    // What matters most in a cut preview is where it was cut: show the marker first, in its own
+    // scroller now, or in a narrow view (the document scrolls) once the first page is shown.
+    if (!first || markerLine === undefined) return;
+    this.markerPending = markerLine;
+    if (ownScroller(this.previewText)) this.revealMarker();
   }
 
   private renderBanners(): void {
@@ -332,9 +373,7 @@ class Inspector {
     }
     const page = this.pager.page;
     if (page && !page.hasMore && !page.complete) {
-      banners.push(
-        h('div', { className: 'banner warn end-of-saved', attrs: { role: 'status' } }, `hasMore=false and complete=false: ${endOfSaved()}`),
-      );
+      banners.push(h('div', { className: 'banner warn end-of-saved', attrs: { role: 'status' } }, endOfSaved()));
     }
     this.banners.replaceChildren(...banners);
   }
@@ -346,6 +385,7 @@ class Inspector {
   private onPage(page: PageResult | undefined): void {
     // The output's flags do not depend on the page (its hasMore is the pager's): only the banners do.
     this.renderBanners();
+    this.overview.setPage(page);
     if (page) this.persist({ offset: page.offset, pageBytes: this.pager.pageBytes });
   }
 

@@ -8,9 +8,9 @@
  * Keep this file free of DOM and Node types: it is compiled by both tsconfigs.
  */
 import type { DEFAULT_LIMITS } from '../src/core/limits';
-import type { OutputInfo, SearchMatch } from '../src/core/types';
+import type { NotableMarks, OutputInfo, SearchMatch } from '../src/core/types';
 
-export type { OutputInfo, SearchMatch };
+export type { NotableMarks, OutputInfo, SearchMatch };
 
 /** A session's counts and whether saving it keeps up: what the API, the status bar and the inspector show. */
 export interface SessionStats {
@@ -36,6 +36,8 @@ export interface SessionOrigin {
   sessionId: string;
   /** When it started, its first command, its outputs and size. */
   name: string;
+  /** When it started and its first command: the session line, which gives the counts itself, names it so. */
+  shortName?: string;
   /** This window's current session; otherwise an earlier one, shown read-only. */
   current: boolean;
 }
@@ -188,6 +190,8 @@ export interface Requests {
   page: { params: PageParams; result: PageResult };
   pageBefore: { params: PageBeforeParams; result: PageResult };
   search: { params: SearchParams; result: SearchResultView };
+  /** Where the copy's notable lines are, for the overview and the list of notable lines. */
+  notable: { params: { outputId: string }; result: NotableMarks };
   action: { params: ActionParams; result: { done: boolean; message?: string } };
 }
 

@@ -19,6 +19,8 @@ export interface SearchEvents {
   /** The highlight for pages (undefined: none), after every search or when the query is cleared. */
   onHighlight(pattern: RegExp | undefined, query: SearchQuery | undefined): void;
   onPick(match: SearchMatch): void;
+  /** The matches listed now (none once the search is cleared or fails): the overview marks them. */
+  onMatches(matches: SearchMatch[]): void;
 }
 
 /** Page highlighting with the engine's semantics (JavaScript RegExp, `m`, `i` unless case-sensitive). */
@@ -160,6 +162,7 @@ export class SearchPanel {
 
   private show(matches: SearchMatch[], truncated: boolean): void {
     this.matches = matches;
+    this.events.onMatches(matches);
     this.active = -1;
     this.list.removeAttribute('aria-activedescendant');
     const count = num(matches.length);

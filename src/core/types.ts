@@ -65,6 +65,20 @@ export interface NotableDigest {
   toLine: number;
 }
 
+/**
+ * Where a copy's notable lines are (the inspector's overview): every one counted; the copy cut into
+ * `bins` equal byte ranges, each with its first line of each class and how many it holds; and the
+ * first `listed` lines of each class with their text, in order of appearance.
+ */
+export interface NotableMarks {
+  totalBytes: number;
+  counts: NotableDigest['counts'];
+  bins: number;
+  marks: { class: NotableLine['class']; bin: number; offset: number; line: number; count: number }[];
+  lines: { class: NotableLine['class']; line: number; offset: number; text: string }[];
+  listed: number;
+}
+
 export interface RetainResult {
   outputId: string;
   /** Bytes in the retained copy (what `read` pages over). */
@@ -268,6 +282,8 @@ export interface StoreReads {
   readAll(outputId: string): Promise<Uint8Array>;
   /** The copy's line facts: those recorded with it, or counted where the store runs (never by the caller). */
   lineFacts(outputId: string): Promise<LineFacts>;
+  /** Where the copy's notable lines are, found where the store runs (never by the caller). */
+  notableMarks(outputId: string): Promise<NotableMarks>;
   info(outputId: string): Promise<OutputInfo>;
   list(): Promise<OutputInfo[]>;
   stats(): Promise<StoreStats>;

@@ -196,6 +196,19 @@ describe('inspector webview', function () {
     assert.match(await view.text('.line.focus-line mark.match'), /^compiling unit 2500 $/);
   });
 
+  it('the overview marks the notable lines of the whole copy (found on the store worker), and a mark shows its line', async () => {
+    const { text } = await invoke('run_command', {
+      command: `for i in $(seq 1 3000); do echo "compiling unit $i"; if [ $((i % 600)) = 0 ]; then echo "error: unit $i failed"; fi; done; echo 'RESULT: 2995 passed, 5 failed'`,
+    });
+    const view = await openInspector(commandOutputId(text));
+    await view.waitFor('.overview-strip .ov-mark.ov-error');
+    assert.match(await view.text('.overview-legend'), /Errors: 5/);
+    await view.navigate(() => view.click('.overview-strip .ov-mark.ov-error'));
+    await view.waitFor('.page-text .line.focus-line');
+    assert.match(await view.text('.line.focus-line .text'), /^error: unit 600 failed/);
+    testLog(`    screenshot: ${await view.screenshot('inspector-overview.png', '.pager-head')}`);
+  });
+
   it('the flags say complete for a whole copy and incomplete, with the warning, for a capped one', async () => {
     const complete = await openInspector(outputId);
     const flags = await complete.flags();

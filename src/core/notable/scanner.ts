@@ -6,7 +6,7 @@
  */
 import type { NotableDigest } from '../types';
 import { boundaryAtOrAfter, boundaryAtOrBefore, decodeUtf8 } from '../utf8';
-import { DigestBuilder } from './digest';
+import { DigestBuilder, type NotableHit } from './digest';
 import {
   MAX_HIT_BYTES,
   SCANS,
@@ -165,6 +165,8 @@ export class NotableScanner {
     private readonly kind: NotableKind,
     start: ScanStart = {},
     stable = false,
+    /** Told of every line (or long line's spot) reported, repeats included, while its bytes are valid. */
+    private readonly onHit?: (hit: NotableHit) => void,
   ) {
     this.digest = new DigestBuilder(stable);
     this.scans = SCANS[kind].map((scan) => ({
@@ -387,7 +389,12 @@ export class NotableScanner {
 
   /** Reports a line whose text is source[start, end). */
   private report(cls: NotableClass, line: number, offset: number, source: Buffer, start: number, end: number): void {
-    this.digest.add({ class: cls, line, offset, source, start, end, keyFrom: start, keyTo: end });
+    this.add({ class: cls, line, offset, source, start, end, keyFrom: start, keyTo: end });
+  }
+
+  private add(hit: NotableHit): void {
+    this.digest.add(hit);
+    this.onHit?.(hit);
   }
 
   /**
@@ -404,7 +411,7 @@ export class NotableScanner {
     const start = boundaryAtOrAfter(window, Math.max(lineStart, hit - WINDOW_BEFORE));
     let end = carried ? window.indexOf(0x0a, hit) : this.breakAfter(chunk, at);
     if (end < 0 || end > start + TEXT_BYTES) end = boundaryAtOrBefore(window, Math.min(window.length, start + TEXT_BYTES));
-    this.digest.add({
+    this.add({
       class: cls,
       line: this.line,
       offset: base + start - shift,
@@ -420,7 +427,7 @@ export class NotableScanner {
 }
 
 /** An entry's text: decoded, a cut character at the end dropped, no carriage return or tab runs. */
-function lineText(bytes: Buffer): string {
+export function lineText(bytes: Buffer): string {
   const end = boundaryAtOrBefore(bytes, bytes.length);
   return decodeUtf8(bytes.subarray(0, end))
     .replace(/\r$/, '')

@@ -8,7 +8,7 @@ import { RecallError } from '../errors';
 import { DEFAULT_LIMITS } from '../limits';
 import { clampPageBytes, PAGE_CONTEXT, pageFromWindow } from '../pager';
 import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
-import type { LineFacts, OutputInfo, ReadResult, SearchMatch, SearchOptions, SearchResult } from '../types';
+import type { LineFacts, NotableMarks, OutputInfo, ReadResult, SearchMatch, SearchOptions, SearchResult } from '../types';
 import { lookupRow, toInfo, type OutputRow } from './outputRows';
 import { queryRows } from './schema';
 
@@ -30,6 +30,8 @@ export interface CopyEngines {
    * whole copy on this thread (search/): at most `maxMatches`, and whether more exist.
    */
   searchFor(outputId: string, pattern: string, options: SearchOptions): (bytes: Buffer) => { matches: SearchMatch[]; truncated: boolean };
+  /** Where a whole copy's notable lines are (notable/marks.ts). */
+  notableMarks(bytes: Buffer): NotableMarks;
 }
 
 export abstract class SessionReads {
@@ -72,6 +74,14 @@ export abstract class SessionReads {
       return (
         recordedLines(toInfo(row).extra?.lines, row.total_bytes) ?? this.engines.countLines(this.bytes(row, 0, row.total_bytes, false))
       );
+    });
+  }
+
+  /** Where the copy's notable lines are: a scan of the whole copy, so it waits its turn like `readAll`. */
+  notableMarks(outputId: string): Promise<NotableMarks> {
+    return this.reading(() => {
+      const row = this.lookup(outputId);
+      return this.engines.notableMarks(this.bytes(row, 0, row.total_bytes, false));
     });
   }
 

@@ -115,6 +115,8 @@ export const STORE_OPS = {
   /** The bytes come back as a transferred Uint8Array that spans its whole buffer. */
   /** Counts a copy without recorded facts, so it waits its turn like `readAll`. */
   lineFacts: { lane: 'store' },
+  /** Scans a whole copy (the inspector's overview), so it waits its turn like `readAll`. */
+  notableMarks: { lane: 'store' },
   readAll: {
     lane: 'store',
     run: async (desk: StoreDesk, outputId: string) => {

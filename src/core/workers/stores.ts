@@ -3,6 +3,7 @@
  * line count a capture makes too (LineTally) and the search engine. The store worker (entry.ts),
  * the read-only view's openers and dist/core.js's `openStore` take them from here.
  */
+import { notableMarks } from '../notable/marks';
 import { LineTally } from '../previewSource';
 import { compileSearch, searchBytes } from '../search';
 import type { CopyEngines } from '../store/rowReads';
@@ -15,6 +16,7 @@ export const STORE_ENGINES: CopyEngines = {
     const compiled = compileSearch(outputId, pattern, options);
     return (bytes) => searchBytes(bytes, compiled);
   },
+  notableMarks: (bytes) => notableMarks(bytes),
 };
 
 /** A session store on this thread (as the store worker runs each of its own). */

@@ -16,6 +16,7 @@ import {
   type DescribeResult,
   type ErrorView,
   type HostToWebview,
+  type NotableMarks,
   type PageBeforeParams,
   type PageParams,
   type PageResult,
@@ -66,6 +67,7 @@ interface Analysis {
 
 const SEARCH_MAX_MATCHES = 500;
 const analyses = new PromiseCache<Analysis>(8);
+const notables = new PromiseCache<NotableMarks>(8);
 
 export class InspectorSession {
   private ready = false;
@@ -156,6 +158,8 @@ export class InspectorSession {
         return this.pageBefore(request.params);
       case 'search':
         return this.search(request.params);
+      case 'notable':
+        return this.notable();
       case 'action':
         return this.action(request.params);
       default:
@@ -299,6 +303,12 @@ export class InspectorSession {
       maxMatches: SEARCH_MAX_MATCHES,
     });
     return { matches: found.matches, truncated: found.truncated };
+  }
+
+  /** Found once per copy where the store runs (a whole-copy scan), and shared by every panel. */
+  async notable(): Promise<NotableMarks> {
+    const store = await this.host.store();
+    return notables.get(`${store.sessionId}:${this.outputId}`, () => store.notableMarks(this.outputId));
   }
 
   async action({ action, offset, end, line }: ActionParams): Promise<{ done: boolean; message?: string }> {
