@@ -43,9 +43,11 @@ export const uid = (prefix: string): string => `${prefix}-${++nextId}`;
 export function button(label: string, onClick: () => void, props: Props & { secondary?: boolean; icon?: string } = {}): HTMLButtonElement {
   const { secondary, icon, className, ...rest } = props;
   const classes = ['btn', secondary ? 'secondary' : '', icon ? 'with-icon' : '', className ?? ''].filter(Boolean).join(' ');
+  // Named by its label alone: a glyph is decoration, and a name read from the text would carry it ("›\nNext").
+  const name = icon ? { 'aria-label': label } : {};
   return h(
     'button',
-    { ...rest, className: classes, attrs: { type: 'button', ...rest.attrs }, on: { click: onClick, ...rest.on } },
+    { ...rest, className: classes, attrs: { type: 'button', ...name, ...rest.attrs }, on: { click: onClick, ...rest.on } },
     icon ? h('span', { className: 'icon', attrs: { 'aria-hidden': 'true' } }, icon) : null,
     h('span', { className: 'label' }, label),
   );

@@ -228,9 +228,15 @@ function streamFlag(key: 'stdout' | 'stderr', name: string, s: StreamFacts): Fla
   return { key, label: key, value, raw: `${s.capturedBytes}/${s.totalBytes}`, tone: s.complete ? undefined : 'warn', tip };
 }
 
+/**
+ * The flags, one Tab stop: Tab enters the group at the flag last focused (the first at first), and the
+ * arrow keys, Home and End move inside it (a roving tabindex), so the keys after it are not 9 presses away.
+ */
 export function renderFlags(container: HTMLElement, flags: Flag[]): void {
-  // Flags are rebuilt on every page; keep keyboard focus on the same flag when that happens.
-  const focused = (document.activeElement as HTMLElement | null)?.closest<HTMLElement>('[data-flag]')?.dataset.flag;
+  // Flags are rebuilt on every page; keep keyboard focus, and the group's Tab stop, on the same flag.
+  const active = document.activeElement as HTMLElement | null;
+  const focused = container.contains(active) ? active?.closest<HTMLElement>('[data-flag]')?.dataset.flag : undefined;
+  const current = focused ?? container.querySelector<HTMLElement>('[data-flag][tabindex="0"]')?.dataset.flag;
   hideTooltip();
   container.replaceChildren(
     ...flags.map((flag) => {
@@ -239,7 +245,7 @@ export function renderFlags(container: HTMLElement, flags: Flag[]): void {
         {
           className: `flag${flag.tone ? ` tone-${flag.tone}` : ''}`,
           attrs: {
-            tabindex: 0,
+            tabindex: -1,
             role: 'listitem',
             'aria-label': `${flag.label}: ${flag.value}`,
             'data-flag': flag.key,
@@ -252,5 +258,33 @@ export function renderFlags(container: HTMLElement, flags: Flag[]): void {
       return withTooltip(item, flag.tip);
     }),
   );
-  if (focused) container.querySelector<HTMLElement>(`[data-flag="${focused}"]`)?.focus();
+  const items = [...container.querySelectorAll<HTMLElement>('[data-flag]')];
+  const stop = items.find((item) => item.dataset.flag === current) ?? items[0];
+  stop?.setAttribute('tabindex', '0');
+  if (focused) stop?.focus();
+  if (!container.dataset.roving) {
+    container.dataset.roving = 'true';
+    container.addEventListener('keydown', (event) => moveAmongFlags(container, event));
+  }
+}
+
+function moveAmongFlags(container: HTMLElement, event: KeyboardEvent): void {
+  const items = [...container.querySelectorAll<HTMLElement>('[data-flag]')];
+  const at = items.indexOf(document.activeElement as HTMLElement);
+  if (at < 0) return;
+  const to =
+    event.key === 'ArrowRight' || event.key === 'ArrowDown'
+      ? Math.min(at + 1, items.length - 1)
+      : event.key === 'ArrowLeft' || event.key === 'ArrowUp'
+        ? Math.max(at - 1, 0)
+        : event.key === 'Home'
+          ? 0
+          : event.key === 'End'
+            ? items.length - 1
+            : undefined;
+  if (to === undefined) return;
+  event.preventDefault();
+  items[at].setAttribute('tabindex', '-1');
+  items[to].setAttribute('tabindex', '0');
+  items[to].focus();
 }

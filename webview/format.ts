@@ -1,5 +1,7 @@
 /** Number, size and time formatting for the inspector (en-US grouping, binary units; dates in the page's language). */
 
+import { exactTime } from './times';
+
 export { bytes, bytesExact, num, outputSizes } from './sizes';
 
 /**
@@ -11,8 +13,5 @@ export const sentences = (...parts: (string | undefined)[]): string =>
     .filter((part): part is string => !!part)
     .reduce((text, part) => (text === '' ? part : /[。！？：）]$/.test(text) ? `${text}${part}` : `${text} ${part}`), '');
 
-export function time(epochMs: number): string {
-  const date = new Date(epochMs);
-  // The host sets <html lang> to VS Code's display language; a browser test page has its own.
-  return date.toLocaleString(document.documentElement.lang || undefined, { dateStyle: 'medium', timeStyle: 'medium' });
-}
+/** A time in its one exact form, in the page's language (the host sets <html lang> to VS Code's; a browser test page has its own). */
+export const time = (epochMs: number): string => exactTime(epochMs, document.documentElement.lang || undefined);

@@ -133,8 +133,8 @@ export class Pager {
     this.element = h(
       'section',
       { className: 'pager', attrs: { 'aria-label': l10n.t('Page through the retained copy') } },
-      // The navigation, slider and the page's position: in a narrow view (the side bar), where the
-      // document scrolls, they stay at the top while the page is read (inspector.css).
+      // The navigation and the slider: in a narrow view (the side bar), where the document scrolls, they
+      // stay at the top while the page is read, one row (inspector.css); the page's position follows.
       h(
         'div',
         { className: 'pager-head' },
@@ -149,9 +149,9 @@ export class Pager {
           b.gap,
         ),
         this.slider,
-        h('div', { className: 'status-row' }, this.status, this.more, this.seen),
-        this.linesNote,
       ),
+      h('div', { className: 'status-row' }, this.status, this.more, this.seen),
+      this.linesNote,
       h('div', { className: 'toolbar' }, offsetGroup, sizeGroup),
       this.error.element,
       this.text,

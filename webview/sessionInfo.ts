@@ -1,14 +1,17 @@
 /**
- * The session line of the inspector: which session the output is in, how much it holds, and a
+ * The session line of the inspector: which session the output is in (by its name, as the picker and
+ * the tree name it; the ID in the tooltip), how much it holds, and a
  * warning while saving it fails. Nothing is lost while that lasts, but new outputs will be refused
  * once the journal reaches its limit, so it is said where someone reading outputs will see it.
  */
 import * as l10n from '@vscode/l10n';
 import { h } from './dom';
 import { bytes, num, time } from './format';
-import type { SessionStats } from './protocol';
+import type { SessionOrigin, SessionStats } from './protocol';
+import { withTooltip } from './tooltip';
 
-export function renderSession(target: HTMLElement, session: SessionStats | undefined): void {
+/** `origin` names the session when it is this window's; another agent's is known by its ID only. */
+export function renderSession(target: HTMLElement, session: SessionStats | undefined, origin?: SessionOrigin): void {
   if (!session) {
     target.replaceChildren();
     return;
@@ -20,7 +23,12 @@ export function renderSession(target: HTMLElement, session: SessionStats | undef
     { className: 'session-facts' },
     l10n.t('Session'),
     ' ',
-    h('code', { className: 'session-id' }, session.sessionId),
+    origin?.sessionId === session.sessionId
+      ? withTooltip(
+          h('span', { className: 'session-name', attrs: { tabindex: 0 } }, origin.shortName ?? origin.name),
+          l10n.t('Session ID: {0}', session.sessionId),
+        )
+      : h('code', { className: 'session-id' }, session.sessionId),
     sep(),
     session.outputs === 1 ? l10n.t('1 output') : l10n.t('{0} outputs', num(session.outputs)),
     sep(),

@@ -5,7 +5,7 @@
  * the rooms below it. test/unit/coreFolders.test.ts holds the code to this table; nothing imports it.
  */
 export const CORE_FLOORS: readonly (readonly string[])[] = [
-  ['errors.ts', 'floors.ts', 'ids.ts', 'limits.ts', 'manifest.ts', 'toolNames.ts', 'types.ts'],
+  ['commandLabel.ts', 'errors.ts', 'floors.ts', 'ids.ts', 'limits.ts', 'manifest.ts', 'toolNames.ts', 'types.ts'],
   ['agentStore.ts', 'retention.ts', 'utf8.ts', 'worker/'],
   ['bytes.ts', 'matchText.ts', 'pager.ts'],
   ['search/', 'settings.ts'],

@@ -4,7 +4,7 @@ import type { SessionManager } from './sessions/sessionManager';
 import { sizeText } from './sizes';
 import { describeError } from '../core/errors';
 import { isOutputIdShape } from '../core/ids';
-import { sessionParts } from './sessions/sessionNames';
+import { plainInQuickPick, sessionParts } from './sessions/sessionNames';
 
 /** The session commands (category "Tool Output Recall"); output commands live with the inspector. */
 export function registerSessionCommands(sessions: SessionManager, log: vscode.LogOutputChannel): vscode.Disposable[] {
@@ -22,7 +22,9 @@ export function registerSessionCommands(sessions: SessionManager, log: vscode.Lo
   return [
     command('newSession', async () => {
       const store = await sessions.newSession();
-      void vscode.window.showInformationMessage(vscode.l10n.t('Tool Output Recall: new session {0}.', store.sessionId));
+      // Named as the picker and the tree name it (when it started), never by its ID.
+      const name = await sessions.views.name(store.sessionId).catch(() => store.sessionId);
+      void vscode.window.showInformationMessage(vscode.l10n.t('Tool Output Recall: new session {0}.', name));
       return store.sessionId;
     }),
     command('forkSession', async () => {
@@ -36,7 +38,7 @@ export function registerSessionCommands(sessions: SessionManager, log: vscode.Lo
               'Tool Output Recall: started a fork of the session {parent}. The fork starts empty and its name says which session it came from; the outputs of {parent} stay there (Switch Session… goes back).',
               { parent: parentName },
             )
-          : vscode.l10n.t('Tool Output Recall: new session {0}.', store.sessionId),
+          : vscode.l10n.t('Tool Output Recall: new session {0}.', await sessions.views.name(store.sessionId).catch(() => store.sessionId)),
       );
       return store.sessionId;
     }),
@@ -109,8 +111,8 @@ async function sessionItems(
       const parts = summary && sessionParts(summary, vscode.env.language);
       const state = s.current ? vscode.l10n.t('current session') : s.locked ? vscode.l10n.t('open in another window') : undefined;
       return {
-        label: parts ? [parts.when, parts.first, parts.fork].filter(Boolean).join(' · ') : s.sessionId,
-        description: [parts?.contents ?? sizeText(s.bytes), state].filter(Boolean).join(' · '),
+        label: plainInQuickPick(parts ? [parts.when, parts.first, parts.fork].filter(Boolean).join(' · ') : s.sessionId),
+        description: plainInQuickPick([parts?.contents ?? sizeText(s.bytes), state].filter(Boolean).join(' · ')),
         detail: s.sessionId,
         sessionId: s.sessionId,
       };

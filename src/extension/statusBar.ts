@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { sizeText } from './sizes';
+import { exactTime } from './times';
 import type { SessionManager } from './sessions/sessionManager';
 import { sessionStats, type SessionStats } from './sessions/sessionStats';
 
@@ -51,7 +52,7 @@ export function sessionStatusView(stats: SessionStats): SessionStatusView {
   if (error) {
     tooltip.appendMarkdown(
       `$(warning) **${vscode.l10n.t('Saving this session is failing.')}** ` +
-        vscode.l10n.t('The last checkpoint, at {0}, failed:', new Date(error.at).toLocaleTimeString(vscode.env.language)) +
+        vscode.l10n.t('The last checkpoint, at {0}, failed:', exactTime(error.at)) +
         ' ',
     );
     tooltip.appendText(error.message);

@@ -11,7 +11,7 @@ import type { InspectorViewState } from '../../src/extension/inspector/inspector
 import { recallApi, skipBecause, waitFor } from './helpers/host';
 import { testLog } from './log';
 import { InspectorView } from './helpers/inspectorView';
-import { hasDriver } from './helpers/webview';
+import { browserInfo, hasDriver, workbenchScreenshot } from './helpers/webview';
 import type { SideViewLayout } from '../../scripts/host/probes.mjs';
 
 const run = <T = unknown>(command: string, ...args: unknown[]) => vscode.commands.executeCommand<T>(`toolOutputRecall.${command}`, ...args);
@@ -59,6 +59,50 @@ describe('side view at the side bar’s default size', function () {
     assert.ok(layout.placeholder.width <= layout.placeholder.room, `the search placeholder is whole (${where})`);
     assert.deepEqual(layout.clipped, [], `no control is clipped (${where})`);
     assert.ok(Math.abs(layout.headTop) <= 1, `the pager's head stays at the top while the page is read (${where})`);
-    assert.ok(layout.pageVisible >= 0.5 * layout.view.height, `the page of the copy fills most of the view (${where})`);
+    // The head that sticks is one row (navigation and slider): the page gets the rest (issue 40 §6).
+    assert.ok(layout.pageVisible >= 0.8 * layout.view.height, `the page of the copy fills most of the view (${where})`);
+  });
+
+  it('follows Open Output in Inspector: the side view shows the output a tab was just opened on (issue 40 §6)', async () => {
+    const a = await api.retain('first output\n', { tool: 'run_command', title: 'echo first' });
+    const b = await api.retain('second output\n', { tool: 'run_command', title: 'echo second' });
+    await vscode.commands.executeCommand('workbench.view.extension.toolOutputRecall');
+    assert.equal(await run('showOutputInView', a.outputId), true);
+    const shown = (outputId: string) => async () => {
+      const s = await vscode.commands.executeCommand<InspectorViewState>('_toolOutputRecall.inspectorViewState');
+      return s.outputId === outputId && s.page !== undefined;
+    };
+    await waitFor('the side view to show the first output', shown(a.outputId));
+    assert.equal(await run('openOutput', b.outputId), true);
+    await waitFor('the side view to follow the tab just opened', shown(b.outputId));
+    const view = new InspectorView(b.outputId, 'view');
+    await view.ready();
+    testLog(`    screenshot: ${await workbenchScreenshot('side-view-follows-open-output.png')}`);
+    // The Inspector gets the room, not an empty tree above it: sized to their content at first show.
+    const layout = await view.probe<SideViewLayout>('sideViewLayout');
+    const window = (await browserInfo()).viewport;
+    testLog(`    side view ${layout.view.width}×${layout.view.height} px in a ${window?.width}×${window?.height} window`);
+    if (window) assert.ok(layout.view.height >= 0.55 * window.height, `the Inspector's height (${JSON.stringify(layout.view)})`);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('Open Whole Copy in Editor on an 8 MiB copy: measured, and the file named after the command briefly (issue 40 §6)', async () => {
+    const line = `${'0123456789abcdef'.repeat(5)}\n`;
+    const text = line.repeat(Math.ceil((8 * 1024 * 1024) / line.length));
+    const { outputId } = await api.retain(text, { tool: 'run_command', title: `awk '{ n++ } END { print n }' build/big.log` });
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const started = performance.now();
+    await run('openOutputInEditor', outputId);
+    await waitFor('the copy in an editor', () =>
+      vscode.window.visibleTextEditors.some((e) => e.document.uri.path.includes(outputId.slice(4, 12)) && e.document.lineCount > 1),
+    );
+    const ms = performance.now() - started;
+    const editor = vscode.window.visibleTextEditors.find((e) => e.document.uri.path.includes(outputId.slice(4, 12)))!;
+    testLog(`    Open Whole Copy in Editor, ${text.length.toLocaleString('en-US')} bytes: ${Math.round(ms)} ms`);
+    const name = editor.document.uri.path.split('/').pop()!;
+    assert.equal(name, `awk build-big.log-${outputId.slice(4, 12)}.log`);
+    assert.ok(editor.document.lineCount > 100_000, `the whole copy's lines (${editor.document.lineCount})`);
+    testLog(`    screenshot: ${await workbenchScreenshot('open-whole-copy.png')}`);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 });

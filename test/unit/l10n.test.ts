@@ -100,6 +100,17 @@ describe('localization (English and Simplified Chinese)', () => {
     );
   });
 
+  it(`every ${LANGUAGE} text puts a space between Chinese and a Latin word or a number (bundle and package.nls)`, () => {
+    const cramped: string[] = [];
+    for (const file of [`l10n/bundle.l10n.${LANGUAGE}.json`, `package.nls.${LANGUAGE}.json`]) {
+      for (const [key, text] of Object.entries(readJson(file))) {
+        const m = /[\u4e00-\u9fff][A-Za-z0-9]|[A-Za-z0-9][\u4e00-\u9fff]/u.exec(String(text));
+        if (m) cramped.push(`${file}: ${JSON.stringify(key)} has "${m[0]}"`);
+      }
+    }
+    assert.deepEqual(cramped, []);
+  });
+
   it('every l10n.t call takes a literal message (a template literal with ${} cannot be looked up in a bundle)', () => {
     const bad: string[] = [];
     for (const file of sources()) {

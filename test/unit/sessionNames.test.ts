@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { RecallError } from '../../src/core/errors';
 import type { OutputInfo } from '../../src/core/types';
-import { sessionName, sessionParts, sessionShortName, summarize } from '../../src/extension/sessions/sessionNames';
+import { plainInQuickPick, sessionName, sessionParts, sessionShortName, summarize } from '../../src/extension/sessions/sessionNames';
 import { InspectorSession, toErrorView, type InspectorHost } from '../../src/extension/inspector/requestHandler';
 import type { HostToWebview } from '../../webview/protocol';
 
@@ -22,7 +22,7 @@ const output = (over: Partial<OutputInfo>): OutputInfo => ({
 describe('session names', () => {
   const started = Date.UTC(2026, 11, 5, 21, 30);
 
-  it('are made of when the session started, its oldest command (first line, clipped), its outputs and their size', () => {
+  it('are made of when the session started, its oldest command (first line, clipped; a run_command line named briefly), its outputs and their size', () => {
     const outputs = [
       output({ createdAt: started + 3000, title: 'npm test', totalBytes: 2048 }),
       output({ createdAt: started + 1000, title: `sh build-log.sh --with-a-very-long-argument-list\nsecond line`, totalBytes: 1024 }),
@@ -37,7 +37,7 @@ describe('session names', () => {
       retainedBytes: 3072,
     });
     const name = sessionName(summary, 'en-US');
-    const when = new Date(started).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' });
+    const when = new Date(started).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'medium' });
     assert.equal(name, `${when} · sh build-log.sh --with-a-very-long-argu… · 2 outputs · 3.0 KiB`);
     assert.ok(!name.includes('s20261205'), 'the ID is not the name');
   });
@@ -47,7 +47,7 @@ describe('session names', () => {
     assert.deepEqual(parts, { when: 'start unknown', first: 'no command yet', contents: 'no outputs' });
     // The start is data: an ID naming another day changes nothing.
     const started = Date.UTC(2027, 0, 2, 3, 4);
-    const when = new Date(started).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' });
+    const when = new Date(started).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'medium' });
     assert.equal(sessionParts(summarize('s20261205-ad2f7f183669', started, []), 'en-US').when, when);
     assert.equal(sessionParts(summarize('s1', undefined, [output({ title: 'x', totalBytes: 1 })]), 'en-US').contents, '1 output · 1 B');
   });
@@ -55,7 +55,7 @@ describe('session names', () => {
   it("a fork's name says which session it was forked from, by that session's name; other sessions' names say nothing of it", () => {
     const parent = summarize('s20261205-000000000001', started, [output({ createdAt: started, title: 'sh build-log.sh' })]);
     const forkOf = sessionShortName(parent, 'en-US');
-    const when = new Date(started).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' });
+    const when = new Date(started).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'medium' });
     assert.equal(forkOf, `${when} · sh build-log.sh`);
     const fork = { ...summarize('s20261205-000000000002', started + 60_000, []), forkOf };
     assert.equal(sessionParts(fork, 'en-US').fork, `fork of ${when} · sh build-log.sh`);
@@ -153,5 +153,16 @@ describe('the inspector names the session of its output', () => {
       /^This output belonged to the session Dec 5, 2026, 9:30 PM · sh earlier\.sh · 1 output · 5 B, which was deleted/,
     );
     assert.match(view.message, /run the command again/);
+  });
+});
+
+describe('quick pick text', () => {
+  it("keeps `$(` as text: VS Code's icon syntax would take it, and its screen-reader label would drop it", () => {
+    const shown = plainInQuickPick('Dec 6, 2026 · seq $(seq 1 20) · $(x)');
+    assert.ok(!/\$\(/.test(shown), 'no `$(` for VS Code to read as an icon');
+    assert.equal(shown.replace(/\u2060/g, ''), 'Dec 6, 2026 · seq $(seq 1 20) · $(x)', 'the same text to read');
+    // What VS Code's quick pick makes of a label for a screen reader (getCodiconAriaLabel).
+    const ariaLabel = (text: string): string => text.replace(/\$\((.*?)\)/g, (_m, name: string) => ` ${name} `).trim();
+    assert.equal(ariaLabel(shown).replace(/\u2060/g, ''), 'Dec 6, 2026 · seq $(seq 1 20) · $(x)');
   });
 });

@@ -4,6 +4,8 @@
  * tree's context menu so both behave the same.
  */
 import * as vscode from 'vscode';
+import { outputLabel } from '../../core/commandLabel';
+import { RUN_COMMAND_TOOL } from '../../core/toolNames';
 import { decodeUtf8 } from '../../core/utf8';
 import type { OutputInfo } from '../../core/types';
 import type { InspectorActions } from './requestHandler';
@@ -28,10 +30,9 @@ export function copyUri(info: Pick<OutputInfo, 'outputId' | 'title' | 'tool'>): 
   return vscode.Uri.from({ scheme: COPY_SCHEME, path: `/${info.outputId}/${fileNameFor(info)}` });
 }
 
-/** A file name from the command or title: readable, and safe on every platform. */
+/** A file name from the command named briefly (program and key argument): readable, and safe on every platform. */
 export function fileNameFor(info: Pick<OutputInfo, 'outputId' | 'title' | 'tool'>): string {
-  const base = (info.title ?? info.tool ?? '')
-    .split('\n')[0]
+  const base = outputLabel(info.title ?? info.tool ?? '', info.tool === RUN_COMMAND_TOOL && !!info.title)
     .replace(/[^\p{L}\p{N}._ -]+/gu, '-')
     .replace(/-{2,}/g, '-')
     .replace(/^[-. ]+|[-. ]+$/g, '')

@@ -3,6 +3,8 @@
  * after a window reload, and wired to the vscode-free protocol handler (`InspectorSession`).
  */
 import * as vscode from 'vscode';
+import { outputLabel } from '../../core/commandLabel';
+import { RUN_COMMAND_TOOL } from '../../core/toolNames';
 import type { OutputInfo } from '../../core/types';
 import { INSPECTOR_VIEW_TYPE, type PersistedState } from '../../../webview/protocol';
 import { readSettings } from '../config';
@@ -112,10 +114,9 @@ export class InspectorPanel {
   }
 }
 
-/** The command or title, first line, cut to fit a tab or a view's title bar. */
+/** The command named briefly (program and key argument), to fit a tab, a view's title bar or a file name. */
 export function shortName(info: Pick<OutputInfo, 'outputId' | 'title' | 'tool'>): string {
-  const name = (info.title ?? info.tool ?? info.outputId).split('\n')[0];
-  return name.length > 40 ? `${name.slice(0, 39)}…` : name;
+  return outputLabel(info.title ?? info.tool ?? info.outputId, info.tool === RUN_COMMAND_TOOL && !!info.title) || info.outputId;
 }
 
 /**

@@ -102,6 +102,8 @@ export class InspectorView implements vscode.WebviewViewProvider, vscode.Disposa
    * `sessionId`, this window's session that holds it, is read whatever session is current later.
    */
   show(outputId: string, offset?: number, sessionId?: string): void {
+    // The tree's selection and Open Output in Inspector both name it: shown once, not loaded twice.
+    if (offset === undefined && outputId === this.outputId && sessionId === this.sessionId && this.placeholder === undefined) return;
     const running = this.view !== undefined && this.placeholder === undefined;
     const session = this.select(outputId, offset, sessionId);
     if (!this.view) return; // shown once VS Code resolves the view

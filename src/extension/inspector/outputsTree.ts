@@ -14,6 +14,8 @@ import { RUN_COMMAND_TOOL } from '../../core/toolNames';
 import type { AgentSessionNode, AgentSessionSummary, TreeNode } from '../agents/agentSessions';
 import { RUNNING_COMMANDS, type RunningCommands } from '../running/runningCommands';
 import { runningItem, type RunningNode } from '../running/runningItem';
+import { outputLabel } from '../../core/commandLabel';
+import { exactTime, relativeTime } from '../times';
 
 /** What the tree holds: outputs, other agents' session groups, and the run_command calls running now (first). */
 type OutputsNode = TreeNode | RunningNode;
@@ -159,18 +161,25 @@ export class OutputsTree implements vscode.TreeDataProvider<OutputsNode>, vscode
     return Promise.all((await this.getChildren()).map(describe));
   }
 
+  /** TreeView.reveal needs it; only running calls, at the root, are revealed (runningReveal.ts). */
+  getParent(): undefined {
+    return undefined;
+  }
+
   getTreeItem(node: OutputsNode): vscode.TreeItem {
     if (isGroup(node)) return agentSessionItem(node.summary);
     if (isRunning(node)) return runningItem(node, this.running.get(node.id));
     const info = node;
     const facts = factsOf(info);
-    const item = new vscode.TreeItem(labelOf(info), vscode.TreeItemCollapsibleState.None);
-    item.id = info.outputId;
-    // What tells repeated commands apart comes first (the side bar cuts the end): which run, when, how it ended.
+    // What tells repeated commands apart is in the label, which the side bar shows whole (it cuts the description).
     const repeat = info.agentSession ? undefined : this.repeats.get(info.outputId);
+    const label = repeat
+      ? vscode.l10n.t('{command} · run {n} of {count}', { command: labelOf(info, REPEATED_LABEL_CHARS), n: repeat.n, count: repeat.of })
+      : labelOf(info);
+    const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
+    item.id = info.outputId;
     item.description = [
-      repeat && vscode.l10n.t('run {n} of {count}', { n: repeat.n, count: repeat.of }),
-      formatTime(info.createdAt),
+      relativeTime(info.createdAt),
       facts.status,
       outputSizes(info),
       info.tool === RUN_COMMAND_TOOL ? undefined : info.tool,
@@ -190,7 +199,7 @@ export class OutputsTree implements vscode.TreeDataProvider<OutputsNode>, vscode
       arguments: sessionId ? [info.outputId, { sessionId }] : [info.outputId],
     };
     const state = info.evicted ? vscode.l10n.t('evicted') : !info.complete ? vscode.l10n.t('incomplete copy') : undefined;
-    item.accessibilityInformation = { label: [labelOf(info), item.description, state].filter(Boolean).join(', ') };
+    item.accessibilityInformation = { label: [label, item.description, state].filter(Boolean).join(', ') };
     return item;
   }
 
@@ -257,9 +266,12 @@ function repeatsOf(outputs: readonly OutputInfo[]): Map<string, { n: number; of:
 const isGroup = (node: OutputsNode): node is AgentSessionNode => (node as AgentSessionNode).kind === 'agentSession';
 const isRunning = (node: OutputsNode): node is RunningNode => (node as RunningNode).kind === 'running';
 
-function labelOf(info: OutputInfo): string {
-  const text = (info.title ?? info.tool ?? info.outputId).split('\n')[0].trim() || info.outputId;
-  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+/** A repeated command's label leaves room for which run it is. */
+const REPEATED_LABEL_CHARS = 26;
+
+/** The command named briefly (program and key argument; the tooltip shows it whole), or the title or the tool. */
+function labelOf(info: OutputInfo, max?: number): string {
+  return outputLabel(info.title ?? info.tool ?? info.outputId, info.tool === RUN_COMMAND_TOOL && !!info.title, max) || info.outputId;
 }
 
 function factsOf(info: OutputInfo): { status?: string; failed: boolean } {
@@ -284,7 +296,7 @@ function tooltipOf(info: OutputInfo, status: string | undefined): vscode.Markdow
   md.appendCodeblock((info.title ?? info.tool ?? info.outputId).slice(0, 2000), info.tool === RUN_COMMAND_TOOL ? 'shellscript' : 'text');
   const dropped = info.droppedBytes.toLocaleString('en-US');
   const lines = [
-    `${info.tool ?? vscode.l10n.t('unknown tool')} · ${new Date(info.createdAt).toLocaleString(vscode.env.language)}`,
+    `${info.tool ?? vscode.l10n.t('unknown tool')} · ${exactTime(info.createdAt)}`,
     `${info.outputId}`,
     (info.droppedBytes > 0
       ? vscode.l10n.t('Output: {output}. Retained copy: {copy}.', {
@@ -322,8 +334,8 @@ function agentSessionItem(session: AgentSessionSummary): vscode.TreeItem {
   const state = session.live ? vscode.l10n.t('live') : vscode.l10n.t('ended');
   const when =
     session.startedAt !== undefined
-      ? vscode.l10n.t('started {0}', formatTime(session.startedAt))
-      : vscode.l10n.t('written {0}', formatTime(session.modifiedAt));
+      ? vscode.l10n.t('started {0}', relativeTime(session.startedAt))
+      : vscode.l10n.t('written {0}', relativeTime(session.modifiedAt));
   item.description = [when, sizeText(session.bytes), state].join(' · ');
   item.contextValue = session.live ? 'agentSession-live' : 'agentSession-ended';
   item.iconPath = new vscode.ThemeIcon(
@@ -335,10 +347,8 @@ function agentSessionItem(session: AgentSessionSummary): vscode.TreeItem {
     [
       vscode.l10n.t("{0}'s session, kept by the Tool Output Recall MCP server for {1}", who, session.folder),
       session.sessionId,
-      ...(session.startedAt !== undefined
-        ? [vscode.l10n.t('Started {0}', new Date(session.startedAt).toLocaleString(vscode.env.language))]
-        : []),
-      vscode.l10n.t('Last written {0}', new Date(session.modifiedAt).toLocaleString(vscode.env.language)),
+      ...(session.startedAt !== undefined ? [vscode.l10n.t('Started {0}', exactTime(session.startedAt))] : []),
+      vscode.l10n.t('Last written {0}', exactTime(session.modifiedAt)),
       sizeExact(session.bytes),
       session.live
         ? vscode.l10n.t('Live: its server is running; new outputs appear here as it retains them.')
@@ -351,13 +361,4 @@ function agentSessionItem(session: AgentSessionSummary): vscode.TreeItem {
   item.tooltip = md;
   item.accessibilityInformation = { label: [who, item.description].join(', ') };
   return item;
-}
-
-function formatTime(epochMs: number): string {
-  const date = new Date(epochMs);
-  const today = new Date();
-  const sameDay = date.toDateString() === today.toDateString();
-  return sameDay
-    ? date.toLocaleTimeString(vscode.env.language)
-    : date.toLocaleString(vscode.env.language, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 }

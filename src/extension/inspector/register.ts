@@ -12,6 +12,7 @@ import { COPY_SCHEME, CopyDocuments, inspectorActions } from './actions';
 import { InspectorPanel, type InspectorContext } from './inspectorPanel';
 import { INSPECTOR_SIDE_VIEW_ID, InspectorView } from './inspectorView';
 import { OutputsTree } from './outputsTree';
+import { revealRunningCommands } from '../running/runningReveal';
 import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../../core/toolNames';
 import { locateOutput } from './locate';
 import { registerSearchAllOutputs } from './searchAllOutputs';
@@ -52,6 +53,7 @@ export function registerInspector(context: vscode.ExtensionContext, services: In
   const tree = new OutputsTree(services);
   const view = vscode.window.createTreeView('toolOutputRecall.outputs', { treeDataProvider: tree });
   tree.attach(view);
+  context.subscriptions.push(revealRunningCommands(view));
   const panels: InspectorContext = { extensionUri: context.extensionUri, services, actions: inspectorActions(services) };
   const sideView = new InspectorView(panels);
   // Search All Outputs and its Search Results view (hits open through toolOutputRecall.openOutput).
@@ -98,6 +100,8 @@ export function registerInspector(context: vscode.ExtensionContext, services: In
     const located = await locateOutput(services, outputId, opts.sessionId ?? sessionOf(arg));
     await located.store.info(outputId);
     InspectorPanel.show(panels, outputId, opts.offset, opts.viewColumn, located.sessionId);
+    // The side view follows: it never keeps showing another (perhaps deleted) output beside the tab just opened.
+    sideView.show(outputId, opts.offset, located.sessionId);
     return true;
   };
 

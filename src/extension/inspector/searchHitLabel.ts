@@ -121,30 +121,5 @@ export function hitLabel(match: SearchMatch, query: HitQuery): HitLabel {
   return to > from ? { text, highlight: [from, to] } : { text };
 }
 
-/** How long ago `then` was, in the language's words ("5 minutes ago", "5分钟前"). */
-export function relativeTime(then: number, now: number, locale: string): string {
-  const seconds = Math.round((then - now) / 1000);
-  const steps: [Intl.RelativeTimeFormatUnit, number][] = [
-    ['second', 60],
-    ['minute', 60],
-    ['hour', 24],
-    ['day', 30],
-    ['month', 12],
-  ];
-  let value = seconds;
-  let unit: Intl.RelativeTimeFormatUnit = 'year';
-  for (const [name, size] of steps) {
-    if (Math.abs(value) < size) {
-      unit = name;
-      break;
-    }
-    value = Math.trunc(value / size);
-  }
-  let format: Intl.RelativeTimeFormat;
-  try {
-    format = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' });
-  } catch {
-    format = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
-  }
-  return format.format(value, unit);
-}
+/** How long ago a time was: the one relative form every list uses. */
+export { relativeTime } from '../../../webview/times';

@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import { RUN_COMMAND_TOOL } from '../../core/toolNames';
 import type { ListedOutput, OutputHits, SearchMatch } from '../../core/types';
 import { hitLabel, relativeTime, type HitQuery } from './searchHitLabel';
+import { exactTime } from '../times';
 
 /** Whose an output is, when it is not this window's current session's. */
 export interface OutputOrigin {
@@ -214,7 +215,7 @@ function outputItem(node: OutputNode): vscode.TreeItem {
   );
   md.appendText(
     [
-      `${output.tool ?? vscode.l10n.t('unknown tool')} · ${new Date(output.createdAt).toLocaleString(vscode.env.language)}`,
+      `${output.tool ?? vscode.l10n.t('unknown tool')} · ${exactTime(output.createdAt)}`,
       node.origin?.detail,
       output.outputId,
       output.complete

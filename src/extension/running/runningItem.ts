@@ -1,11 +1,15 @@
 /**
- * How a running run_command call looks in the Retained Outputs tree: the command, its bytes so far and
- * its elapsed time, a spinning icon, Cancel (inline and in the context menu, package.json's
- * `runningCommand` items) and, on click, its tail as it arrives (runningView.ts).
+ * How a running run_command call looks in the Retained Outputs tree: the command, its bytes so far (in
+ * the words of the retained output it becomes) and its elapsed time, a spinning icon, Cancel (inline
+ * and in the context menu, package.json's `runningCommand` items) and, on click, its tail as it
+ * arrives (runningView.ts).
  */
 import * as vscode from 'vscode';
-import { formatBytes } from '../../core/limits';
+import { sizeText } from '../sizes';
+import { commandLabel } from '../../core/commandLabel';
 import type { RunningCommand } from './runningCommands';
+
+export { commandLabel };
 
 /** A running call in the tree: its ID only, so one element stays the same while its bytes change. */
 export interface RunningNode {
@@ -18,14 +22,14 @@ export const SHOW_RUNNING_COMMAND = 'toolOutputRecall.showRunningCommand';
 export const CANCEL_RUNNING_COMMAND = 'toolOutputRecall.cancelRunningCommand';
 
 export function runningItem(node: RunningNode, call: RunningCommand | undefined, now = Date.now()): vscode.TreeItem {
-  // Short, so that the bytes so far and the elapsed time (the description) fit beside it in a side bar.
-  const item = new vscode.TreeItem(call ? commandLabel(call.command, RUNNING_LABEL_CHARS) : node.id, vscode.TreeItemCollapsibleState.None);
+  // Short (program and key argument), so that the bytes so far and the elapsed time fit beside it in a side bar.
+  const item = new vscode.TreeItem(call ? commandLabel(call.command) : node.id, vscode.TreeItemCollapsibleState.None);
   item.id = node.id;
   item.contextValue = call?.cancelling ? `${RUNNING_CONTEXT}-cancelling` : RUNNING_CONTEXT;
   if (!call) return item;
   // The spinning icon says it runs; the description keeps to what changes, so it fits a narrow side bar.
   const state = call.cancelling ? vscode.l10n.t('stopping') : vscode.l10n.t('running');
-  item.description = [...(call.cancelling ? [state] : []), formatBytes(call.totalBytes), formatElapsed(now - call.startedAt)].join(' · ');
+  item.description = [...(call.cancelling ? [state] : []), sizeText(call.totalBytes), formatElapsed(now - call.startedAt)].join(' · ');
   item.iconPath = new vscode.ThemeIcon('loading~spin');
   item.command = { command: SHOW_RUNNING_COMMAND, title: vscode.l10n.t('Show Running Output'), arguments: [node] };
   const md = new vscode.MarkdownString();
@@ -35,7 +39,7 @@ export function runningItem(node: RunningNode, call: RunningCommand | undefined,
     [
       vscode.l10n.t('Running for {0}', formatElapsed(now - call.startedAt)),
       vscode.l10n.t('{size} so far ({bytes} bytes: stdout {stdout}, stderr {stderr})', {
-        size: formatBytes(call.totalBytes),
+        size: sizeText(call.totalBytes),
         bytes: call.totalBytes.toLocaleString('en-US'),
         stdout: call.stdoutBytes.toLocaleString('en-US'),
         stderr: call.stderrBytes.toLocaleString('en-US'),
@@ -46,15 +50,6 @@ export function runningItem(node: RunningNode, call: RunningCommand | undefined,
   item.tooltip = md;
   item.accessibilityInformation = { label: [commandLabel(call.command), state, item.description].join(', ') };
   return item;
-}
-
-/** Characters of the command a running item's label shows (the tooltip and the document show it whole). */
-export const RUNNING_LABEL_CHARS = 20;
-
-/** The command's first line, at most `max` characters. */
-export function commandLabel(command: string, max = 80): string {
-  const text = command.split('\n')[0].trim() || command.trim();
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
 /** Elapsed time for a person: "7 s", "3 min 4 s". */

@@ -7,7 +7,10 @@
  * with these functions.
  */
 import * as l10n from '@vscode/l10n';
+import { outputLabel } from '../../core/commandLabel';
+import { RUN_COMMAND_TOOL } from '../../core/toolNames';
 import { sizeText } from '../sizes';
+import { exactTime } from '../../../webview/times';
 import type { OutputInfo } from '../../core/types';
 import type { SessionOrigin } from './sessionStats';
 
@@ -28,9 +31,6 @@ export interface SessionSummary {
   forkOf?: string;
 }
 
-/** Longest first command a name carries, in UTF-16 units. */
-const FIRST_COMMAND_CHARS = 40;
-
 /** A session's summary from its outputs (any order). */
 export function summarize(sessionId: string, startedAt: number | undefined, outputs: readonly OutputInfo[]): SessionSummary {
   let oldest: OutputInfo | undefined;
@@ -42,11 +42,12 @@ export function summarize(sessionId: string, startedAt: number | undefined, outp
     outputsHeld++;
     retainedBytes += info.totalBytes;
   }
-  const first = oldest && (oldest.title ?? oldest.tool ?? '').split('\n')[0].trim();
+  // Named briefly (program and key argument): a script's first 40 characters say nothing.
+  const first = oldest && outputLabel(oldest.title ?? oldest.tool ?? '', oldest.tool === RUN_COMMAND_TOOL && !!oldest.title);
   return {
     sessionId,
     ...(startedAt !== undefined ? { startedAt } : {}),
-    ...(first ? { firstCommand: clip(first) } : {}),
+    ...(first ? { firstCommand: first } : {}),
     outputs: outputsHeld,
     retainedBytes,
   };
@@ -69,8 +70,8 @@ export function sessionParts(summary: SessionSummary, locale?: string): { when: 
 }
 
 /**
- * The session's name in one line: "Dec 5, 2026, 9:30 PM · sh build-log.sh · 3 outputs · 1.2 MiB",
- * and for a fork "… · fork of Dec 5, 2026, 9:10 PM · sh build-log.sh".
+ * The session's name in one line: "Dec 5, 2026, 9:30:12 PM · sh build-log.sh · 3 outputs · 1.2 MiB",
+ * and for a fork "… · fork of Dec 5, 2026, 9:10:45 PM · sh build-log.sh".
  */
 export function sessionName(summary: SessionSummary, locale?: string): string {
   const { when, first, contents, fork } = sessionParts(summary, locale);
@@ -87,9 +88,12 @@ export function sessionShortName(summary: SessionSummary, locale?: string): stri
 function startedText(summary: SessionSummary, locale: string | undefined): string {
   // When the session's file cannot say, the name says so: the ID is never read for a date.
   if (summary.startedAt === undefined) return l10n.t('start unknown');
-  return new Date(summary.startedAt).toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'short' });
+  return exactTime(summary.startedAt, locale);
 }
 
-function clip(text: string): string {
-  return text.length > FIRST_COMMAND_CHARS ? `${text.slice(0, FIRST_COMMAND_CHARS - 1)}…` : text;
-}
+/**
+ * A text for a quick pick's label or description, shown and read as written: VS Code reads `$(name)` there
+ * as an icon, and its screen-reader label drops every `$(…)` (a first command `seq $(seq 1 20)` would be
+ * read "seq seq 1 20"). A word joiner between `$` and `(` (invisible, and skipped by screen readers) keeps it text.
+ */
+export const plainInQuickPick = (text: string): string => text.replace(/\$\(/g, '$\u2060(');

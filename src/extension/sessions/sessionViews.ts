@@ -110,7 +110,8 @@ export class SessionViews implements vscode.Disposable {
   /** How the inspector shows `sessionId`: its name, and whether it is current. */
   async origin(sessionId: string): Promise<SessionOrigin> {
     const current = await this.isCurrent(sessionId);
-    return { sessionId, current, name: this.named(await this.summary(sessionId)) };
+    const summary = await this.summary(sessionId);
+    return { sessionId, current, name: this.named(summary), shortName: sessionShortName(summary, this.locale()) };
   }
 
   /** The session's name as a person knows it: when it started, its first command, its outputs and size. */
