@@ -150,6 +150,18 @@ export function killAll(pids, signal) {
  * notification at all (each goes silently to the bell), so `npm start` leaves it out and installs the
  * extensions into `extensionsDir` instead (scripts/start.mjs).
  */
+/** Debian's chromium with everything network-y turned off (never `playwright install`: it downloads). */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
+
 export function codeServerArgs(host, { userDataDir, extensionsDir, smokeTestDriver = true }) {
   return [
     host.codeServerEntry,

@@ -33,6 +33,8 @@ import {
   ROOT,
   buildTests,
   checkExtensionBuilt,
+  CHROMIUM_ARGS,
+  codeServerArgs,
   killAll,
   processesOf,
   readCounts,
@@ -219,26 +221,8 @@ function startServer(host, d, env) {
   const log = createWriteStream(d.serverLog);
   const server = spawn(
     host.node,
-    [
-      host.codeServerEntry,
-      '--bind-addr',
-      '127.0.0.1:0', // the server picks a free port and prints it: no race for a port
-      '--auth',
-      'none',
-      '--disable-telemetry',
-      '--disable-update-check',
-      '--disable-workspace-trust',
-      '--disable-getting-started-override',
-      '--ignore-last-opened',
-      '--user-data-dir',
-      d.userData,
-      '--extensions-dir',
-      d.extensions,
-      ...(locale !== 'en' ? ['--locale', locale] : []),
-      // Essential: without it the workbench ignores the development and tests paths in the payload.
-      '--vscode-option',
-      'enable-smoke-test-driver',
-    ],
+    // The smoke-test driver stays on here: without it the workbench ignores the development and tests paths in the payload.
+    [...codeServerArgs(host, { userDataDir: d.userData, extensionsDir: d.extensions }), ...(locale !== 'en' ? ['--locale', locale] : [])],
     { env, cwd: d.workspace, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const exited = new Promise((resolve) => server.once('exit', (code, signal) => resolve({ code, signal })));
@@ -312,17 +296,7 @@ async function runInBrowser(host, d, env, port, testsModule, stop) {
   const browser = await chromium.launch({
     executablePath: host.chromium,
     headless: !xvfb,
-    // Never `playwright install` (it downloads); Debian's chromium with everything network-y turned off.
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-dev-shm-usage',
-    ],
+    args: CHROMIUM_ARGS,
     env: { ...env, HOME: d.home, ...(xvfb ? { DISPLAY: xvfb.display } : {}) },
     timeout: scaled(60_000), // a second or two on an idle machine
   });

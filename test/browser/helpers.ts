@@ -1,5 +1,6 @@
 /** Reading the inspector's DOM from tests, the way a user sees it. */
 import assert from 'node:assert/strict';
+import os from 'node:os';
 import type { Page } from 'playwright-core';
 
 export interface ShownPage {
@@ -79,6 +80,13 @@ export async function typeOffset(page: Page, offset: number | string): Promise<v
   await page.fill('.input.offset', String(offset));
   await page.press('.input.offset', 'Enter');
 }
+
+/** The machine's load beside a measured figure: timings from a busy machine read differently. */
+export const loadLine = (): string =>
+  `(load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')} on ${os.cpus().length} CPUs)`;
 
 export function assertNoErrors(errors: string[]): void {
   assert.deepEqual(errors, [], `errors in the page or host:\n${errors.join('\n')}`);

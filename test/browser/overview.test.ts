@@ -6,12 +6,11 @@
  * notable lines (reported, with the marks per pixel column bounded and asserted).
  */
 import assert from 'node:assert/strict';
-import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { PanelDouble, test } from './harness';
 import { commandOutput, MiB, tempStore } from './fixtures';
-import { assertNoErrors, navigate } from './helpers';
+import { assertNoErrors, loadLine, navigate } from './helpers';
 import { LANES } from '../../webview/overview';
 import type { ThemeName } from './themes';
 
@@ -258,12 +257,7 @@ test('overview paint on a 64 MiB copy with 100,000 notable lines: measured (repo
   ctx.log(
     `OVERVIEW_PAINT ${JSON.stringify({ marks: marks.length, width, paintMs: median(paint), workMs: median(work), workMaxMs: max(work), frameMs: median(frame) })}`,
   );
-  ctx.log(
-    `(load average ${os
-      .loadavg()
-      .map((l) => l.toFixed(1))
-      .join(' ')} on ${os.cpus().length} CPUs)`,
-  );
+  ctx.log(loadLine());
   assertNoErrors(panel.errors);
   await panel.close();
 });

@@ -5,11 +5,10 @@
  * not asserted; bench/paint.mjs collects the PAINT lines of both.
  */
 import assert from 'node:assert/strict';
-import os from 'node:os';
 import { PROBES, paintFigures } from '../../scripts/host/probes.mjs';
 import { PanelDouble, test } from './harness';
 import { tempStore } from './fixtures';
-import { assertNoErrors } from './helpers';
+import { assertNoErrors, loadLine } from './helpers';
 import { scaled } from '../unit/helpers/timeScale';
 
 test('slider to painted page on a 4096-line page: measured (reported, not asserted)', async (ctx) => {
@@ -31,12 +30,7 @@ test('slider to painted page on a 4096-line page: measured (reported, not assert
   ctx.log(
     `PAINT ${JSON.stringify({ where: 'browser', browser: 'headless', rendering: 'chunks of 64 lines (shipped)', lines, previewRows, ...figures.values })}`,
   );
-  ctx.log(
-    `(load average ${os
-      .loadavg()
-      .map((l) => l.toFixed(1))
-      .join(' ')} on ${os.cpus().length} CPUs)`,
-  );
+  ctx.log(loadLine());
   assertNoErrors(panel.errors);
   await panel.close();
 });

@@ -40,6 +40,7 @@ interface Common {
   killAll(pids: number[], signal: string): void;
   checkExtensionBuilt(): void;
   scaled(ms: number): number;
+  CHROMIUM_ARGS: string[];
 }
 
 describe('npm start: the window shows VS Code as a user gets it', function () {
@@ -83,14 +84,7 @@ describe('npm start: the window shows VS Code as a user gets it', function () {
     const launched = await chromium.launch({
       executablePath: host.chromium,
       headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-dev-shm-usage',
-      ],
+      args: common.CHROMIUM_ARGS,
       env: { ...options.env, HOME: home, TMPDIR: d.scratch },
       timeout: common.scaled(60_000),
     });
