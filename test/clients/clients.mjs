@@ -51,8 +51,9 @@ export function makeShim(dir, taps) {
  * `limitMs` (then the group is killed). The group is killed at the end in any case, so a server the
  * CLI started cannot outlive the test. Every limit here is generous for an idle machine and is
  * multiplied by TEST_TIME_SCALE (scripts/host/common.mjs): it is there so that a hung CLI ends.
+ * `stopWhen` (a promise) stops it earlier.
  */
-export function runGroup(file, args, { cwd, env, limitMs: idleLimitMs = 180_000 }) {
+export function runGroup(file, args, { cwd, env, limitMs: idleLimitMs = 180_000, stopWhen }) {
   const limitMs = scaled(idleLimitMs);
   return new Promise((resolve) => {
     const started = Date.now();
@@ -62,6 +63,7 @@ export function runGroup(file, args, { cwd, env, limitMs: idleLimitMs = 180_000 
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
     let timedOut = false;
+    let stopped = false;
     const kill = (signal) => {
       try {
         process.kill(-child.pid, signal);
@@ -74,11 +76,16 @@ export function runGroup(file, args, { cwd, env, limitMs: idleLimitMs = 180_000 
       kill('SIGTERM');
       setTimeout(() => kill('SIGKILL'), scaled(5_000)).unref(); // its time to stop after SIGTERM
     }, limitMs);
+    // `stopWhen`: a promise after which the run has shown what it was for (the start-up race's first model request): the group is stopped then.
+    void stopWhen?.then(() => {
+      stopped = true;
+      kill('SIGTERM');
+    });
     const done = (code, signal) => {
       clearTimeout(timer);
       kill('SIGTERM');
       setTimeout(() => kill('SIGKILL'), scaled(3_000)).unref(); // what it started, its time to stop
-      resolve({ code, signal, stdout, stderr, ms: Date.now() - started, started, timedOut });
+      resolve({ code, signal, stdout, stderr, ms: Date.now() - started, started, timedOut, stopped });
     };
     child.on('error', (error) => done(null, String(error)));
     child.on('exit', done);

@@ -164,6 +164,9 @@ export function pairCalls(exchange, modelRequests) {
       sentBlocks: call.blocks.map(bytes),
       receivedBytes: model ? bytes(received) : undefined,
       receivedBlocks: model ? (model.result?.parts ?? []).map((part) => bytes(part.text ?? '')) : undefined,
+      receivedLines: model ? received.split('\n').length : undefined,
+      // Where the client sent the result JSON-encoded (Cline): the characters of that string, which its cut counts.
+      receivedEncodedChars: model?.result?.encodedChars,
       ...compare(call.blocks, received),
       serverMs: Math.round(call.repliedAt - call.receivedAt),
       roundTripMs,

@@ -135,9 +135,19 @@ export function chatView(body) {
         calls.push(call);
       }
     } else if (message.role === 'tool') {
-      const parts = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : (message.content ?? []);
+      const parts =
+        typeof message.content === 'string'
+          ? (mcpEncoded(message.content) ?? [{ type: 'text', text: message.content }])
+          : (message.content ?? []);
       const call = byId.get(message.tool_call_id);
-      if (call) call.result = { parts, text: textOf(parts), isError: false };
+      // `encoded`: the characters of the string as sent, where a client sends the MCP result JSON-encoded (Cline cuts that string).
+      if (call)
+        call.result = {
+          parts,
+          text: textOf(parts),
+          isError: false,
+          encodedChars: typeof message.content === 'string' ? message.content.length : undefined,
+        };
     }
     if (message.role !== 'tool' && message.role !== 'assistant')
       texts.push(typeof message.content === 'string' ? message.content : textOf(message.content ?? []));
@@ -151,6 +161,18 @@ export function chatView(body) {
   if (bridge) for (const name of deferred) if (searched.includes(name)) via.set(name, bridge);
   const callable = [...declared, ...via.keys()];
   return { api: 'chat', callable, deferred: deferred.filter((name) => !via.has(name)), toolSearch, via, calls, body };
+}
+
+/**
+ * The text blocks of an MCP result a client sends JSON-encoded as the tool message (Cline:
+ * `{"content":[{"type":"text","text":…}]}`), or undefined for any other text (a cut encoding no longer parses).
+ */
+function mcpEncoded(content) {
+  if (!content.startsWith('{"content":[')) return undefined;
+  const value = safeJson(content);
+  return Array.isArray(value?.content) && value.content.every((block) => typeof block?.text === 'string')
+    ? value.content.map((block) => ({ type: 'text', text: block.text }))
+    : undefined;
 }
 
 const textOf = (parts) =>
@@ -256,8 +278,14 @@ function geminiReply(res, turn, n, stream) {
   res.end();
 }
 
+/** Cline's tool that ends a turn. */
+const SUBMIT = 'submit_and_exit';
+
 /** Chat completions: SSE chunks ending in `data: [DONE]` when the request streams, else one chat.completion. A bridged tool is called through its bridge. */
-function chatReply(res, turn, n, { stream, via }) {
+function chatReply(res, turn, n, { stream, via, finishTool }) {
+  // A client whose turn ends only with a tool of its own (Cline's submit_and_exit, a summary of at least 10 characters) gets the final text through it.
+  if (turn.kind === 'final' && finishTool)
+    turn = { kind: 'call', name: finishTool, input: { summary: turn.text.padEnd(10, '.'), verified: true } };
   const bridge = turn.kind === 'call' ? via?.get(turn.name) : undefined;
   const [name, input] = bridge ? [bridge, { name: turn.name, arguments: turn.input }] : [turn.name, turn.input];
   const toolCalls =
@@ -290,10 +318,14 @@ function chatReply(res, turn, n, { stream, via }) {
 
 /**
  * Starts the model. `decide(view)` returns `{ kind: 'call', name, input }` or `{ kind: 'final', text }`
- * for a main-loop request; `requests` holds every request as { at, url, body, view?, turn? }.
+ * for a main-loop request; `requests` holds every request as { at, url, body, view?, turn? };
+ * `firstLoopAnswered` resolves once the first main-loop request has been answered.
  */
 export async function startModel(decide, { limitMs = 5 * 60_000 } = {}) {
   const requests = [];
+  // Resolves when the first main-loop request has been answered (the start-up race needs no more of a run).
+  let answeredLoop;
+  const firstLoopAnswered = new Promise((resolve) => (answeredLoop = resolve));
   const server = http.createServer((req, res) => {
     const chunks = [];
     req.on('data', (chunk) => chunks.push(chunk));
@@ -308,6 +340,7 @@ export async function startModel(decide, { limitMs = 5 * 60_000 } = {}) {
       }
       const record = { at, method: req.method, url: req.url, bytes: raw.length, body };
       requests.push(record);
+      res.once('finish', () => record.view && record.turn && answeredLoop());
       const n = requests.length;
       const url = req.url ?? '';
       try {
@@ -340,7 +373,8 @@ export async function startModel(decide, { limitMs = 5 * 60_000 } = {}) {
           const loop = record.view.callable.length > 0;
           record.turn = loop ? decide(record.view) : { kind: 'final', text: 'ok' };
           if (!loop) delete record.view;
-          return chatReply(res, record.turn, n, { stream: body.stream === true, via: record.view?.via });
+          const finishTool = record.view?.callable.includes(SUBMIT) ? SUBMIT : undefined;
+          return chatReply(res, record.turn, n, { stream: body.stream === true, via: record.view?.via, finishTool });
         }
         if (url.startsWith('/v1/messages/count_tokens')) {
           res.writeHead(200, { 'content-type': 'application/json' });
@@ -361,6 +395,7 @@ export async function startModel(decide, { limitMs = 5 * 60_000 } = {}) {
   return {
     port: server.address().port,
     requests,
+    firstLoopAnswered,
     close: () =>
       new Promise((resolve) => {
         clearTimeout(timer);

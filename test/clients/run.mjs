@@ -1,5 +1,5 @@
-// The real-CLI suite (`npm test` runs it as "clients"): Claude Code, Codex, Gemini CLI, Qwen Code and
-// Copilot CLI from npm, pinned and installed by scripts/clients/setup.mjs, each configured as docs/agents.md
+// The real-CLI suite (`npm test` runs it as "clients"): Claude Code, Codex, Gemini CLI, Qwen Code,
+// Copilot CLI, OpenCode, Kilo Code and Cline from npm, pinned and installed by scripts/clients/setup.mjs, each configured as docs/agents.md
 // says (stdio, HTTP with the token in an environment variable) and as Connect Other Agents writes it,
 // drive our server against the scripted model on 127.0.0.1 (model.mjs, script.mjs). Everything runs offline.
 //
@@ -17,7 +17,12 @@
 //
 // The other three run the same race with --race-clients (not in `npm test`: 20 more runs each).
 //
-//   node test/clients/run.mjs [--only claude,codex,gemini,qwen,copilot] [--race N] [--race-clients codex,claude,gemini,qwen,copilot] [--keep]
+// Issue 39 §5 (moreClients.mjs): OpenCode, Kilo Code and Cline as Connect Other Agents writes them, on
+// the same output and on ~300,000 short lines (empty ones for Cline), each result asserted whole inside
+// the client's own cut with every part present; their own shell tools on 3 MB; the same race with
+// --race-clients opencode,kilo,cline (Cline also without its entry's timeout, measured only).
+//
+//   node test/clients/run.mjs [--only claude,codex,gemini,qwen,copilot,opencode,kilo,cline] [--race N] [--race-clients codex,claude,gemini,qwen,copilot,opencode,kilo,cline] [--race-only] [--keep]
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -29,10 +34,15 @@ import {
   CODEX_VERSION,
   COPILOT_CLI_VERSION,
   GEMINI_CLI_VERSION,
+  KILO_BINARY_VERSION,
+  KILO_CLI_VERSION,
+  OPENCODE_VERSION,
   QWEN_CODE_VERSION,
+  CLINE_VERSION,
   ensureClients,
 } from '../../scripts/clients/setup.mjs';
 import { DIST_MCP, root } from './clients.mjs';
+import { assertCut, morePlan, ownShells } from './moreClients.mjs';
 import { CLIENT_NAMES, RACE_NAMES, codeFacts, renderReport } from './report.mjs';
 import {
   HOOKED_CLIS,
@@ -50,12 +60,14 @@ import {
 const argv = process.argv.slice(2);
 const option = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
 const only = option('--only', undefined);
-/** Whether `--only` (a comma-separated list of claude, codex, gemini, qwen, copilot) leaves `cli` in. */
+/** Whether `--only` (a comma-separated list of claude, codex, gemini, qwen, copilot, opencode, kilo, cline) leaves `cli` in. */
 const wanted = (cli) => !only || only.split(',').includes(cli);
 const raceRuns = Number(option('--race', 20));
 /** The clients of the start-up race: Codex and Claude Code by default (issue 31 §1 asserts them); any of the five. */
 const raceClients = option('--race-clients', 'codex,claude').split(',');
 const keep = argv.includes('--keep');
+/** `--race-only`: the start-up race of `--race-clients` and nothing else (the measurement runs once, apart). */
+const raceOnly = argv.includes('--race-only');
 
 const counts = { passed: 0, failed: 0, skipped: 0 };
 const failures = [];
@@ -93,7 +105,7 @@ function assertEvidence(run, limit) {
     ['statusLine', 'the status line'],
     ['marker', 'the omission marker with its read call'],
     ['outputId', 'the outputId'],
-    ['notable', 'the notable line the preview omitted (line 9000, an error)'],
+    ['notable', 'the notable line the preview omitted (an error line in the middle)'],
     ['lastLine', "the output's last line (the tail)"],
   ]) {
     const inHead = key === 'statusLine' || key === 'outputId';
@@ -171,7 +183,8 @@ async function main() {
       [],
       { env: { COPILOT_LARGE_OUTPUT_THRESHOLD_BYTES: '65536' } },
     ],
-  ].filter(([cli]) => wanted(cli));
+    ...morePlan(),
+  ].filter(([cli]) => wanted(cli) && !raceOnly);
   const runs = [];
   const measured = {
     versions: {
@@ -180,11 +193,14 @@ async function main() {
       gemini: GEMINI_CLI_VERSION,
       qwen: QWEN_CODE_VERSION,
       copilot: COPILOT_CLI_VERSION,
+      opencode: OPENCODE_VERSION,
+      kilo: `${KILO_CLI_VERSION} (binary ${KILO_BINARY_VERSION})`,
+      cline: CLINE_VERSION,
     },
     runs,
   };
   try {
-    if (wanted('copilot')) {
+    if (wanted('copilot') && !raceOnly) {
       console.log("\nCopilot CLI's cut: the largest text block its model gets whole (a stub server's emit tool, binary search)");
       measured.copilotLimit = await copilotLimit({ scratch, bins, lo: 1024, hi: 256 * 1024 });
       const limit = measured.copilotLimit;
@@ -214,6 +230,7 @@ async function main() {
       }
       runs.push(run);
       assertEvidence(run, measured.copilotLimit?.found);
+      assertCut(run, check);
     }
 
     if (wanted('gemini') && wanted('claude')) {
@@ -238,12 +255,14 @@ async function main() {
       check(`${name}: the answer quotes the checksum`, lost.answer.includes(lost.checksum), lost.answer.slice(0, 200));
     }
 
-    console.log('\nspawn → initialize reply (dist/mcp.js) beside spawn → exit (node -e 0)');
-    measured.spawn = await spawnToInitialize({ scratch, runs: 10 });
-    check(
-      'spawn → initialize of dist/mcp.js measured (10 runs)',
-      measured.spawn.server.every((ms) => typeof ms === 'number'),
-    );
+    if (!raceOnly) {
+      console.log('\nspawn → initialize reply (dist/mcp.js) beside spawn → exit (node -e 0)');
+      measured.spawn = await spawnToInitialize({ scratch, runs: 10 });
+      check(
+        'spawn → initialize of dist/mcp.js measured (10 runs)',
+        measured.spawn.server.every((ms) => typeof ms === 'number'),
+      );
+    }
 
     // Issue 31 §1: Codex (its default 1 s start-up grace) and Claude Code over stdio, under four busy
     // processes per core for the whole scenario, offer our tools in the first model request every time.
@@ -255,6 +274,11 @@ async function main() {
       ['gemini', 'gemini', {}],
       ['qwen', 'qwen', {}],
       ['copilot', 'copilot', {}],
+      ['opencode', 'opencode', {}],
+      ['kilo', 'kilo', {}],
+      // Cline with the documented entry ("timeout": 600), and as `cline mcp install` writes it (no timeout: 3 s for initialize).
+      ['cline', 'cline', {}],
+      ['cline', 'cline-noTimeout', { timeout: false }],
     ].filter(([cli]) => wanted(cli) && raceClients.includes(cli));
     if (racing.length) {
       const busy = busyProcesses({ perCore: 4 });
@@ -276,6 +300,11 @@ async function main() {
         const rows = measured.race.clients[key];
         const offered = rows.filter((r) => r.ourToolsOffered).length;
         const loads = rows.map((r) => r.load);
+        // Measured, not asserted: Cline's entry without a timeout (what `cline mcp install` writes; Connect writes 600).
+        if (key === 'cline-noTimeout') {
+          console.log(`  ${RACE_NAMES[key]}: our tools in the first model request in ${offered}/${raceRuns} runs`);
+          continue;
+        }
         check(
           `${RACE_NAMES[key]} under load (${measured.race.busy} busy processes, load ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}): our tools in the first model request in ${offered}/${raceRuns} runs`,
           rows.length === raceRuns && offered === raceRuns,
@@ -321,6 +350,9 @@ async function main() {
         );
       }
 
+    // Issue 39 §5: OpenCode's and Kilo Code's bash, Cline's run_commands, with no hook of ours.
+    measured.ownShells = await ownShells({ wanted: (cli) => wanted(cli) && !raceOnly, scratch, bins, connectJs, check });
+
     if (wanted('claude')) {
       console.log('\nClaude Code Bash (3 MB) with a PostToolUse hook');
       measured.hook = await claudeBashHook({ scratch, bins, megabytes: 3 });
@@ -358,7 +390,11 @@ async function main() {
       gemini: wanted('gemini') && path.dirname(bins.gemini),
       qwen: wanted('qwen') && bins.qwenDir,
       copilot: wanted('copilot') && bins.copilotRuntime,
+      opencode: wanted('opencode') && bins.opencode,
+      kilo: wanted('kilo') && bins.kiloBinary,
+      cline: wanted('cline') && bins.clineBinary,
     });
+    writeFileSync(path.join(scratch, 'measured.json'), JSON.stringify(measured));
     const report = renderReport(measured);
     console.log(`\n${report}`);
     // Written as the repository's formatter would (npm test checks the format of every tracked file).

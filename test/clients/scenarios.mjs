@@ -8,6 +8,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
 import initSqlJs from 'sql.js';
 import { CLAUDE, CODEX, COPILOT, GEMINI, QWEN } from './agents.mjs';
+import { CLINE, KILO, OPENCODE } from './agentsMore.mjs';
 import { DIST_MCP, baseEnv, makeShim, scaled, startHttpServer } from './clients.mjs';
 import { evidenceReceived, mcpExchange, pairCalls, readTaps } from './measure.mjs';
 import { startModel } from './model.mjs';
@@ -49,7 +50,7 @@ const offersOurTools = (request) =>
   !!request.view?.deferred.some(isOurs) ||
   /mcp__?tool[-_]output[-_]recall/.test(JSON.stringify(request.body));
 
-function scratchFolders(base, label) {
+export function scratchFolders(base, label) {
   mkdirSync(base, { recursive: true });
   // Not "mcp__" in a path: the CLIs put the folder in their requests, where it would read as our tools' prefix.
   const dir = mkdtempSync(path.join(base, `${label.replace(/mcp__/g, '').replace(/[^\w.-]+/g, '-')}-`));
@@ -99,6 +100,9 @@ export function agentFor(cli, bins) {
     gemini: [GEMINI, bins.gemini],
     qwen: [QWEN, bins.qwen],
     copilot: [COPILOT, bins.copilot],
+    opencode: [OPENCODE, bins.opencode],
+    kilo: [KILO, bins.kilo],
+    cline: [CLINE, bins.cline],
   }[cli];
   agent.bin = bin;
   if (cli === 'copilot') agent.pkgCache = bins.copilotPkgCache;
@@ -117,10 +121,11 @@ export async function evidenceRun({
   configure = {},
   env = {},
   permission,
+  output = bigOutputCommand(),
 }) {
   const agent = agentFor(cli, bins);
   const f = scratchFolders(scratch, `${cli}-${label}`);
-  const { command, checksum, notable, lastLine } = bigOutputCommand();
+  const { command, checksum, notable, lastLine } = output;
   const model = await startModel(evidenceScript({ command, field: 'checksum' }));
   const token = randomBytes(24).toString('hex');
   const http =
@@ -153,6 +158,7 @@ export async function evidenceRun({
   const loop = model.requests.filter((r) => r.view);
   const lastView = loop.at(-1)?.view;
   writeFileSync(path.join(f.dir, 'requests.json'), JSON.stringify(model.requests));
+  writeFileSync(path.join(f.dir, 'stdout.txt'), run.stdout);
   return {
     cli: agent.name,
     how: label,
@@ -255,7 +261,9 @@ export async function startupRace({ cli, scratch, bins, runs, busy, configure = 
     const model = await startModel(answerScript());
     try {
       agent.configure({ how: 'stdio', ...f, modelPort: model.port, ...configure });
-      const run = await agent.run({ prompt: 'hello', ...f, modelPort: model.port, waitForServers: false, limitMs: 180_000 });
+      // A client that is slow to exit (Kilo Code's telemetry offline) is stopped once its first model request was answered.
+      const stopWhen = agent.stopAfterFirstRequest ? model.firstLoopAnswered : undefined;
+      const run = await agent.run({ prompt: 'hello', ...f, modelPort: model.port, waitForServers: false, limitMs: 180_000, stopWhen });
       const tap = readTaps(f.taps).find((t) => !t.argv.includes('hook'));
       const exchange = tap ? mcpExchange(tap) : {};
       writeFileSync(path.join(f.dir, 'requests.json'), JSON.stringify(model.requests));
@@ -515,7 +523,7 @@ export async function copilotLimit({ scratch, bins, env = {}, lo, hi, label = 'c
  * or the middle one: `fieldAt`), appending a character to `countFile` each time it runs. The field is
  * written `check'+'sum=…` in the command, so only its output holds "checksum=<value>".
  */
-function bigShellCommand(megabytes, { fieldAt = 'end', countFile }) {
+export function bigShellCommand(megabytes, { fieldAt = 'end', countFile }) {
   const checksum = randomBytes(6).toString('hex');
   const lines = Math.round((megabytes * 1024 * 1024) / 100);
   const middle = fieldAt === 'middle' ? Math.floor(lines / 2) : -1;

@@ -1,0 +1,68 @@
+// OpenCode, Kilo Code and Cline in the suite (issue 39 §5): their runs for run.mjs's plan, the checks
+// of each one's own cut on what its model received, and the runs of each one's own shell tool.
+import { OWN_SHELL_CLIS, manyLinesCommand, ownShellRun } from './scenariosMore.mjs';
+
+/** OpenCode's and Kilo Code's cut of a tool result: its first 2,000 lines or 51,200 bytes (the rest to a file). */
+export const OPENCODE_CUT = { lines: 2000, bytes: 51_200 };
+/** Cline's cut: the JSON-encoded result, about 4,000 characters kept at each end. */
+export const CLINE_CUT_CHARS = 8000;
+
+/**
+ * Their runs, as run.mjs's plan rows: each as Connect Other Agents writes it (the shape docs/agents.md
+ * shows, with the installed launcher) on the suite's 20,000-line output, then on outputs of short lines
+ * (`seq`, about 300,000: far over the 2,000 lines OpenCode and Kilo Code keep) and, for Cline, of empty
+ * lines (each `\n`, 2 characters in the JSON its cut counts).
+ */
+export function morePlan() {
+  const lines = (shape) => ({ output: manyLinesCommand(shape) });
+  return [
+    ['opencode', 'connect'],
+    ['opencode', 'connect', [], 'connect, seq 1 300000 (short lines)', [], lines('short')],
+    ['kilo', 'connect'],
+    ['kilo', 'connect', [], 'connect, seq 1 300000 (short lines)', [], lines('short')],
+    ['cline', 'connect', [], 'connect ("timeout": 600)'],
+    ['cline', 'connect', [], 'connect, seq 1 300000 (short lines)', [], lines('short')],
+    ['cline', 'connect', [], 'connect, 300,000 empty lines', [], lines('empty')],
+  ];
+}
+
+/** The run_command result each of the three clients' model received is inside that client's cut, unchanged. */
+export function assertCut(run, check) {
+  const call = run.calls.find((c) => c.tool.endsWith('run_command'));
+  const name = `${run.cli} (${run.how})`;
+  if (!call) return;
+  if (run.cli === 'OpenCode' || run.cli === 'Kilo Code')
+    check(
+      `${name}: the run_command result fits its cut (${call.receivedLines.toLocaleString('en-US')} ≤ ${OPENCODE_CUT.lines.toLocaleString('en-US')} lines, ${call.receivedBytes.toLocaleString('en-US')} ≤ ${OPENCODE_CUT.bytes.toLocaleString('en-US')} bytes) and reached the model with every block whole`,
+      call.receivedLines <= OPENCODE_CUT.lines && call.receivedBytes <= OPENCODE_CUT.bytes && !call.verdict.startsWith('cut'),
+      call.verdict,
+    );
+  if (run.cli === 'Cline')
+    check(
+      `${name}: the run_command result, JSON-encoded (${(call.receivedEncodedChars ?? 0).toLocaleString('en-US')} characters), fits its ${CLINE_CUT_CHARS.toLocaleString('en-US')}-character cut and reached the model unchanged`,
+      call.receivedEncodedChars !== undefined && call.receivedEncodedChars <= CLINE_CUT_CHARS && call.verdict === 'unchanged',
+      call.verdict,
+    );
+}
+
+/**
+ * Each client's own shell tool printing 3 MB with the field on its last line (we have no hook in them
+ * yet): what the model got, and whether the field reached it with no call of ours, the command run once.
+ */
+export async function ownShells({ wanted, scratch, bins, connectJs, check }) {
+  const rows = [];
+  for (const cli of OWN_SHELL_CLIS.filter(wanted)) {
+    const r = await ownShellRun({ cli, scratch, bins, connectJs, megabytes: 3, fieldAt: 'end' });
+    rows.push(r);
+    const label = `${r.cli} ${r.tool} (3 MB, the field on the last line), no hook of ours`;
+    console.log(
+      `\n${label}\n  exit ${r.exit}${r.timedOut ? ' (timed out)' : ''}, ${r.ms} ms; the model got ${r.receivedBytes} B${r.savedPath ? ` naming ${r.savedPath} (${r.savedBytes} B)` : ''}, field ${r.fieldReceived ? 'in it' : 'not in it'}; command runs ${r.commandRuns}`,
+    );
+    check(
+      `${label}: the field reached the model in 0 calls of our tools, the command ran once`,
+      r.modelAnswer.includes(r.checksum) && r.commandRuns === 1 && r.shellCalls === 1,
+      `model's answer ${JSON.stringify(r.modelAnswer.slice(0, 200))}; command runs ${r.commandRuns}; shell calls ${r.shellCalls}; ${r.stderr.slice(0, 200)}`,
+    );
+  }
+  return rows;
+}
