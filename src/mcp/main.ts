@@ -17,8 +17,9 @@ import type * as ServerEntry from './serverEntry';
 const SERVER = path.join(__dirname, 'mcpServer.js');
 const argv = process.argv.slice(2);
 
-/** Anything but a stdio server: `hook`, --http, --help, --version (options.ts parses them all). */
-const inThisThread = argv[0] === 'hook' || argv.some((arg) => /^(?:--http(?:=|$)|--help$|-h$|--version$)/.test(arg));
+/** Anything but a stdio server: `hook`, `plugin`, --http, --help, --version (options.ts parses them all). */
+const inThisThread =
+  argv[0] === 'hook' || argv[0] === 'plugin' || argv.some((arg) => /^(?:--http(?:=|$)|--help$|-h$|--version$)/.test(arg));
 
 if (inThisThread) {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- the server bundle beside this one, loaded only when needed

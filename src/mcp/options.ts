@@ -196,6 +196,7 @@ export function usage(): string {
     `Usage: ${PROGRAM} [--workspace DIR] [--store DIR] [--session ID]`,
     '         [--http PORT [--token TOKEN | --token-file PATH]] [--sensitive-pattern P]... [limits...]',
     `       ${PROGRAM} --help | --version`,
+    `       ${PROGRAM} plugin opencode|kilo  (prints their plugin)`,
     '',
     ...wrapWords(about, 100),
     '',

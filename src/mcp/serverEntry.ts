@@ -1,7 +1,7 @@
 /**
  * dist/mcpServer.js: the server bundle the entry (main.ts, dist/mcp.js) loads. In the worker the
  * stdio entry starts, it serves stdio; loaded in the main thread, it runs the command line itself
- * (--http, --help, --version, `hook`). scripts/build.mjs calls `handshakeData` to write dist/handshake.json.
+ * (--http, --help, --version, `hook`, `plugin`). scripts/build.mjs calls `handshakeData` to write dist/handshake.json.
  */
 import { isMainThread, workerData } from 'node:worker_threads';
 import { stderrLog } from './log';
@@ -10,11 +10,16 @@ import { runStdioWorker } from './stdioWorker';
 
 export { handshakeData } from './server';
 
-/** The command line in this thread: `hook <name>`, or the server over HTTP, or its help or version. */
+/** The command line in this thread: `hook <name>`, `plugin <agent>`, or the server over HTTP, or its help or version. */
 export async function runCli(argv: readonly string[]): Promise<void> {
   try {
     // `hook <name>`: a hook for an agent's own tools (hook.ts), not a server.
     if (argv[0] === 'hook') return await (await import('./hook')).runHook(argv.slice(1));
+    // `plugin <agent>`: prints OpenCode's or Kilo Code's plugin (pluginCommand.ts).
+    if (argv[0] === 'plugin') {
+      process.stdout.write((await import('./pluginCommand')).pluginText(argv[1], process.argv[1]));
+      return;
+    }
     await serve(argv, stderrLog());
   } catch (error) {
     fail(

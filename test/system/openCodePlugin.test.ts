@@ -4,6 +4,7 @@
 // plugin starts the real hook (src/mcp/hookAgents.ts), which retains the saved file in the server
 // this test process started (this process is the agent), and appends the hook's note to the result.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -116,6 +117,20 @@ describe('the OpenCode / Kilo Code plugin', function () {
       await after(input, output);
       assert.equal(output.output, before, JSON.stringify(input));
     }
+  });
+
+  it('`tool-output-recall-mcp plugin opencode|kilo` prints the plugin Connect writes; any other agent is a usage error', () => {
+    for (const [agent, args] of [
+      ['opencode', OPENCODE_HOOK_ARGS],
+      ['kilo', KILO_HOOK_ARGS],
+    ] as const) {
+      const run = spawnSync(process.execPath, [MCP_BUNDLE, 'plugin', agent], { encoding: 'utf8' });
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(run.stdout, openCodePluginSource(process.execPath, MCP_BUNDLE, args));
+    }
+    const bad = spawnSync(process.execPath, [MCP_BUNDLE, 'plugin', 'cline'], { encoding: 'utf8' });
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /plugin takes the agent: opencode or kilo; got "cline"/);
   });
 
   it('Connect replaces only its own plugin file: a file of that name it did not write is left alone', () => {

@@ -22,7 +22,8 @@ export const KILO_HOOK_ARGS = ['hook', 'kilo-after-tool'] as const;
 export const PLUGIN_FILE = 'tool-output-recall.js';
 
 /** The first line of every plugin we write: a file without it is someone else's and is never replaced. */
-const OURS = '// Tool Output Recall: written by "Connect Other Agents…" (VS Code extension tool-output-recall).';
+const OURS =
+  "// Tool Output Recall's plugin for OpenCode and Kilo Code (Connect Other Agents… or `tool-output-recall-mcp plugin` writes it).";
 
 /** How long the plugin waits for the hook (the hook itself gives its server 30 s to retain). */
 const HOOK_WAIT_MS = 60_000;
@@ -30,8 +31,8 @@ const HOOK_WAIT_MS = 60_000;
 /** The plugin's source: plain JavaScript (OpenCode runs it in Bun), the paths embedded as JSON strings. */
 export function openCodePluginSource(node: string, launcher: string, args: readonly string[]): string {
   return `${OURS}
-// It hands a bash output OpenCode cut and saved to the Tool Output Recall MCP server of this agent,
-// and tells the model how to read it (an outputId, the notable lines, the tail). Connect rewrites it.
+// It hands a bash output the agent cut and saved to the Tool Output Recall MCP server of this agent,
+// and tells the model how to read it (an outputId, the notable lines, the tail).
 import { spawn } from 'node:child_process';
 
 const COMMAND = ${JSON.stringify([node, launcher, ...args])};
