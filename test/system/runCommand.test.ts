@@ -7,6 +7,7 @@ import {
   renderCommandResult,
   runCommand,
   runCommandTool,
+  type RenderedCommandResult,
   type RunCommandContext,
   type RunCommandResult,
 } from '../../src/core/tools/runCommand';
@@ -228,7 +229,7 @@ describe('runCommand: stopping and failing', function () {
     timeoutMs?: number;
     signal?: AbortSignal;
     ignoreTerm?: boolean;
-  }): Promise<{ running: Promise<RunCommandResult>; pid: number }> {
+  }): Promise<{ running: Promise<RenderedCommandResult>; pid: number }> {
     const pidfile = path.join(fx.work, `pid-${Date.now()}-${Math.random()}`);
     const trap = options.ignoreTerm ? `trap '' TERM; ` : '';
     const command = `echo started; sh -c '${trap}sleep 1000 & echo $! > "${pidfile}"; wait'`;
@@ -250,6 +251,15 @@ describe('runCommand: stopping and failing', function () {
     assert.equal(result.signal, 'SIGTERM');
     assert.equal(result.preview, 'started\n');
     assert.ok(await eventually(() => !isRunning(pid)), `grandchild ${pid} is still running`);
+    // Its whole output was the preview, and it is kept all the same, flagged cancelled; the model's text names no copy.
+    assert.ok(result.outputId, 'a cancelled run keeps its copy');
+    assert.equal(result.recovery, 'not-needed');
+    assert.ok(!result.text.includes(result.outputId), result.text);
+    const info = await fx.store.info(result.outputId);
+    assert.equal(info.totalBytes, result.merged.totalBytes);
+    assert.equal(info.extra?.cancelled, true);
+    assert.equal(info.extra?.preview, result.text);
+    assert.equal(Buffer.from(await fx.store.readAll(result.outputId)).toString(), 'started\n');
   });
 
   it('the tree is killed even when it ignores SIGTERM', async () => {

@@ -35,18 +35,18 @@ describe('running commands: progress and the registry', () => {
       const reports: CaptureProgress[] = [];
       const running = runCommand(
         {
-          command: `echo to-stderr >&2; seq 1 20000; while [ ! -e ${JSON.stringify(go)} ]; do sleep 0.02; done; echo LAST`,
+          command: `echo to-stderr >&2; seq 1 40000; while [ ! -e ${JSON.stringify(go)} ]; do sleep 0.02; done; echo LAST`,
           onProgress: (p) => reports.push(p),
         },
         store,
       );
-      const seqBytes = Buffer.byteLength(`${Array.from({ length: 20000 }, (_, i) => i + 1).join('\n')}\n`);
+      const seqBytes = Buffer.byteLength(`${Array.from({ length: 40000 }, (_, i) => i + 1).join('\n')}\n`);
       assert.ok(await eventually(() => reports.some((p) => p.totalBytes === 10 + seqBytes), 20_000), 'a report while the command waits');
       const waiting = reports[reports.length - 1];
       assert.equal(waiting.done, false);
       assert.equal(waiting.tail.length, PROGRESS_TAIL_BYTES, 'the tail is bounded');
       assert.equal(waiting.stderrBytes, 10);
-      assert.match(waiting.tail.toString('latin1'), /\n19999\n20000\n/);
+      assert.match(waiting.tail.toString('latin1'), /\n39999\n40000\n/);
       writeFileSync(go, '');
       const result = await running;
       const last = reports[reports.length - 1];

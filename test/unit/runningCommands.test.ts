@@ -5,7 +5,9 @@
 import assert from 'node:assert/strict';
 import { ProgressTracker, type CaptureProgress } from '../../src/core/capture/progress';
 import { RunningCommands } from '../../src/extension/running/runningCommands';
+import { revealRunningCommands } from '../../src/extension/running/runningReveal';
 import { eventually } from './helpers/processes';
+import { scaled } from './helpers/timeScale';
 
 describe('running commands: progress and the registry', () => {
   describe('ProgressTracker', () => {
@@ -88,13 +90,46 @@ describe('running commands: progress and the registry', () => {
       assert.equal(registry.cancel(call.id), true);
       assert.equal(abort.signal.aborted, true);
       assert.equal(registry.get(call.id)?.cancelling, true);
-      call.end();
+      const entry = registry.get(call.id)!;
+      call.end('out_x', 42);
       assert.deepEqual(registry.list(), []);
+      assert.deepEqual(entry.ended, { at: 42, cancelled: true, outputId: 'out_x' }, 'a watcher holding the entry learns how it ended');
+      assert.equal(entry.totalBytes, 12, 'and keeps its last counts');
       assert.equal(registry.cancel(call.id), false, 'an ended call cannot be cancelled');
       call.progress({ totalBytes: 99, stdoutBytes: 99, stderrBytes: 0, tail: Buffer.alloc(0), done: true });
       assert.deepEqual(events, [undefined, call.id, call.id, undefined], 'start, progress, cancel, end; nothing after the end');
       const second = registry.start('true', new AbortController());
       assert.notEqual(second.id, call.id);
+      const secondEntry = registry.get(second.id)!;
+      second.end(undefined, 7);
+      assert.deepEqual(secondEntry.ended, { at: 7, cancelled: false }, 'not cancelled, no copy');
+    });
+  });
+
+  describe('revealRunningCommands', () => {
+    it('reveals a call still running after the delay, once, without focus or selection; a quick one never', async () => {
+      const registry = new RunningCommands();
+      const reveals: unknown[] = [];
+      const view = { reveal: (element: unknown, options: unknown) => (reveals.push({ element, options }), Promise.resolve()) };
+      const watch = revealRunningCommands(view, registry, 30);
+      const quick = registry.start('true', new AbortController());
+      quick.end();
+      const slow = registry.start('sleep 1000', new AbortController());
+      slow.progress({ totalBytes: 1, stdoutBytes: 1, stderrBytes: 0, tail: Buffer.from('x'), done: false });
+      assert.ok(await eventually(() => reveals.length > 1), 'the slow call is revealed');
+      // Proving that nothing more comes: a few delays more.
+      await new Promise((resolve) => setTimeout(resolve, scaled(120)));
+      const options = { select: false, focus: false };
+      assert.deepEqual(
+        reveals,
+        [
+          { element: undefined, options },
+          { element: { kind: 'running', id: slow.id }, options },
+        ],
+        'the view, then its item',
+      );
+      slow.end();
+      watch.dispose();
     });
   });
 });

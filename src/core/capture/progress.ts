@@ -4,8 +4,13 @@
  * capture already reads; the result, the copy and the preview do not depend on it.
  */
 
-/** The most of a running command's last bytes a progress report carries. */
-export const PROGRESS_TAIL_BYTES = 16 * 1024;
+/**
+ * The most of a running command's last bytes a progress report carries. Enough that the document
+ * VS Code shows them in holds over 100,000 characters of ASCII once it slides: VS Code replaces a
+ * longer content provider text whole, while a shorter one is diffed character by character, which
+ * took seconds per redraw of a sliding 16 KiB window (issue 40). Copied 4 times a second at most.
+ */
+export const PROGRESS_TAIL_BYTES = 128 * 1024;
 
 /** At most this often a listener is told (and once more when the command ends). */
 export const PROGRESS_INTERVAL_MS = 250;

@@ -14,7 +14,7 @@ import { RecallError, clipEcho } from '../errors';
 import { newOutputId } from '../ids';
 import { DEFAULT_LIMITS } from '../limits';
 import { READ_TOOL_OUTPUT_TOOL, RUN_COMMAND_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
-import type { NotableDigest, RecallStore } from '../types';
+import type { NotableDigest, RecallStore, RetainMeta } from '../types';
 import { markerAt, previewHeadTail, retentionLines, type PreviewFacts, type RenderedText } from '../preview';
 import { NO_STORE_REASON, retainOrExplain } from '../retention';
 import { splitFailureBudget, stderrExcerpt } from './stderrExcerpt';
@@ -54,7 +54,7 @@ export interface RunCommandResult extends CommandResult {
   previewFacts?: PreviewFacts;
   /** The output's first notable line, recorded with a retained copy for listings (`extra.firstNotable`). */
   firstNotable?: string;
-  /** The retained merged copy, when the output did not fit the preview and saving worked. */
+  /** The retained merged copy, when the output did not fit the preview (or the command was cancelled) and saving worked. */
   outputId?: string;
   /** 'not-needed': the preview is the whole output. */
   recovery: 'retained' | 'not-needed' | 'unavailable';
@@ -190,8 +190,10 @@ async function commandResult(
   if (copy.complete && copy.totalBytes <= previewBytes && (previewLines === undefined || copy.lines.breaks < previewLines)) {
     const whole = capture.copyBytes().toString('utf8');
     // Invalid bytes decode to U+FFFD (3 bytes each): binary output can outgrow the preview budget.
-    if (Buffer.byteLength(whole) <= previewBytes)
-      return rendered({ ...result, preview: whole, previewTruncated: false, recovery: 'not-needed' });
+    if (Buffer.byteLength(whole) <= previewBytes) {
+      const shown = rendered({ ...result, preview: whole, previewTruncated: false, recovery: 'not-needed' });
+      return result.cancelled ? keepCancelled(capture, store, shown, previewBytes) : shown;
+    }
   }
   const failed = result.timedOut || result.signal !== null || (result.exitCode !== null && result.exitCode !== 0);
   const split =
@@ -239,35 +241,59 @@ async function commandResult(
   const { retained, unavailableReason } = await retainOrExplain(
     store,
     capture.copyBytes(),
-    {
-      outputId: hoped.outputId,
-      tool: RUN_COMMAND_TOOL,
-      title: result.command,
-      complete: copy.complete,
-      droppedBytes: copy.droppedBytes,
-      gapOffset: copy.gapOffset,
-      notable: copy.dropped,
-      extra: {
-        previewBytes,
-        exitCode: result.exitCode,
-        signal: result.signal,
-        timedOut: result.timedOut,
-        cancelled: result.cancelled,
-        stdout: result.stdout,
-        stderr: result.stderr,
-        cwd: result.cwd,
-        preview: hoped.text,
-        ...(hoped.firstNotable ? { firstNotable: hoped.firstNotable } : {}),
-        // Where its marker is, so the inspector never reads the text back to find it.
-        ...(hoped.previewMarker && { previewMarker: hoped.previewMarker }),
-        // The inspector numbers lines from these, and never counts the copy again.
-        lines: copy.lines,
-      },
-    },
+    copyMeta(capture, hoped, hoped.outputId, previewBytes),
     // Not read again here: a copy that could not be kept is built again from the capture.
     { transfer: true },
   );
   return retained ? hoped : withCopy(undefined, unavailableReason);
+}
+
+/**
+ * A cancelled command whose whole output is its preview is kept all the same, flagged cancelled, so
+ * the person who stopped it finds it among the retained outputs. The model's text stays as it was
+ * (the whole output, no outputId to read): only the result's `outputId` says a copy exists.
+ */
+async function keepCancelled(
+  capture: CommandCapture,
+  store: RecallStore | undefined,
+  shown: RenderedCommandResult,
+  previewBytes: number,
+): Promise<RenderedCommandResult> {
+  const outputId = newOutputId();
+  const notable = firstNotableText(capture.copyBytes());
+  const facts = notable ? { ...shown, firstNotable: notable } : shown;
+  const { retained } = await retainOrExplain(store, capture.copyBytes(), copyMeta(capture, facts, outputId, previewBytes));
+  return retained ? { ...facts, outputId } : shown;
+}
+
+/** What a copy is retained with: how the command ended, and the text the model got for it (`extra.preview`). */
+function copyMeta(capture: CommandCapture, shown: RenderedCommandResult, outputId: string | undefined, previewBytes: number): RetainMeta {
+  const { result, copy } = capture;
+  return {
+    outputId,
+    tool: RUN_COMMAND_TOOL,
+    title: result.command,
+    complete: copy.complete,
+    droppedBytes: copy.droppedBytes,
+    gapOffset: copy.gapOffset,
+    notable: copy.dropped,
+    extra: {
+      previewBytes,
+      exitCode: result.exitCode,
+      signal: result.signal,
+      timedOut: result.timedOut,
+      cancelled: result.cancelled,
+      stdout: result.stdout,
+      stderr: result.stderr,
+      cwd: result.cwd,
+      preview: shown.text,
+      ...(shown.firstNotable ? { firstNotable: shown.firstNotable } : {}),
+      // Where its marker is, so the inspector never reads the text back to find it.
+      ...(shown.previewMarker && { previewMarker: shown.previewMarker }),
+      // The inspector numbers lines from these, and never counts the copy again.
+      lines: copy.lines,
+    },
+  };
 }
 
 /** How a failed command ended, in the words of the result's status line. */

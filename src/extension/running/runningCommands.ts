@@ -20,6 +20,8 @@ export interface RunningCommand {
   tail: Buffer;
   /** Set once Cancel was asked for (the process tree is being stopped). */
   cancelling: boolean;
+  /** Set when the tool returned: when, whether the call was cancelled, and the copy it retained (if any). */
+  ended?: { at: number; cancelled: boolean; outputId?: string };
 }
 
 type Listener = (id: string | undefined) => void;
@@ -40,13 +42,14 @@ export class RunningCommands {
 
   /**
    * Adds a call; aborting `abort` (Cancel) stops it. Returns what the tool hands capture as its
-   * progress listener, and `end`, which removes the call (the tool returned, whatever the outcome).
+   * progress listener, and `end`, which removes the call (the tool returned, whatever the outcome)
+   * and records how it ended on the entry, which a watcher may still hold (its last counts stay).
    */
   start(
     command: string,
     abort: AbortController,
     now = Date.now(),
-  ): { id: string; progress: (p: CaptureProgress) => void; end: () => void } {
+  ): { id: string; progress: (p: CaptureProgress) => void; end: (outputId?: string, at?: number) => void } {
     const id = `running:${this.next++}`;
     const entry: RunningCommand = {
       id,
@@ -70,8 +73,10 @@ export class RunningCommands {
         entry.tail = p.tail;
         this.fire(id);
       },
-      end: () => {
-        if (this.running.delete(id)) this.fire(undefined);
+      end: (outputId, at = Date.now()) => {
+        if (!this.running.delete(id)) return;
+        entry.ended = { at, cancelled: abort.signal.aborted, ...(outputId ? { outputId } : {}) };
+        this.fire(undefined);
       },
     };
   }

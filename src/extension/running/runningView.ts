@@ -1,19 +1,29 @@
 /**
  * A running command's output as it arrives, for a person: a read-only document of its own scheme that
  * shows the command, its bytes so far and the last PROGRESS_TAIL_BYTES (never more: the whole output
- * is the retained copy once the command ends), redrawn at most every REDRAW_MS. Also the commands the
- * tree's running items use: show that document, and Cancel (stops the call's whole process tree; the
- * tool then returns its usual result for a cancelled command).
+ * is the retained copy once the command ends), redrawn at most every REDRAW_MS; its editors follow the
+ * end (followEnd.ts). A CodeLens on its status line cancels the call while it runs and, once it ended,
+ * opens its copy in the inspector (a plain document's text cannot hold a link that runs a command).
+ * Also the commands the tree's running items use: show that document, and Cancel (stops the call's
+ * whole process tree; the tool then returns its usual result for a cancelled command).
  */
 import * as vscode from 'vscode';
 import { PROGRESS_TAIL_BYTES } from '../../core/capture/progress';
 import { RUNNING_COMMANDS, type RunningCommand, type RunningCommands } from './runningCommands';
 import { CANCEL_RUNNING_COMMAND, SHOW_RUNNING_COMMAND, commandLabel, formatElapsed } from './runningItem';
+import { EndFollower, revealEnd } from './followEnd';
 
 export const RUNNING_SCHEME = 'tool-output-recall-running';
 
 /** How often an open document is redrawn at most (bytes arrive a few times a second; the elapsed time each second). */
 const REDRAW_MS = 500;
+
+/**
+ * A document is redrawn again only once its last redraw is in (or after this long: a text that did not
+ * change makes no event). VS Code drops an update that a newer one overtakes before its text is
+ * applied, so on a busy machine redraws every REDRAW_MS could leave the document never updated.
+ */
+const IN_FLIGHT_MS = 2000;
 
 /** The document of a running call: `tool-output-recall-running:/<n>/<command>.log`. */
 export function runningUri(call: Pick<RunningCommand, 'id' | 'command'>): vscode.Uri {
@@ -26,12 +36,18 @@ export function runningUri(call: Pick<RunningCommand, 'id' | 'command'>): vscode
 
 const idOfUri = (uri: vscode.Uri): string => `running:${uri.path.split('/')[1]}`;
 
-class RunningDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
+class RunningDocuments implements vscode.TextDocumentContentProvider, vscode.CodeLensProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
-  /** The last state of each open document's call, so it still reads after the call ended. */
+  /**
+   * Each open document's call, the registry's own entry: after the call ended it keeps its last counts
+   * (the capture's final report, the copy's size) and how it ended.
+   */
   private readonly lastSeen = new Map<string, RunningCommand>();
+  private readonly follower = new EndFollower(RUNNING_SCHEME);
   private readonly pending = new Set<string>();
+  /** By document URI, when its redraw was asked for, until its new text is in. */
+  private readonly inFlight = new Map<string, number>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private ticker: ReturnType<typeof setInterval> | undefined;
   private readonly subscriptions: { dispose(): void }[];
@@ -40,7 +56,12 @@ class RunningDocuments implements vscode.TextDocumentContentProvider, vscode.Dis
     this.subscriptions = [
       running.onDidChange((id) => (id ? this.redraw([id]) : this.redraw([...this.lastSeen.keys()]))),
       vscode.workspace.onDidCloseTextDocument((doc) => {
-        if (doc.uri.scheme === RUNNING_SCHEME) this.lastSeen.delete(idOfUri(doc.uri));
+        if (doc.uri.scheme !== RUNNING_SCHEME) return;
+        this.lastSeen.delete(idOfUri(doc.uri));
+        this.inFlight.delete(doc.uri.toString());
+      }),
+      vscode.workspace.onDidChangeTextDocument(({ document }) => {
+        if (document.uri.scheme === RUNNING_SCHEME) this.inFlight.delete(document.uri.toString());
       }),
     ];
   }
@@ -48,12 +69,35 @@ class RunningDocuments implements vscode.TextDocumentContentProvider, vscode.Dis
   provideTextDocumentContent(uri: vscode.Uri): string {
     const id = idOfUri(uri);
     const call = this.running.get(id);
-    if (call) this.lastSeen.set(id, { ...call });
+    if (call) this.lastSeen.set(id, call);
     const shown = call ?? this.lastSeen.get(id);
     this.tick();
     if (!shown)
       return vscode.l10n.t('This command is no longer running. Its output, if it was retained, is in the Retained Outputs view.') + '\n';
-    return renderRunning(shown, call === undefined);
+    return renderRunning(shown);
+  }
+
+  /** On the status line (the last): Cancel while the call runs, Open Output in Inspector once it ended with a copy. */
+  provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
+    const call = this.lastSeen.get(idOfUri(document.uri));
+    if (!call) return [];
+    const line = document.lineAt(document.lineCount - 1).range;
+    if (call.ended?.outputId)
+      return [
+        new vscode.CodeLens(line, {
+          title: `$(inspect) ${vscode.l10n.t('Open Output in Inspector')}`,
+          command: 'toolOutputRecall.openOutput',
+          arguments: [call.ended.outputId],
+        }),
+      ];
+    if (call.ended || call.cancelling) return [];
+    return [
+      new vscode.CodeLens(line, {
+        title: `$(debug-stop) ${vscode.l10n.t('Cancel')}`,
+        command: CANCEL_RUNNING_COMMAND,
+        arguments: [{ kind: 'running', id: call.id }],
+      }),
+    ];
   }
 
   /** Redraws the open documents of these calls, at most every REDRAW_MS. */
@@ -65,11 +109,19 @@ class RunningDocuments implements vscode.TextDocumentContentProvider, vscode.Dis
       const open = new Map(
         vscode.workspace.textDocuments.filter((d) => d.uri.scheme === RUNNING_SCHEME).map((d) => [idOfUri(d.uri), d.uri] as const),
       );
-      for (const id of this.pending) {
+      const now = Date.now();
+      for (const id of [...this.pending]) {
         const uri = open.get(id);
-        if (uri) this.changed.fire(uri);
+        const asked = uri && this.inFlight.get(uri.toString());
+        if (asked && now - asked < IN_FLIGHT_MS) continue;
+        this.pending.delete(id);
+        if (!uri) continue;
+        this.inFlight.set(uri.toString(), now);
+        this.follower.beforeRedraw(uri);
+        this.changed.fire(uri);
       }
-      this.pending.clear();
+      // What waits for its last redraw is tried again.
+      this.redraw([]);
     }, REDRAW_MS);
   }
 
@@ -87,35 +139,63 @@ class RunningDocuments implements vscode.TextDocumentContentProvider, vscode.Dis
     if (this.timer) clearTimeout(this.timer);
     if (this.ticker) clearInterval(this.ticker);
     for (const s of this.subscriptions) s.dispose();
+    this.follower.dispose();
     this.changed.dispose();
   }
 }
 
-/** The document's text: a header, then the last bytes so far (from the start of a line when one is near). */
-export function renderRunning(call: RunningCommand, ended: boolean, now = Date.now()): string {
-  const header = [
-    `$ ${call.command.split('\n')[0]}`,
-    ended
-      ? vscode.l10n.t('Ended after {elapsed}: {size} bytes. Its output is in the Retained Outputs view (the whole copy, as usual).', {
-          elapsed: formatElapsed(now - call.startedAt),
-          size: call.totalBytes.toLocaleString('en-US'),
-        })
-      : call.cancelling
-        ? vscode.l10n.t('Stopping (Cancel was asked for): {size} bytes so far.', { size: call.totalBytes.toLocaleString('en-US') })
-        : vscode.l10n.t('Running for {elapsed}: {size} bytes so far (stdout {stdout}, stderr {stderr}).', {
-            elapsed: formatElapsed(now - call.startedAt),
-            size: call.totalBytes.toLocaleString('en-US'),
-            stdout: call.stdoutBytes.toLocaleString('en-US'),
-            stderr: call.stderrBytes.toLocaleString('en-US'),
-          }),
-  ];
+/**
+ * The document's text: the command, the last bytes so far (from the start of a line when one is near)
+ * and, last, the status line, where an editor that follows the end looks and the CodeLens sits. What
+ * comes before the status line stays put while bytes arrive, so VS Code's update of the document is
+ * an append: it diffs a content provider's text below 100,000 characters, and a line that changes at
+ * the top made every redraw a diff of the whole text.
+ */
+export function renderRunning(call: RunningCommand, now = Date.now()): string {
   const cut = call.totalBytes > call.tail.length;
-  header.push(
+  const tail = tailText(call.tail, cut);
+  return [
+    `$ ${call.command.split('\n')[0]}\n`,
     cut
       ? vscode.l10n.t('--- the last {0} bytes (updated as they arrive) ---', call.tail.length.toLocaleString('en-US'))
       : vscode.l10n.t('--- the output so far ---'),
-  );
-  return `${header.join('\n')}\n${tailText(call.tail, cut)}`;
+    '\n',
+    tail,
+    tail === '' || tail.endsWith('\n') ? '' : '\n',
+    statusLine(call, now),
+  ].join('');
+}
+
+/** How long it has run and its bytes so far, or how it ended. */
+function statusLine(call: RunningCommand, now: number): string {
+  if (call.ended) return endedLine(call, call.ended);
+  if (call.cancelling)
+    return vscode.l10n.t('Stopping (Cancel was asked for): {size} bytes so far.', { size: call.totalBytes.toLocaleString('en-US') });
+  return vscode.l10n.t('Running for {elapsed}: {size} bytes so far (stdout {stdout}, stderr {stderr}).', {
+    elapsed: formatElapsed(now - call.startedAt),
+    size: call.totalBytes.toLocaleString('en-US'),
+    stdout: call.stdoutBytes.toLocaleString('en-US'),
+    stderr: call.stderrBytes.toLocaleString('en-US'),
+  });
+}
+
+/** How the call ended, with the count of its copy (the capture's final report: what the store holds and the tree shows). */
+function endedLine(call: RunningCommand, ended: NonNullable<RunningCommand['ended']>): string {
+  const facts = {
+    elapsed: formatElapsed(ended.at - call.startedAt),
+    size: call.totalBytes.toLocaleString('en-US'),
+    outputId: ended.outputId ?? '',
+  };
+  if (ended.outputId)
+    return ended.cancelled
+      ? vscode.l10n.t('Cancelled after {elapsed}: {size} bytes, retained as {outputId} (flagged cancelled).', facts)
+      : vscode.l10n.t('Ended after {elapsed}: {size} bytes, retained as {outputId}.', facts);
+  return ended.cancelled
+    ? vscode.l10n.t('Cancelled after {elapsed}: {size} bytes. No copy could be retained.', facts)
+    : vscode.l10n.t(
+        'Ended after {elapsed}: {size} bytes. No copy was retained: the result held the whole output, or the store was not available.',
+        facts,
+      );
 }
 
 /** The tail as text: when it was cut, from its first whole line (if one starts in its first quarter), never from inside a character. */
@@ -156,12 +236,14 @@ export function registerRunningCommands(context: vscode.ExtensionContext, runnin
   context.subscriptions.push(
     documents,
     vscode.workspace.registerTextDocumentContentProvider(RUNNING_SCHEME, documents),
+    vscode.languages.registerCodeLensProvider({ scheme: RUNNING_SCHEME }, documents),
     vscode.commands.registerCommand(SHOW_RUNNING_COMMAND, async (arg: unknown) => {
       const call = await chooseCall(running, arg, vscode.l10n.t('Which running command to show?'));
       if (!call) return undefined;
       const uri = runningUri(call);
       const doc = await vscode.workspace.openTextDocument(uri);
-      await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true });
+      // From the newest lines on, like a terminal: later redraws keep it there (EndFollower).
+      revealEnd(await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true }));
       return uri.toString();
     }),
     vscode.commands.registerCommand(CANCEL_RUNNING_COMMAND, async (arg: unknown) => {

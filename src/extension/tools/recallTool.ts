@@ -5,6 +5,7 @@
  * nested calls go through vscode.lm.invokeTool, so each asks for its own confirmation and lands
  * here, in `invokeTool` (schema check included), again.
  */
+import { VSCODE_COPILOT_HARNESS, fromAgentHost } from '../../core/agents/harness';
 import * as vscode from 'vscode';
 import { RecallError } from '../../core/errors';
 import type { RecallSettings } from '../../core/settings';
@@ -18,6 +19,15 @@ import type { RecallStore } from '../../core/types';
 import type { SpillRoots } from '../../core/files/vscodeSpillFiles';
 import { bytesForTokenBudget, textResult } from './toolResult';
 import { RUNNING_COMMANDS, type RunningCommands } from '../running/runningCommands';
+
+/**
+ * The preview's size for one call: what the model's token budget leaves (Local harness), and at most
+ * what VS Code's Copilot harness keeps of a result (8 KiB; harness.ts) for a call from its sessions.
+ */
+function previewBytesOf(options: vscode.LanguageModelToolInvocationOptions<object>, configured: number, headerBytes: number): number {
+  const bytes = bytesForTokenBudget(options.tokenizationOptions?.tokenBudget, configured, headerBytes);
+  return fromAgentHost(options.toolInvocationToken) ? Math.min(bytes, VSCODE_COPILOT_HARNESS.previewBytes) : bytes;
+}
 
 type InvocationToken = vscode.LanguageModelToolInvocationOptions<object>['toolInvocationToken'];
 
@@ -81,6 +91,7 @@ export class RecallTool<N extends ToolName> implements vscode.LanguageModelTool<
     const abort = new AbortController();
     const subscription = token.onCancellationRequested(() => abort.abort());
     let running: ReturnType<RunningCommands['start']> | undefined;
+    let retained: string | undefined;
     try {
       if (spec.effect === 'runs' && !this.deps.isTrusted()) {
         throw new Error(
@@ -106,10 +117,7 @@ export class RecallTool<N extends ToolName> implements vscode.LanguageModelTool<
         spillRoots: this.deps.spillRoots,
         signal: abort.signal,
         log: this.deps.log,
-        previewBytes:
-          spec.effect === 'runs'
-            ? bytesForTokenBudget(options.tokenizationOptions?.tokenBudget, settings.previewBytes, spec.headerBytes)
-            : undefined,
+        previewBytes: spec.effect === 'runs' ? previewBytesOf(options, settings.previewBytes, spec.headerBytes) : undefined,
         callTool: this.nestedCall(options.toolInvocationToken, token),
         onRetained: this.deps.onRetained,
         onCommandProgress: running?.progress,
@@ -125,6 +133,7 @@ export class RecallTool<N extends ToolName> implements vscode.LanguageModelTool<
               work,
             )
           : await work();
+      retained = run.outputIds?.[0];
       // Errors go back to the model as thrown errors with the text it reads; a cancellation stays a cancellation.
       if (run.isError) throw token.isCancellationRequested ? new vscode.CancellationError() : new Error(run.text);
       // eslint-disable-next-line @typescript-eslint/unbound-method -- never called: its identity names the nested call
@@ -132,7 +141,8 @@ export class RecallTool<N extends ToolName> implements vscode.LanguageModelTool<
       if (nested && run.outputIds) nested(run.outputIds);
       return textResult(run.text);
     } finally {
-      running?.end();
+      // The running item's document then names the copy (Open in Inspector).
+      running?.end(retained);
       subscription.dispose();
     }
   }
