@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import { PROGRESS_TAIL_BYTES } from '../../core/capture/progress';
 import { RUNNING_COMMANDS, type RunningCommand, type RunningCommands } from './runningCommands';
 import { CANCEL_RUNNING_COMMAND, SHOW_RUNNING_COMMAND, commandLabel, formatElapsed } from './runningItem';
-import { EndFollower, revealEnd } from './followEnd';
+import { EndFollower } from './followEnd';
 
 export const RUNNING_SCHEME = 'tool-output-recall-running';
 
@@ -45,6 +45,11 @@ class RunningDocuments implements vscode.TextDocumentContentProvider, vscode.Cod
    */
   private readonly lastSeen = new Map<string, RunningCommand>();
   private readonly follower = new EndFollower(RUNNING_SCHEME);
+
+  /** Shows an editor of a running call's document from its newest lines on (later redraws keep it there). */
+  follow(editor: vscode.TextEditor): void {
+    this.follower.follow(editor);
+  }
   private readonly pending = new Set<string>();
   /** By document URI, when its redraw was asked for, until its new text is in. */
   private readonly inFlight = new Map<string, number>();
@@ -243,7 +248,7 @@ export function registerRunningCommands(context: vscode.ExtensionContext, runnin
       const uri = runningUri(call);
       const doc = await vscode.workspace.openTextDocument(uri);
       // From the newest lines on, like a terminal: later redraws keep it there (EndFollower).
-      revealEnd(await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true }));
+      documents.follow(await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true }));
       return uri.toString();
     }),
     vscode.commands.registerCommand(CANCEL_RUNNING_COMMAND, async (arg: unknown) => {
