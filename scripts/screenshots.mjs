@@ -20,6 +20,7 @@ const MEDIA = path.join(ROOT, 'media', 'screenshots');
 export const PICTURES = [
   { file: 'inspector-dark.png', grep: 'screenshot in Default Dark Modern' },
   { file: 'inspector-light.png', grep: 'screenshot in Default Light Modern' },
+  { file: 'inspector-overview.png', grep: 'the overview marks the notable lines of the whole copy' },
   { file: 'running-command.png', grep: 'shows a running run_command at once' },
   { file: 'session-picker.png', grep: 'the session picker names each session' },
   { file: 'inspector-zh-cn.png', grep: 'localization where it runs', locale: 'zh-cn' },
