@@ -39,14 +39,16 @@ describe('outputs told apart, sizes named', function () {
     }
     const other = (await api.retain('once\n', { tool: 'run_command', title: 'sh once.sh', extra: { exitCode: 0 } })).outputId;
     const items = await treeItems();
-    const described = ids.map((id) => items.find((item) => item.id === id)?.description ?? '');
-    assert.equal(new Set(described).size, 3, `three different descriptions:\n${described.join('\n')}`);
+    // Issue 40 §5: which run is in the label (the part a narrow side bar keeps), how it ended in the description.
+    const labelOf = (id: string) => items.find((item) => item.id === id)?.label ?? '';
+    const described = ids.map((id) => `${labelOf(id)} — ${items.find((item) => item.id === id)?.description ?? ''}`);
+    assert.equal(new Set(described).size, 3, `three different rows:\n${described.join('\n')}`);
     if (vscode.env.language === 'en') {
-      described.forEach((d, i) => assert.ok(d.startsWith(`run ${i + 1} of 3 · `), `which run comes first: ${d}`));
+      ids.forEach((id, i) => assert.ok(labelOf(id).endsWith(`run ${i + 1} of 3`), `which run, in the label: ${labelOf(id)}`));
       assert.match(described[0], /exit 1/);
       assert.match(described[2], /exit 0/);
     }
-    const once = items.find((item) => item.id === other)?.description ?? '';
+    const once = `${labelOf(other)} — ${items.find((item) => item.id === other)?.description ?? ''}`;
     assert.ok(!/ of \d/.test(once), `a command run once has no ordinal: ${once}`);
     assert.ok(!once.includes('run_command'), `run_command's icon says it; the name is not repeated: ${once}`);
   });

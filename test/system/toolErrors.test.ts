@@ -1,6 +1,7 @@
 // Issue 21, item 7: every failure a tool returns is `<tool> failed (<CODE>): <message>`, and the
 // inputs a message repeats are clipped. The shared rendering (parts.ts) with real errors from the
 // file system, spawn and the call stack; the input check; run_command's own refusals.
+import { serializeError, toError } from '../../src/core/worker/errors';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
@@ -54,11 +55,12 @@ describe('tool errors: a code on every failure, inputs clipped', function () {
         /^search_tool_output failed \(INVALID_ARGUMENT\): An input holds a value no path or command line can carry \(a NUL character\?\)/,
       ],
       [thrown(() => statSync(path.join(dir, 'missing'))), /^search_tool_output failed \(NOT_FOUND\): There is no such file or folder\./],
-      // What the search worker sends back: the errno only at the start of the message.
+      // What the search worker sends back: the errno as a field (SerializedError.errno), never read from the message.
       [
-        new Error('EISDIR: illegal operation on a directory, read'),
+        toError(structuredClone(serializeError(thrown(() => readFileSync(path.join(dir, 'a-folder')))))),
         /^search_tool_output failed \(INVALID_ARGUMENT\): The path is a folder, not a file\./,
       ],
+      [new Error('EISDIR: a message is not a code'), /^search_tool_output failed \(INTERNAL\): EISDIR: a message is not a code\. /],
       [
         thrown(() => JSON.stringify(nested(1_000_000))),
         /^search_tool_output failed \(INVALID_ARGUMENT\): The input is nested too deeply to process/,
