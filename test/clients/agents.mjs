@@ -152,7 +152,7 @@ const STDIO = { command: 'node', args: [DIST_MCP] };
 const BEARER = { Authorization: `Bearer \${${TOKEN_ENV}}` };
 
 /** The lines of a JSON-lines output that parse. */
-function events(stdout) {
+export function events(stdout) {
   const out = [];
   for (const line of stdout.split('\n'))
     try {

@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { events } from './agents.mjs';
 import { DIST_MCP, baseEnv, runGroup, scaled } from './clients.mjs';
 
 const KEY = 'tool-output-recall';
@@ -25,18 +26,6 @@ function connect(connectJs, { workspace, home, shim, agent }) {
   });
   if (run.status !== 0) throw new Error(`connect ${agent} failed: ${run.stderr}`);
   return JSON.parse(run.stdout);
-}
-
-/** The lines of a JSON-lines output that parse. */
-function events(stdout) {
-  const out = [];
-  for (const line of stdout.split('\n'))
-    try {
-      out.push(JSON.parse(line));
-    } catch {
-      // not a JSON line
-    }
-  return out;
 }
 
 /**
