@@ -132,6 +132,29 @@ describe('sessions keep open tabs', function () {
     assert.equal(await api.sessionId(), id);
   });
 
+  it('New Session says which session started by its name, as the picker names it, never by its ID (issue 40 §5)', async () => {
+    await vscode.commands.executeCommand('notifications.clearAll');
+    const started = await run<string>('newSession');
+    assert.ok(started);
+    await vscode.commands.executeCommand('notifications.showList');
+    const told = '.notifications-center .notification-list-item:has-text("Tool Output Recall")';
+    await workbench.waitFor(told);
+    const message = await workbench.text(told);
+    await vscode.commands.executeCommand('notifications.hideList');
+    assert.ok(!message.includes(started), `the message names the session as a person knows it, not its ID: ${message}`);
+    const picking = run('switchSession');
+    try {
+      const row = `.quick-input-widget .quick-input-list .monaco-list-row:has-text("${started}")`;
+      await workbench.waitFor(row);
+      // The picker's row names the session in its label: the message carries that same name.
+      const name = (await workbench.text(`${row} .label-name`)).trim();
+      assert.ok(name.length > 0 && message.includes(name), `the picker's name "${name}" in: ${message}`);
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+    }
+    await picking;
+  });
+
   it('Fork Session is told apart from New Session: its message and its name in the picker say which session it was forked from', async () => {
     await run('newSession');
     const parent = await api.sessionId();
