@@ -7,6 +7,8 @@
  *
  * Bounded whatever the copy holds: the host sends the notable lines binned (notable/marks.ts), and
  * here each lane keeps one mark per pixel column, the column's first line and how many it stands for.
+ * The marks are painted on a canvas, as VS Code paints its own overview ruler (thousands of elements
+ * took 50-75 ms to lay out); they stay here as data, for the click, the hover title and the list.
  */
 import * as l10n from '@vscode/l10n';
 import { h } from './dom';
@@ -17,6 +19,13 @@ import { bytes, num } from './sizes';
 export type Lane = 'error' | 'warning' | 'summary' | 'search';
 /** The lanes, top to bottom: a pixel column holds at most one mark of each. */
 export const LANES: readonly Lane[] = ['error', 'warning', 'summary', 'search'];
+
+/** Where a lane's marks are painted in the strip, in CSS pixels (under the ranges' 5 px row). */
+export function laneRow(lane: Lane): { top: number; height: number } {
+  return { top: 7 + 4 * LANES.indexOf(lane), height: 4 };
+}
+/** A mark's width in CSS pixels: a mark at column c covers c to c + 2. */
+const MARK_WIDTH = 2;
 
 interface Mark {
   lane: Lane;
@@ -40,7 +49,8 @@ const REACH = 4;
 
 export class Overview {
   readonly element: HTMLElement;
-  private readonly strip = h('div', { className: 'overview-strip', attrs: { 'aria-hidden': 'true' } });
+  private readonly canvas = h('canvas', { className: 'ov-marks' });
+  private readonly strip = h('div', { className: 'overview-strip', attrs: { 'aria-hidden': 'true' } }, this.canvas);
   private readonly legend = h('ul', { className: 'overview-legend', attrs: { 'aria-label': l10n.t('Legend of the overview') } });
   private readonly list = h('ol', { className: 'overview-marks' });
   private readonly details = h('details', { className: 'overview-list' }, h('summary', {}, l10n.t('Overview as a list')), this.list);
@@ -50,7 +60,10 @@ export class Overview {
   private matches: SearchMatch[] = [];
   private page: PageResult | undefined;
   private marks: Mark[] = [];
+  /** The marks by lane and column (`lane index × width + column`), for finding the one under the pointer. */
+  private grid: (Mark | undefined)[] = [];
   private width = 0;
+  private ratio = 0;
 
   constructor(private readonly go: (target: OverviewTarget) => void) {
     this.element = h(
@@ -61,11 +74,17 @@ export class Overview {
       this.details,
     );
     this.strip.addEventListener('click', (event) => this.click(event));
-    this.strip.addEventListener('mouseover', (event) => this.describeMark(event.target as HTMLElement));
+    this.strip.addEventListener('mousemove', (event) => this.describeMark(event));
     this.details.addEventListener('toggle', () => this.renderList());
+    // A canvas follows neither the layout nor the theme by itself: repaint when its size in device
+    // pixels changes (a new width, or a new pixel ratio: a zoom, another screen), and when VS Code
+    // changes the theme (its variables on <html>, its class on <body>).
     new ResizeObserver(() => {
-      if (this.strip.clientWidth !== this.width) this.paint();
-    }).observe(this.strip);
+      if (this.strip.clientWidth !== this.width || devicePixelRatio !== this.ratio) this.paint();
+    }).observe(this.strip, { box: 'device-pixel-content-box' });
+    const theme = new MutationObserver(() => this.paint());
+    theme.observe(document.documentElement, { attributes: true, attributeFilter: ['style', 'class'] });
+    theme.observe(document.body, { attributes: true, attributeFilter: ['class'] });
   }
 
   setOutput(describe: DescribeResult): void {
@@ -113,24 +132,29 @@ export class Overview {
   private paint(): void {
     const started = performance.now();
     this.width = this.strip.clientWidth;
+    this.ratio = devicePixelRatio;
     const total = this.total();
     if (!this.describe || this.width === 0 || total === 0) {
       this.marks = [];
-      this.strip.replaceChildren();
+      this.grid = [];
+      this.strip.replaceChildren(this.canvas);
+      this.canvas.width = 0;
       return;
     }
-    const columns = new Map<number, Mark>();
+    const grid = new Array<Mark | undefined>(LANES.length * this.width);
     const add = (lane: Lane, offset: number, line: number, count: number, match?: SearchMatch): void => {
       const col = this.col(offset);
       const key = LANES.indexOf(lane) * this.width + col;
-      const mark = columns.get(key);
+      const mark = grid[key];
       if (mark) mark.count += count;
-      else columns.set(key, { lane, col, offset, line, count, match });
+      else grid[key] = { lane, col, offset, line, count, match };
     };
     for (const mark of this.notable?.marks ?? []) add(mark.class, mark.offset, mark.line, mark.count);
     for (const match of this.matches) add('search', match.offset, match.line, 1, match);
-    this.marks = [...columns.values()].sort((a, b) => a.offset - b.offset || LANES.indexOf(a.lane) - LANES.indexOf(b.lane));
+    this.grid = grid;
+    this.marks = grid.filter((m) => m !== undefined).sort((a, b) => a.offset - b.offset || LANES.indexOf(a.lane) - LANES.indexOf(b.lane));
     const parts = document.createDocumentFragment();
+    parts.append(this.canvas);
     const omitted = this.describe.preview.omitted;
     if (omitted && omitted.to > omitted.from) {
       parts.append(
@@ -143,20 +167,47 @@ export class Overview {
     }
     const gap = this.describe.info.gapOffset;
     if (gap !== undefined) parts.append(this.at(h('div', { className: 'ov-gap', title: this.gapText() }), gap));
-    // Built plainly (thousands of them): their words are made only when hovered (`describeMark`).
-    this.marks.forEach((mark, index) => {
-      const element = document.createElement('div');
-      element.className = `ov-mark ov-${mark.lane}`;
-      element.dataset.index = String(index);
-      element.dataset.col = String(mark.col);
-      element.dataset.offset = String(mark.offset);
-      element.style.left = `${mark.col}px`;
-      parts.append(element);
-    });
     parts.append(this.pageBox);
     this.strip.replaceChildren(parts);
+    this.drawMarks();
     this.placePage();
     this.element.dataset.paintMs = (performance.now() - started).toFixed(2);
+  }
+
+  /**
+   * Paints the marks in device pixels (sharp at any zoom), a lane's neighbouring marks as one run so
+   * that a translucent colour is never painted twice over. The colours are the theme's, read now.
+   */
+  private drawMarks(): void {
+    const ratio = this.ratio;
+    const height = this.strip.clientHeight;
+    this.canvas.width = Math.round(this.width * ratio);
+    this.canvas.height = Math.round(height * ratio);
+    this.canvas.style.width = `${this.width}px`;
+    this.canvas.style.height = `${height}px`;
+    const context = this.canvas.getContext('2d');
+    if (!context) return;
+    const style = getComputedStyle(this.element);
+    const device = (css: number): number => Math.round(css * ratio);
+    LANES.forEach((lane, index) => {
+      context.fillStyle = style.getPropertyValue(`--ov-${lane}`).trim();
+      const row = laneRow(lane);
+      const top = device(row.top);
+      const rowHeight = device(row.top + row.height) - top;
+      const fill = (from: number, to: number): void => context.fillRect(device(from), top, device(to) - device(from), rowHeight);
+      let runFrom = -1;
+      let runTo = -1;
+      for (let col = 0, key = index * this.width; col < this.width; col++, key++) {
+        if (!this.grid[key]) continue;
+        if (col > runTo) {
+          if (runFrom >= 0) fill(runFrom, runTo);
+          runFrom = col;
+        }
+        runTo = Math.min(this.width, col + MARK_WIDTH);
+      }
+      if (runFrom >= 0) fill(runFrom, runTo);
+    });
+    this.canvas.dataset.marks = String(this.marks.length);
   }
 
   private at(element: HTMLElement, offset: number): HTMLElement {
@@ -181,27 +232,47 @@ export class Overview {
   }
 
   private click(event: MouseEvent): void {
+    const x = event.clientX - this.strip.getBoundingClientRect().left;
+    const target = this.under(event);
+    if (target === 'gap') this.go({ kind: 'gap' });
+    else if (target) this.go(this.targetOf(target));
+    else this.go({ kind: 'place', offset: Math.floor((Math.max(0, x) / Math.max(1, this.width)) * this.total()) });
+  }
+
+  /**
+   * The mark under the pointer, else the nearest within reach (in the pointer's lane first: a click
+   * on a red mark is an error's, whatever lies beside it), or the gap's marker if it is nearer.
+   */
+  private under(event: MouseEvent): Mark | 'gap' | undefined {
     const box = this.strip.getBoundingClientRect();
     const x = event.clientX - box.left;
-    const index = (event.target as HTMLElement).dataset.index;
-    // The mark clicked, else the nearest within reach, else the place in the copy under the pointer.
-    let mark = index !== undefined ? this.marks[Number(index)] : undefined;
-    if (!mark) {
-      let best = REACH + 1;
-      for (const candidate of this.marks) {
-        const distance = Math.abs(candidate.col - x);
-        if (distance < best) [best, mark] = [distance, candidate];
+    const y = event.clientY - box.top;
+    const pointerLane = LANES.findIndex((lane) => y >= laneRow(lane).top && y < laneRow(lane).top + laneRow(lane).height);
+    let best: Mark | undefined;
+    let bestScore = Infinity;
+    const first = Math.max(0, Math.floor(x) - REACH - MARK_WIDTH);
+    const last = Math.min(this.width - 1, Math.ceil(x) + REACH);
+    for (let lane = 0; lane < LANES.length; lane++) {
+      for (let col = first; col <= last; col++) {
+        const mark = this.grid[lane * this.width + col];
+        if (!mark) continue;
+        const distance = Math.max(0, col - x, x - (col + MARK_WIDTH));
+        // Another lane's mark only when the pointer's lane has none within reach.
+        const score = distance + (pointerLane >= 0 && lane !== pointerLane ? REACH + 1 : 0);
+        if (distance <= REACH && score < bestScore) [best, bestScore] = [mark, score];
       }
     }
     const gap = this.describe?.info.gapOffset;
-    if (mark) this.go(this.targetOf(mark));
-    else if (gap !== undefined && Math.abs(this.col(gap) - x) <= REACH) this.go({ kind: 'gap' });
-    else this.go({ kind: 'place', offset: Math.floor((Math.max(0, x) / Math.max(1, box.width)) * this.total()) });
+    const gapDistance = gap === undefined ? Infinity : Math.abs(this.col(gap) - x);
+    if (gapDistance <= REACH && (!best || gapDistance < bestScore)) return 'gap';
+    return best;
   }
 
-  private describeMark(element: HTMLElement): void {
-    const mark = element.dataset.index !== undefined ? this.marks[Number(element.dataset.index)] : undefined;
-    if (mark && !element.title) element.title = this.markText(mark);
+  /** The title says what a click there goes to: the mark's words, the gap's own title, or none. */
+  private describeMark(event: MouseEvent): void {
+    const target = event.target === this.canvas ? this.under(event) : undefined;
+    const title = target === 'gap' ? this.gapText() : target ? this.markText(target) : '';
+    if (this.canvas.title !== title) this.canvas.title = title;
   }
 
   private targetOf(mark: Mark): OverviewTarget {

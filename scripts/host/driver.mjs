@@ -83,10 +83,10 @@ const OPS = {
     const frame = await findFrame(page, r.frame, r.timeoutMs);
     return (await frame.waitForSelector(r.selector, { timeout: r.timeoutMs ?? DEFAULT_TIMEOUT_MS })).innerText();
   },
-  /** A real mouse click (playwright scrolls the element into view and clicks its centre). */
+  /** A real mouse click (playwright scrolls the element into view and clicks its centre, or `position` in it). */
   async click(page, r) {
     const frame = await findFrame(page, r.frame, r.timeoutMs);
-    await frame.click(r.selector, { timeout: r.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+    await frame.click(r.selector, { timeout: r.timeoutMs ?? DEFAULT_TIMEOUT_MS, ...(r.position ? { position: r.position } : {}) });
     return true;
   },
   async fill(page, r) {

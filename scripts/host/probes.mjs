@@ -17,6 +17,21 @@ export const PROBES = {
         return { number: number ? Number(number) : null, text: line.querySelector('.text')?.innerText ?? '' };
       }),
 
+  /**
+   * Where the overview painted its first mark of `lane` (its canvas's pixels read back): a point in
+   * the canvas's CSS pixels, for a click there; null when the lane has no mark. Rows as overview.ts's laneRow.
+   */
+  overviewMark: (lane) => {
+    const canvas = document.querySelector('.overview-strip canvas.ov-marks');
+    const index = ['error', 'warning', 'summary', 'search'].indexOf(lane);
+    if (!canvas || index < 0 || canvas.width === 0) return null;
+    const ratio = canvas.width / canvas.clientWidth;
+    const y = 7 + 4 * index + 2;
+    const row = canvas.getContext('2d').getImageData(0, Math.floor(y * ratio), canvas.width, 1).data;
+    for (let x = 0; x < canvas.width; x++) if (row[4 * x + 3] > 0) return { x: (x + 0.5) / ratio, y };
+    return null;
+  },
+
   /** The page on screen, from the pager's data attributes. */
   page: () => {
     const data = document.querySelector('.page-text').dataset;

@@ -201,9 +201,12 @@ describe('inspector webview', function () {
       command: `for i in $(seq 1 3000); do echo "compiling unit $i"; if [ $((i % 600)) = 0 ]; then echo "error: unit $i failed"; fi; done; echo 'RESULT: 2995 passed, 5 failed'`,
     });
     const view = await openInspector(commandOutputId(text));
-    await view.waitFor('.overview-strip .ov-mark.ov-error');
+    await view.waitFor('.overview-strip canvas.ov-marks');
+    // The marks are painted on a canvas: the first error mark is found in its pixels and clicked there.
+    let mark: { x: number; y: number } | null = null;
+    await waitFor('the first error mark painted', async () => (mark = await view.probe('overviewMark', 'error')) !== null);
     assert.match(await view.text('.overview-legend'), /Errors: 5/);
-    await view.navigate(() => view.click('.overview-strip .ov-mark.ov-error'));
+    await view.navigate(() => view.click('.overview-strip canvas.ov-marks', mark!));
     await view.waitFor('.page-text .line.focus-line');
     assert.match(await view.text('.line.focus-line .text'), /^error: unit 600 failed/);
     testLog(`    screenshot: ${await view.screenshot('inspector-overview.png', 'body')}`);

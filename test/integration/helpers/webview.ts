@@ -63,9 +63,9 @@ export class Webview {
     return call('text', { frame: this.frame, selector, timeoutMs: this.timeoutMs });
   }
 
-  /** A real mouse click on the element's centre (scrolled into view first). */
-  async click(selector: string): Promise<void> {
-    await call('click', { frame: this.frame, selector, timeoutMs: this.timeoutMs });
+  /** A real mouse click on the element's centre, or at `position` in it (CSS pixels from its top left; scrolled into view first). */
+  async click(selector: string, position?: { x: number; y: number }): Promise<void> {
+    await call('click', { frame: this.frame, selector, position, timeoutMs: this.timeoutMs });
   }
 
   async fill(selector: string, value: string): Promise<void> {
