@@ -4,7 +4,7 @@
  * unit-tested.
  */
 import type { CodeRunResult, NestedOutputRef, RecoveryRecord } from './runProgram';
-import { markerAt, type RenderedText } from '../preview';
+import { markerAt, type RenderedText } from '../previewFacts';
 import { READ_TOOL_OUTPUT_TOOL, SEARCH_TOOL_OUTPUT_TOOL, RUN_COMMAND_TOOL, RUN_CODE_TOOL } from '../toolNames';
 
 /** Console output shown to the model; the rest is counted, not shown. */

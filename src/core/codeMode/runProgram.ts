@@ -6,7 +6,8 @@
  */
 import { DEFAULT_LIMITS } from '../limits';
 import { retainOrExplain } from '../retention';
-import { previewHeadTail, type PreviewFacts } from '../preview';
+import { previewHeadTail } from '../preview';
+import type { PreviewFacts } from '../previewFacts';
 import type { LineFacts, RecallStore } from '../types';
 import { runSandbox, type SandboxFailureKind } from './sandbox';
 import { RUN_CODE_TOOL } from '../toolNames';

@@ -4,7 +4,8 @@
  * failed copy is said in the marker rather than hidden.
  */
 import { describeError } from '../errors';
-import { markerAt, previewHeadTail } from '../preview';
+import { previewHeadTail } from '../preview';
+import { markerAt } from '../previewFacts';
 import { recordPreview, type AnnotateFn, type PreviewErrorFn } from '../tools/recordPreview';
 import type { RetainMeta } from '../types';
 import { splitTextBudget, toolResultBudgetBytes } from './budget';

@@ -4,7 +4,7 @@ import { runProgram, type CodeRunResult, type RunCodeDeps } from '../codeMode/ru
 import { DEFAULT_TIMEOUT_SECONDS } from '../codeMode/sandbox';
 import { RecallError } from '../errors';
 import { RUN_CODE_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
-import { retentionLines, type RenderedText } from '../preview';
+import { retentionLines, type RenderedText } from '../previewFacts';
 import type { RecallStore } from '../types';
 import { PROGRAM_GATE, queuedLine } from '../capture/workGate';
 import { annotateOf, recordPreview, type PreviewErrorFn } from './recordPreview';
