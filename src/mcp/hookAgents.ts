@@ -192,7 +192,7 @@ function openCodeAfterTool(name: string, agent: string, product: string): HookAg
         content: copy.content,
         meta: copy.meta,
         masked: copy.masked,
-        shown: `${product}'s cut of it: its last 2,000 lines or 51,200 bytes (${product} saved the whole output to ${saved})`,
+        shown: `${product}'s cut of it: at most its last 2,000 lines or 51,200 bytes (${product} saved the whole output to ${saved})`,
       };
     },
     answer: (context) => `${JSON.stringify({ additionalContext: context })}\n`,

@@ -1,6 +1,6 @@
 // OpenCode, Kilo Code and Cline in the suite (issue 39 §5): their runs for run.mjs's plan, the checks
 // of each one's own cut on what its model received, and the runs of each one's own shell tool.
-import { OWN_SHELL_CLIS, manyLinesCommand, ownShellRun } from './scenariosMore.mjs';
+import { OWN_SHELL_CLIS, hasPlugin, manyLinesCommand, ownShellRun } from './scenariosMore.mjs';
 
 /** OpenCode's and Kilo Code's cut of a tool result: its first 2,000 lines or 51,200 bytes (the rest to a file). */
 export const OPENCODE_CUT = { lines: 2000, bytes: 51_200 };
@@ -46,23 +46,48 @@ export function assertCut(run, check) {
 }
 
 /**
- * Each client's own shell tool printing 3 MB with the field on its last line (we have no hook in them
- * yet): what the model got, and whether the field reached it with no call of ours, the command run once.
+ * Each client's own shell tool printing 3 MB, configured as Connect Other Agents writes it. OpenCode and
+ * Kilo Code (our plugin): the field on the last line and on the middle one (where their 51,200-byte
+ * tail loses it); our plugin's note names an outputId that holds the whole output, the field reaches
+ * the model in ≤ 2 calls of our tools (0 when it is on the last line), the command run once. A run
+ * without the plugin is not needed: the plugin only appends to the result, so the client's own cut is
+ * measured in the same run. Cline (no hook of ours): the field on the last line reaches the model in 0
+ * calls, the command run once.
  */
 export async function ownShells({ wanted, scratch, bins, connectJs, check }) {
   const rows = [];
-  for (const cli of OWN_SHELL_CLIS.filter(wanted)) {
-    const r = await ownShellRun({ cli, scratch, bins, connectJs, megabytes: 3, fieldAt: 'end' });
-    rows.push(r);
-    const label = `${r.cli} ${r.tool} (3 MB, the field on the last line), no hook of ours`;
-    console.log(
-      `\n${label}\n  exit ${r.exit}${r.timedOut ? ' (timed out)' : ''}, ${r.ms} ms; the model got ${r.receivedBytes} B${r.savedPath ? ` naming ${r.savedPath} (${r.savedBytes} B)` : ''}, field ${r.fieldReceived ? 'in it' : 'not in it'}; command runs ${r.commandRuns}`,
-    );
-    check(
-      `${label}: the field reached the model in 0 calls of our tools, the command ran once`,
-      r.modelAnswer.includes(r.checksum) && r.commandRuns === 1 && r.shellCalls === 1,
-      `model's answer ${JSON.stringify(r.modelAnswer.slice(0, 200))}; command runs ${r.commandRuns}; shell calls ${r.shellCalls}; ${r.stderr.slice(0, 200)}`,
-    );
-  }
+  for (const cli of OWN_SHELL_CLIS.filter(wanted))
+    for (const fieldAt of hasPlugin(cli) ? ['end', 'middle'] : ['end']) {
+      const r = await ownShellRun({ cli, scratch, bins, connectJs, megabytes: 3, fieldAt });
+      rows.push(r);
+      const label = `${r.cli} ${r.tool} (3 MB, the field on the ${fieldAt === 'end' ? 'last' : 'middle'} line), ${r.plugin ? 'our plugin as Connect Other Agents writes it' : 'no hook of ours'}`;
+      console.log(
+        `\n${label}\n  exit ${r.exit}${r.timedOut ? ' (timed out)' : ''}, ${r.ms} ms; the model got ${r.cutBytes} B of ${r.cli}'s own${r.savedPath ? ` naming ${r.savedPath} (${r.savedBytes} B)` : ''}, field ${r.cutHasField ? 'in it' : 'not in it'}; our note ${r.contextBytes ?? 'none'} B${r.outputId ? ` naming ${r.outputId} (retained ${JSON.stringify(r.retained)})` : ''}; hook runs ${r.hookRuns}; our calls ${r.ourCalls.length}; command runs ${r.commandRuns}; answer ${JSON.stringify(r.modelAnswer.slice(0, 120))}`,
+      );
+      const ran = `command runs ${r.commandRuns}; shell calls ${r.shellCalls}`;
+      if (!r.plugin) {
+        check(
+          `${label}: the field reached the model in 0 calls of our tools, the command ran once`,
+          r.modelAnswer.includes(r.checksum) && r.ourCalls.length === 0 && r.commandRuns === 1 && r.shellCalls === 1,
+          `model's answer ${JSON.stringify(r.modelAnswer.slice(0, 200))}; ${ran}; ${r.stderr.slice(0, 200)}`,
+        );
+        continue;
+      }
+      check(
+        `${label}: Connect Other Agents wrote the plugin, and the ${r.tool} result the model got holds our plugin's note with an outputId`,
+        r.pluginWrite?.outcome === 'written' && r.contextWhere === 'in the shell result' && !!r.outputId,
+        `plugin file ${JSON.stringify(r.pluginWrite)}; note ${JSON.stringify(r.context?.slice(0, 300))}; model's answer ${JSON.stringify(r.modelAnswer.slice(0, 300))}; ${r.stderr.slice(0, 300)}`,
+      );
+      check(
+        `${label}: the note's outputId is in our server's session, the whole ${r.outputBytes.toLocaleString('en-US')} bytes, complete`,
+        !!r.retained?.complete && r.retained.bytes === r.outputBytes,
+        `outputId ${r.outputId}; retained ${JSON.stringify(r.retained)}`,
+      );
+      check(
+        `${label}: the field reached the model in ≤ 2 calls of our tools${fieldAt === 'end' ? ' (0: it is in the tail)' : ''}, the command ran once`,
+        r.modelAnswer.includes(r.checksum) && r.ourCalls.length <= (fieldAt === 'end' ? 0 : 2) && r.commandRuns === 1 && r.shellCalls === 1,
+        `model's answer ${JSON.stringify(r.modelAnswer.slice(0, 200))}; our calls ${JSON.stringify(r.ourCalls).slice(0, 400)}; ${ran}`,
+      );
+    }
   return rows;
 }

@@ -19,8 +19,10 @@
 //
 // Issue 39 §5 (moreClients.mjs): OpenCode, Kilo Code and Cline as Connect Other Agents writes them, on
 // the same output and on ~300,000 short lines (empty ones for Cline), each result asserted whole inside
-// the client's own cut with every part present; their own shell tools on 3 MB; the same race with
-// --race-clients opencode,kilo,cline (Cline also without its entry's timeout, measured only).
+// the client's own cut with every part present; their own shell tools on 3 MB (OpenCode's and Kilo
+// Code's with our plugin as Connect Other Agents writes it, the field on the last and on the middle
+// line); the same race with --race-clients opencode,kilo,cline (Cline also without its entry's timeout,
+// measured only).
 //
 //   node test/clients/run.mjs [--only claude,codex,gemini,qwen,copilot,opencode,kilo,cline] [--race N] [--race-clients codex,claude,gemini,qwen,copilot,opencode,kilo,cline] [--race-only] [--keep]
 import { spawnSync } from 'node:child_process';
@@ -350,7 +352,7 @@ async function main() {
         );
       }
 
-    // Issue 39 §5: OpenCode's and Kilo Code's bash, Cline's run_commands, with no hook of ours.
+    // Issue 39 §3/§5: OpenCode's and Kilo Code's bash with our plugin, Cline's run_commands with no hook of ours.
     measured.ownShells = await ownShells({ wanted: (cli) => wanted(cli) && !raceOnly, scratch, bins, connectJs, check });
 
     if (wanted('claude')) {

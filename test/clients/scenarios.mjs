@@ -548,6 +548,44 @@ async function retainedInSessions(dir, outputId) {
   return undefined;
 }
 
+/**
+ * What the model got for its one `tool` call when our post-tool hook (or OpenCode's and Kilo Code's
+ * plugin) added a context, read from the scripted model's requests (`loop`): the agent's own cut (the
+ * shell result without our context), the context, the outputId it names and that output as our
+ * server's session under `home` holds it, and the calls of our tools after it.
+ */
+export async function hookFindings({ loop, tool, home, checksum }) {
+  const calls = loop.at(-1)?.view.calls ?? [];
+  const shell = calls.find((c) => c.name === tool);
+  // The first request after the shell call: what the model got for it, and our hook's context.
+  const after = loop.find((r) => r.view.calls.some((c) => c.name === tool && c.result));
+  const found = after ? hookContextIn(after.body) : undefined;
+  const resultText = shell?.result?.text ?? '';
+  // The agent's own cut: the shell result without our context (and the tag a client wraps it in).
+  const cut =
+    found && resultText.includes(found.context)
+      ? resultText.slice(0, resultText.indexOf(found.context)).replace(/(<hook_context>|&lt;hook_context&gt;)\s*$/, '')
+      : resultText;
+  const outputId = found && /retained as outputId "(out_[0-9a-z]+)"/.exec(found.context)?.[1];
+  // The session our server kept it in (its default store under HOME): the output under that outputId, and its size.
+  const retained = outputId ? await retainedInSessions(path.join(home, '.local', 'state', 'tool-output-recall'), outputId) : undefined;
+  return {
+    cut,
+    shellCalls: calls.filter((c) => c.name === tool).length,
+    cutBytes: Buffer.byteLength(cut),
+    cutHasField: cut.includes(`checksum=${checksum}`),
+    context: found?.context,
+    contextBytes: found ? Buffer.byteLength(found.context) : undefined,
+    contextWhere: found ? (found.holder === resultText ? 'in the shell result' : 'in a message of its own') : undefined,
+    contextHasField: !!found?.context.includes(`checksum=${checksum}`),
+    outputId,
+    retained,
+    ourCalls: calls
+      .filter((c) => isOurs(c.name))
+      .map((c) => ({ tool: c.name, input: c.input, isError: !!c.result?.isError, bytes: Buffer.byteLength(c.result?.text ?? '') })),
+  };
+}
+
 /** Each agent's own shell tool, the input its model sends, and the agent Connect Other Agents configures. */
 const HOOKED = {
   gemini: { agent: 'gemini-cli', tool: 'run_shell_command', input: (command) => ({ command }) },
@@ -605,25 +643,8 @@ export async function hookRecall({ cli, scratch, bins, connectJs, megabytes = 3,
   writeFileSync(path.join(f.dir, 'requests.json'), JSON.stringify(model.requests));
   writeFileSync(path.join(f.dir, 'stdout.txt'), run.stdout);
   const loop = model.requests.filter((r) => r.view);
-  const last = loop.at(-1)?.view;
-  const calls = last?.calls ?? [];
-  const shell = calls.find((c) => c.name === hooked.tool);
-  // The first request after the shell call: what the model got for it, and our hook's context.
-  const after = loop.find((r) => r.view.calls.some((c) => c.name === hooked.tool && c.result));
-  const found = after ? hookContextIn(after.body) : undefined;
-  const resultText = shell?.result?.text ?? '';
-  // The agent's own cut: the shell result without our context (and the tag a client wraps it in).
-  const cut =
-    found && resultText.includes(found.context)
-      ? resultText.slice(0, resultText.indexOf(found.context)).replace(/(<hook_context>|&lt;hook_context&gt;)\s*$/, '')
-      : resultText;
+  const { cut, ...found } = await hookFindings({ loop, tool: hooked.tool, home: f.home, checksum });
   const taps = readTaps(f.taps);
-  const serverTaps = taps.filter((t) => !t.argv.includes('hook'));
-  const hookTaps = taps.filter((t) => t.argv.includes('hook'));
-  const outputId = found && /retained as outputId "(out_[0-9a-z]+)"/.exec(found.context)?.[1];
-  // The session our server kept it in (its default store under HOME): the output under that outputId, and its size.
-  const retained = outputId ? await retainedInSessions(path.join(f.home, '.local', 'state', 'tool-output-recall'), outputId) : undefined;
-  const ourCalls = calls.filter((c) => isOurs(c.name));
   return {
     cli: agent.name,
     agent: hooked.agent,
@@ -636,23 +657,9 @@ export async function hookRecall({ cli, scratch, bins, connectJs, megabytes = 3,
     checksum,
     outputBytes,
     commandRuns: existsSync(countFile) ? readFileSync(countFile, 'utf8').length : 0,
-    shellCalls: calls.filter((c) => c.name === hooked.tool).length,
-    cutBytes: Buffer.byteLength(cut),
-    cutHasField: cut.includes(`checksum=${checksum}`),
-    context: found?.context,
-    contextBytes: found ? Buffer.byteLength(found.context) : undefined,
-    contextWhere: found ? (found.holder === resultText ? 'in the shell result' : 'in a message of its own') : undefined,
-    contextHasField: !!found?.context.includes(`checksum=${checksum}`),
-    outputId,
-    retained,
-    serverStarted: serverTaps.some((t) => t.messages.length),
-    hookRuns: hookTaps.length,
-    ourCalls: ourCalls.map((c) => ({
-      tool: c.name,
-      input: c.input,
-      isError: !!c.result?.isError,
-      bytes: Buffer.byteLength(c.result?.text ?? ''),
-    })),
+    ...found,
+    serverStarted: taps.some((t) => !t.argv.includes('hook') && t.messages.length),
+    hookRuns: taps.filter((t) => t.argv.includes('hook')).length,
     // What the scripted model answered last (it decides from what reached it), and what the CLI printed as the answer.
     modelAnswer: loop.at(-1)?.turn?.kind === 'final' ? loop.at(-1).turn.text : '',
     answer: agent.answer(run.stdout),
