@@ -5,7 +5,7 @@
 import { READ_TOOL_OUTPUT_TOOL } from './toolNames';
 import type { NotableDigest } from './types';
 import { describeCounts } from './notable/render';
-import type { Preview } from './preview';
+import type { Preview } from './previewTypes';
 
 /** The exact call that reads on from `offset` in the copy `outputId`. */
 export const readCall = (outputId: string, offset: number): string => `${READ_TOOL_OUTPUT_TOOL} ${JSON.stringify({ outputId, offset })}`;

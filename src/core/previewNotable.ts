@@ -8,7 +8,7 @@ import { renderNotableBlock, textBytesFor } from './notable/render';
 import { displayOrder } from './notable/digest';
 import type { LineCounter, PreviewSource } from './previewSource';
 import { scanSource } from './previewSource';
-import type { Preview, PreviewKind, PreviewOptions } from './preview';
+import type { Preview, PreviewKind, PreviewOptions } from './previewTypes';
 
 /** The marker's list of notable lines, and how to narrow it when head and tail grow. */
 export interface NotableSection {
