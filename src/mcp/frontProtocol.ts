@@ -9,10 +9,12 @@ import * as os from 'node:os';
 export type FromFront = { kind: 'in'; data: Buffer } | { kind: 'end' } | { kind: 'stop'; why: string };
 
 /**
- * From the server: one message for stdout, that the server now answers everything, what the process
- * must remove when it ends (each time that changes), or that it has stopped and the program ends with `code`.
+ * From the server: its thread's id (Linux: the task whose children are the commands it runs), one
+ * message for stdout, that the server now answers everything, what the process must remove when it
+ * ends (each time that changes), or that it has stopped and the program ends with `code`.
  */
 export type ToFront =
+  | { kind: 'thread'; tid: number }
   | { kind: 'out'; data: string }
   | { kind: 'ready' }
   | { kind: 'leftovers'; leftovers: Leftovers }

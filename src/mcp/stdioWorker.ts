@@ -3,7 +3,7 @@
  * and signals and passes them over the worker's port (frontProtocol.ts); the SDK's own stdio
  * transport reads and writes the streams below, so it parses and frames exactly as over a pipe.
  */
-import { writeSync } from 'node:fs';
+import { readlinkSync, writeSync } from 'node:fs';
 import { PassThrough, Writable } from 'node:stream';
 import { parentPort } from 'node:worker_threads';
 import type { FromFront, ToFront } from './frontProtocol';
@@ -15,6 +15,10 @@ export function runStdioWorker(argv: readonly string[], script: string | undefin
   const port = parentPort;
   if (!port) throw new Error('runStdioWorker runs in the worker main.ts starts');
   const post = (message: ToFront) => port.postMessage(message);
+  // The commands this server runs are this thread's children: at a signal the entry reads that one
+  // task's list (/proc/self/task/<tid>/children) to know whether any is left to stop.
+  const tid = threadId();
+  if (tid !== undefined) post({ kind: 'thread', tid });
   const input = new PassThrough();
   // One message per write (the transport writes each message whole), so the entry can drop the
   // server's answers to the requests it answered itself.
@@ -58,4 +62,14 @@ export function runStdioWorker(argv: readonly string[], script: string | undefin
       (text) => writeSync(2, text),
     ),
   );
+}
+
+/** This thread's id where Linux says it (/proc/thread-self → <pid>/task/<tid>); undefined elsewhere. */
+function threadId(): number | undefined {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    return Number.isSafeInteger(tid) && tid > 0 ? tid : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -5,10 +5,10 @@
 // process (the "agent"), in a run folder of the test's own (helpers/hooks.ts). Each exit's time is
 // printed, never judged (timing decides no test here: bench/mcp.mjs and the decisions log have it).
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
-import { announced, hookEnv, readPage } from '../unit/helpers/hooks';
+import { announced, geminiEvent, hookEnv, readPage, runHook } from '../unit/helpers/hooks';
 import { waitUntil } from '../unit/helpers/mochaRun';
 import { connectStdio, ensureBuilt, okText, type StdioServer } from '../unit/helpers/mcpServer';
 import { useTempDirs } from '../unit/helpers/tempDirs';
@@ -51,6 +51,19 @@ async function end(
   return { code, signal, ms: performance.now() - t0 };
 }
 
+/** The baseline beside each time: SIGINT → exit of a minimal Node process that exits on SIGINT, at the same moment's load. */
+async function minimalNodeMs(): Promise<number> {
+  const child = spawn(
+    process.execPath,
+    ['-e', "process.on('SIGINT', () => process.exit(0)); setInterval(() => {}, 1e9); process.stdout.write('r')"],
+    {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
+  await new Promise((resolve) => child.stdout.once('data', resolve));
+  return (await end(child, 'SIGINT')).ms;
+}
+
 describe('mcp: how a stdio server ends', function () {
   this.timeout(120_000);
   const dirs = useTempDirs('mcp-exit');
@@ -85,7 +98,7 @@ describe('mcp: how a stdio server ends', function () {
       const store = dirs.make();
       const { server, outputId, sessionId } = await startWithOutput(tmp, store);
       const ended = await end(childOf(server), how);
-      console.log(`      (${how} → exit: ${ended.ms.toFixed(1)} ms)`);
+      console.log(`      (${how} → exit: ${ended.ms.toFixed(1)} ms; a minimal node -e: ${(await minimalNodeMs()).toFixed(1)} ms)`);
       // By a signal, ended by that signal (the conventional end of a program that handles it); at stdin's end, code 0.
       assert.deepEqual([ended.code, ended.signal], how === 'stdin closed' ? [0, null] : [null, how], server.stderr());
       assert.match(server.stderr(), new RegExp(`stopping \\(${how}\\)`));
@@ -95,6 +108,40 @@ describe('mcp: how a stdio server ends', function () {
       assert.deepEqual(readdirSync(runDirOf(tmp)), [], 'the fresh server left nothing either');
     });
   }
+
+  it('a signal sent the moment a retain is acknowledged: both copies (run_command, a hook) read whole in a fresh server', async () => {
+    const tmp = dirs.make();
+    const store = dirs.make();
+    const server = await connectStdio(['--workspace', tmp, '--store', store], 'legacy', hookEnv(tmp));
+    const sessionId = sessionOf(server.stderr());
+    await announced(tmp);
+    const output = Array.from({ length: 2000 }, (_, i) => `build step ${i} done`).join('\n');
+    const hook = runHook('gemini-cli-after-tool', geminiEvent(`${output}\n`), tmp);
+    assert.equal(hook.status, 0, hook.stderr);
+    const hookId = /outputId \\"(out_[0-9a-f]+)\\"/.exec(hook.stdout)?.[1] ?? assert.fail(hook.stdout);
+    // The signal goes in the same turn as the answer arrives: nothing of the server's runs in between.
+    const child = childOf(server);
+    const ran = await server.client.callTool({ name: 'run_command', arguments: { command: 'seq 1 30000' } }).then((result) => {
+      child.kill('SIGINT');
+      return okText(result);
+    });
+    const outputId = /outputId "(out_[0-9a-f]+)"/.exec(ran)?.[1] ?? assert.fail(ran);
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.exitCode !== null || child.signalCode !== null
+        ? resolve([child.exitCode, child.signalCode])
+        : child.once('exit', (c, s) => resolve([c, s])),
+    );
+    assert.deepEqual([code, signal], [null, 'SIGINT'], server.stderr());
+    assert.deepEqual(readdirSync(runDirOf(tmp)), []);
+    assert.equal(existsSync(path.join(store, `${sessionId}.sqlite.lock`)), false);
+    const fresh = await connectStdio(['--workspace', tmp, '--store', store, '--session', sessionId], 'legacy', hookEnv(tmp));
+    try {
+      assert.equal((await readPage(fresh, outputId, 0)).totalBytes, SEQ_BYTES, 'the command output, whole');
+      assert.equal((await readPage(fresh, hookId, 0)).totalBytes, Buffer.byteLength(output), "the hook's copy, whole");
+    } finally {
+      await end(childOf(fresh), 'stdin closed');
+    }
+  });
 
   it('SIGINT while run_command runs: the command is stopped with the server, and nothing is left behind', async () => {
     const tmp = dirs.make();
