@@ -194,8 +194,8 @@ export interface SearchAcrossResult {
   outputsInScope: number;
   /** Set when outputs remain unsearched (the page's hits or its time ran out): pass it back to continue. */
   cursor?: string;
-  /** Sessions in scope that could not be read, and why: they were not searched. */
-  unreadable: { sessionId: string; reason: string }[];
+  /** Sessions in scope that could not be read, and outputs (`outputId`) whose copy could not, and why: they were not searched. */
+  unreadable: { sessionId: string; outputId?: string; reason: string }[];
 }
 
 export interface OutputInfo {

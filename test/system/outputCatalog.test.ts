@@ -3,7 +3,7 @@
 // (a bare outputId of another session stays NOT_FOUND). Real session files, a real worker store
 // and the real search worker.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { OutputCatalog } from '../../src/core/catalog/outputCatalog';
 import { invokeTool } from '../../src/core/tools/registry';
@@ -269,6 +269,105 @@ describe('output catalog: list and search every retained output (issue 38)', fun
       const { rmSync } = await import('node:fs');
       rmSync(broken, { force: true });
     }
+  });
+
+  describe('a page that fills up inside an output, and a copy that cannot be read', () => {
+    /** A closed session of two copies in a segment each (a checkpoint each; a lone small segment is not merged into the next). */
+    const twoCopies = async () => {
+      const other = dirs.make();
+      const store = await openStore({ dir: other, checkpoints: 'manual' });
+      const older = (await store.retain('alpha needle\n'.repeat(3000), { tool: 'run_command', title: 'older' })).outputId;
+      await store.flush();
+      const segments = () => readdirSync(other).filter((name) => /\.segment\.\d+$/.test(name));
+      const [olderSegment] = segments();
+      const newer = (await store.retain('beta needle\n'.repeat(3000), { tool: 'run_command', title: 'newer' })).outputId;
+      await store.close();
+      assert.equal(segments().length, 2);
+      assert.ok(segments().includes(olderSegment));
+      const own = new OutputCatalog({ folders: async () => [{ dir: other }], current: async () => current });
+      return { own, sessionId: store.sessionId, older, newer, olderSegment: path.join(other, olderSegment) };
+    };
+
+    it('with maxPerOutput at or above maxMatches, no output is cut: the next page continues inside it, no match skipped or repeated', async () => {
+      const { own, sessionId, older, newer } = await twoCopies();
+      try {
+        const seen: { outputId: string; offset: number }[] = [];
+        let cursor: string | undefined;
+        let pages = 0;
+        do {
+          const page = await own.searchAcross('needle', {
+            session: sessionId,
+            perOutput: 1000,
+            maxMatches: 700,
+            tool: 'search_tool_output',
+            ...(cursor ? { cursor } : {}),
+          });
+          pages++;
+          assert.ok(
+            page.groups.every((group) => !group.truncated),
+            'no output is cut: its rest is on the next page',
+          );
+          assert.ok(page.groups.reduce((sum, group) => sum + group.matches.length, 0) <= 700);
+          for (const group of page.groups)
+            for (const match of group.matches) seen.push({ outputId: group.output.outputId, offset: match.offset });
+          cursor = page.cursor;
+        } while (cursor);
+        assert.equal(pages, Math.ceil(6000 / 700));
+        const expected = [
+          ...Array.from({ length: 3000 }, (_, i) => ({ outputId: newer, offset: i * 12 + 5 })),
+          ...Array.from({ length: 3000 }, (_, i) => ({ outputId: older, offset: i * 13 + 6 })),
+        ];
+        assert.deepEqual(seen, expected);
+      } finally {
+        await own.close();
+      }
+    });
+
+    it('warms its search worker once (every session read before the first search), and searches as before after it', async () => {
+      const { own, sessionId, older, newer } = await twoCopies();
+      try {
+        const warming = own.warm();
+        assert.equal(own.warm(), warming, 'once per catalog');
+        await warming;
+        const page = await own.searchAcross('needle', { session: 'all', perOutput: 2, maxMatches: 50, tool: 'search_tool_output' });
+        assert.deepEqual(
+          page.groups.filter((group) => group.output.sessionId === sessionId).map((group) => [group.output.outputId, group.matches.length]),
+          [
+            [newer, 2],
+            [older, 2],
+          ],
+        );
+      } finally {
+        await own.close();
+      }
+    });
+
+    it('names a copy it cannot read (a damaged segment) and searches the other outputs', async () => {
+      const { own, sessionId, older, newer, olderSegment } = await twoCopies();
+      try {
+        writeFileSync(olderSegment, Buffer.alloc(statSync(olderSegment).size));
+        const page = await own.searchAcross('needle', { session: sessionId, perOutput: 5, maxMatches: 50, tool: 'search_tool_output' });
+        assert.deepEqual(
+          page.groups.map((group) => [group.output.outputId, group.matches.length]),
+          [[newer, 5]],
+        );
+        assert.deepEqual(
+          page.unreadable.map(({ sessionId: id, outputId }) => [id, outputId]),
+          [[sessionId, older]],
+        );
+        assert.match(page.unreadable[0].reason, /cannot be read/);
+        assert.equal(page.searchedOutputs, 1);
+        // The tool's result names it too.
+        const run = await invokeTool('search_tool_output', { pattern: 'needle', session: sessionId }, { ...context(), catalog: own });
+        assert.equal(run.isError, false, run.text);
+        assert.deepEqual(
+          (jsonLines(run.text)[0].unreadable as { outputId: string }[]).map((entry) => entry.outputId),
+          [older],
+        );
+      } finally {
+        await own.close();
+      }
+    });
   });
 
   it("finds VS Code's sessions from an agents' folder once a window announced them", async () => {

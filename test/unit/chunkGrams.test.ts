@@ -3,12 +3,13 @@
 // match must be the whole copy's search's: same offsets, lines, line offsets and text.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readFileSync, readdirSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { compileSearch } from '../../src/core/search';
 import { caseVariants } from '../../src/core/search/scanners';
 import { GRAM_BYTES, candidateChunks, chunkGrams, literalGrams } from '../../src/core/store/chunkGrams';
 import { CHUNK_BYTES, encodeChunks } from '../../src/core/store/chunks';
+import { buildSegment } from '../../src/core/store/segmentBuild';
 import { mapSegment, readMasks } from '../../src/core/store/segmentFile';
 import { SegmentCache } from '../../src/core/store/segments';
 import { loadSqlJs } from '../../src/core/store/sqljs';
@@ -142,8 +143,8 @@ const SEARCHES: [string, SearchOptions][] = [
   ['warn\\nerror', { regex: true }],
 ];
 
-/** Every chunk's mask in the segments of a folder, by `${outputId}:${idx}` (a chunk without one fails). */
-function masksOnDisk(dir: string): Map<string, { n: number; grams: Buffer }> {
+/** Every chunk's mask in the segments of a folder, by `${outputId}:${idx}` (a chunk without one fails, unless `required` is false). */
+function masksOnDisk(dir: string, required = true): Map<string, { n: number; grams: Buffer }> {
   const masks = new Map<string, { n: number; grams: Buffer }>();
   for (const name of readdirSync(dir).filter((entry) => /\.segment\.\d+$/.test(entry))) {
     const n = Number(name.split('.').pop());
@@ -153,6 +154,7 @@ function masksOnDisk(dir: string): Map<string, { n: number; grams: Buffer }> {
       for (const key of map.chunks.keys()) {
         const [outputId, idx] = [key.slice(0, key.lastIndexOf(':')), Number(key.slice(key.lastIndexOf(':') + 1))];
         const [grams] = readMasks(fd, map, outputId, idx, idx);
+        if (!required && !grams) continue;
         assert.ok(grams, `${key} in ${name} has a mask`);
         masks.set(key, { n, grams: Buffer.from(grams) });
       }
@@ -251,6 +253,39 @@ describe('search across outputs by trigram masks (issue 38 §3)', function () {
     }
   });
 
+  it('a store written before masks (segments without a grams table) searches across as before, every time', async () => {
+    const dir = dirs.make();
+    const store = await openStore({ dir, quotaBytes: 16 * 1024 * KiB, copyBytes: 4 * 1024 * KiB });
+    for (const [bytes, seed] of [
+      [700 * KiB, 21],
+      [3 * KiB, 22],
+    ])
+      await store.retain(logText(bytes, seed));
+    const session = { sessionId: store.sessionId, file: store.file };
+    await store.close();
+    // Each segment written again as a release before masks wrote it: its chunks alone.
+    const cache = new SegmentCache(session.file);
+    for (const name of readdirSync(dir).filter((entry) => /\.segment\.\d+$/.test(entry))) {
+      const n = Number(name.split('.').pop());
+      const fd = openSync(path.join(dir, name), 'r');
+      const keys = [...mapSegment(fd, fstatSync(fd).size).chunks.keys()];
+      closeSync(fd);
+      const rows = keys.flatMap((key) => {
+        const [outputId, idx] = [key.slice(0, key.lastIndexOf(':')), Number(key.slice(key.lastIndexOf(':') + 1))];
+        return cache.chunks(n, outputId, idx, idx).map((row) => ({ outputId, idx, codec: row.codec, data: row.data }));
+      });
+      writeFileSync(path.join(dir, name), buildSegment(rows));
+      assert.deepEqual(masksOnDisk(dir, false).get(keys[0]), undefined, `${name} has no masks`);
+    }
+    const source = { kind: 'sessions' as const, sessions: [session], perOutput: 1000, pageMs: 1e9 };
+    for (const [pattern, options] of SEARCHES.slice(0, 6)) {
+      const search = compileSearch('o', pattern, { ...options, maxMatches: 1000 });
+      const whole = await scanSessions(source, search, control, false);
+      // Twice: the first search read no mask, so the view keeps no summary to skip by.
+      for (let round = 0; round < 2; round++) assert.deepEqual(await scanSessions(source, search, control), whole, pattern);
+    }
+  });
+
   it("finds exactly what the whole copies' search finds: log text, CJK, long lines, matches across chunk ends, folding, regular expressions", async () => {
     let indexed = 0;
     let windowed = 0;
@@ -289,20 +324,45 @@ describe('search across outputs by trigram masks (issue 38 §3)', function () {
         perOutput: 1000,
         pageMs: 1e9,
       };
+      /** Every page, through the cursor. */
+      const pagesOf = async (search: ReturnType<typeof compileSearch>, perOutput: number, useMasks: boolean) => {
+        const all = [];
+        let after: OutputKey | undefined;
+        do {
+          const page = await scanSessions({ ...source, perOutput, ...(after ? { after } : {}) }, search, control, useMasks);
+          all.push(page);
+          after = page.across?.next;
+        } while (after);
+        return all;
+      };
+      /** Every match of the pages, in order, by output. */
+      const flat = (pages: Awaited<ReturnType<typeof pagesOf>>) =>
+        pages.flatMap((page) =>
+          page.across!.groups.flatMap((group) => group.matches.map((match) => ({ id: group.output.outputId, ...match }))),
+        );
       for (const [pattern, options] of SEARCHES) {
+        // Unbounded per output (maxPerOutput ≥ maxMatches): a page that fills up ends inside an output and the
+        // next continues there. Every match of every output comes once, in order, whatever the page's size.
+        const all = flat(await pagesOf(compileSearch('o', pattern, { ...options, maxMatches: 1000 }), 1000, false));
+        for (let i = 1; i < all.length; i++)
+          assert.ok(all[i].id !== all[i - 1].id || all[i].offset > all[i - 1].offset, `${pattern}: a match repeated or out of order`);
+        for (const maxMatches of all.length <= 3000 ? [1000, 50] : [1000]) {
+          const search = compileSearch('o', pattern, { ...options, maxMatches });
+          assert.deepEqual(
+            flat(await pagesOf(search, maxMatches, true)),
+            all,
+            `${pattern} ${JSON.stringify(options)}, pages of ${maxMatches}, by masks`,
+          );
+          assert.deepEqual(
+            flat(await pagesOf(search, 1000, false)),
+            all,
+            `${pattern} ${JSON.stringify(options)}, pages of ${maxMatches}, whole`,
+          );
+        }
         for (const maxMatches of [1000, 7]) {
           const search = compileSearch('o', pattern, { ...options, maxMatches });
-          // Every page, through the cursor: a page ends before an output whose matches might not fit it.
-          const pages = async (useMasks: boolean) => {
-            const all = [];
-            let after: OutputKey | undefined;
-            do {
-              const page = await scanSessions({ ...source, perOutput: maxMatches, ...(after ? { after } : {}) }, search, control, useMasks);
-              all.push(page);
-              after = page.across?.next;
-            } while (after);
-            return all;
-          };
+          // Bounded per output: a page ends before an output whose matches might not fit it.
+          const pages = (useMasks: boolean) => pagesOf(search, Math.max(1, maxMatches - 1), useMasks);
           const whole = await pages(false);
           const before = { ...scanCounts };
           const masked = await pages(true);

@@ -7,7 +7,8 @@ import { isOutputIdShape, isSessionIdShape } from '../ids';
 import type { OutputKey } from '../search/protocol';
 
 export function encodeCursor(key: OutputKey): string {
-  return Buffer.from(JSON.stringify([key.createdAt, key.sessionId, key.outputId])).toString('base64url');
+  const fields = [key.createdAt, key.sessionId, key.outputId, ...(key.from === undefined ? [] : [key.from])];
+  return Buffer.from(JSON.stringify(fields)).toString('base64url');
 }
 
 /** The key `cursor` names; INVALID_ARGUMENT, saying what to do, when it is no cursor this tool gave. */
@@ -18,17 +19,19 @@ export function decodeCursor(cursor: string, tool: string): OutputKey {
   } catch {
     fields = undefined;
   }
-  if (Array.isArray(fields) && fields.length === 3) {
-    const [createdAt, sessionId, outputId] = fields as unknown[];
+  // A fourth field, a byte offset, continues within that output (a page that filled up inside it).
+  if (Array.isArray(fields) && (fields.length === 3 || fields.length === 4)) {
+    const [createdAt, sessionId, outputId, from] = fields as unknown[];
     if (
       typeof createdAt === 'number' &&
       Number.isFinite(createdAt) &&
       typeof sessionId === 'string' &&
       isSessionIdShape(sessionId) &&
       typeof outputId === 'string' &&
-      isOutputIdShape(outputId)
+      isOutputIdShape(outputId) &&
+      (from === undefined || (typeof from === 'number' && Number.isSafeInteger(from) && from > 0))
     ) {
-      return { createdAt, sessionId, outputId };
+      return { createdAt, sessionId, outputId, ...(typeof from === 'number' ? { from } : {}) };
     }
   }
   throw new RecallError(

@@ -81,8 +81,13 @@ export interface AcrossOptions extends SearchOptions {
   tool: string;
 }
 
-/** How long the lane (and its worker's views) is held after a page: a model's next page comes within seconds. */
+/** How long the lane is held after a page: a model's next page comes within seconds. */
 const LANE_IDLE_MS = 60_000;
+/**
+ * After a warm-up, longer: whoever is using our tools (an agent's calls, a person at the search box)
+ * may search minutes later. Then the worker and its views (~50 MiB) go, and a later use warms again.
+ */
+const WARM_IDLE_MS = 10 * 60_000;
 
 /** A page's time: well inside the lane's limit, so a page ends with a cursor and never with TIMEOUT. */
 const DEFAULT_PAGE_MS = DEFAULT_SEARCH_TIMEOUT_MS / 2;
@@ -91,9 +96,40 @@ export class OutputCatalog {
   private readonly views = new Map<string, Promise<ReadOnlySession>>();
   private closed = false;
   private lane: SearchLane | undefined;
+  private warming: Promise<void> | undefined;
   private laneIdle: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: CatalogOptions) {}
+
+  /**
+   * Starts the search worker and has it open every session in scope and read its index and its
+   * copies' masks (sql.js loaded, views open, each copy's mask summary made), as a search would first;
+   * resolves when done. Called on a sign of use (any tool call: registry.ts; the Search All Outputs box
+   * opening), never at start: a window or an agent that never searches pays nothing. Once per lane,
+   * which is then held WARM_IDLE_MS after its last use; a failure only leaves the first search to do it.
+   */
+  warm(): Promise<void> {
+    this.warming ??= (async () => {
+      if (this.closed) return;
+      const scope = await this.sessions();
+      await this.searchLane().search({
+        pattern: 'warm',
+        options: {},
+        subject: 'the warm-up of the search worker',
+        timeoutMs: DEFAULT_SEARCH_TIMEOUT_MS,
+        source: async () => ({
+          source: {
+            kind: 'sessions',
+            sessions: scope.map(({ sessionId, file }) => ({ sessionId, file })),
+            perOutput: 1,
+            pageMs: 0,
+            warmOnly: true,
+          },
+        }),
+      });
+    })().catch(() => undefined);
+    return this.warming;
+  }
 
   /** Every session in scope, the current one first, then the most recently written. */
   async sessions(): Promise<CatalogSession[]> {
@@ -163,8 +199,9 @@ export class OutputCatalog {
 
   /**
    * A page of a search of every readable output in scope, newest output first: at most `perOutput`
-   * matches an output and `maxMatches` in all, and a cursor while outputs remain unsearched.
-   * Cancelling (`signal`) stops it between slices.
+   * matches an output and `maxMatches` in all, and a cursor while outputs remain unsearched (with
+   * `perOutput` at or above `maxMatches`, no bound per output: a page full inside an output ends
+   * there, and its cursor continues in it). Cancelling (`signal`) stops it between slices.
    */
   async searchAcross(pattern: string, options: AcrossOptions): Promise<SearchAcrossResult> {
     const { session, perOutput, cursor, pageMs = DEFAULT_PAGE_MS, tool, signal, ...searchOptions } = options;
@@ -172,44 +209,43 @@ export class OutputCatalog {
     const after = cursor === undefined ? undefined : decodeCursor(cursor, tool);
     const scope = await this.scope(session, tool);
     const agents = new Map(scope.map((known) => [known.sessionId, known.agent]));
-    try {
-      const outcome = await this.searchLane().search({
-        pattern,
-        options: searchOptions,
-        subject: `the outputs of ${scope.length === 1 ? `session ${scope[0].sessionId}` : `${scope.length} sessions`}`,
-        timeoutMs: DEFAULT_SEARCH_TIMEOUT_MS,
-        signal,
-        source: async () => ({
-          source: {
-            kind: 'sessions',
-            sessions: scope.map(({ sessionId, file }) => ({ sessionId, file })),
-            ...(after ? { after } : {}),
-            perOutput,
-            pageMs,
-          },
-        }),
-      });
-      const across = outcome.across;
-      // Only a worker of another build could answer a sessions search without its page.
-      if (!across) throw new RecallError('STORE_UNAVAILABLE', 'The search worker answered a search across outputs without a page.');
-      const { next, ...page } = across;
-      for (const group of page.groups) {
-        const agent = agents.get(group.output.sessionId);
-        if (agent) group.output.agent = agent;
-      }
-      return { ...page, ...(next ? { cursor: encodeCursor(next) } : {}) };
-    } finally {
-      this.releaseLaneWhenIdle();
+    const outcome = await this.searchLane().search({
+      pattern,
+      options: searchOptions,
+      subject: `the outputs of ${scope.length === 1 ? `session ${scope[0].sessionId}` : `${scope.length} sessions`}`,
+      timeoutMs: DEFAULT_SEARCH_TIMEOUT_MS,
+      signal,
+      source: async () => ({
+        source: {
+          kind: 'sessions',
+          sessions: scope.map(({ sessionId, file }) => ({ sessionId, file })),
+          ...(after ? { after } : {}),
+          perOutput,
+          pageMs,
+        },
+      }),
+    });
+    const across = outcome.across;
+    // Only a worker of another build could answer a sessions search without its page.
+    if (!across) throw new RecallError('STORE_UNAVAILABLE', 'The search worker answered a search across outputs without a page.');
+    const { next, ...page } = across;
+    for (const group of page.groups) {
+      const agent = agents.get(group.output.sessionId);
+      if (agent) group.output.agent = agent;
     }
+    return { ...page, ...(next ? { cursor: encodeCursor(next) } : {}) };
   }
 
   /**
-   * The search lane, held between the pages of a search: its worker keeps the sessions' views it
-   * opened, so the next page does not start a worker and read every index again. Released a while
-   * after the last page (LANE_IDLE_MS), or at close.
+   * The search lane: its worker keeps sql.js and the sessions' views it opened, so a search after the
+   * first (or after the warm-up) neither starts a worker nor reads every index again. It is released a
+   * while after its last use (WARM_IDLE_MS once warmed, else LANE_IDLE_MS). An idle worker does not keep
+   * the process alive (worker/host.ts unrefs it).
    */
   private searchLane(): SearchLane {
     clearTimeout(this.laneIdle);
+    this.laneIdle = setTimeout(() => this.releaseLane(), this.warming ? WARM_IDLE_MS : LANE_IDLE_MS);
+    this.laneIdle.unref();
     if (!this.lane) {
       const script = path.resolve(this.options.workerPath ?? defaultWorkerPath());
       this.lane = SearchLane.acquire(script, this.options.execArgv ?? defaultExecArgv(script));
@@ -217,16 +253,11 @@ export class OutputCatalog {
     return this.lane;
   }
 
-  private releaseLaneWhenIdle(): void {
-    clearTimeout(this.laneIdle);
-    this.laneIdle = setTimeout(() => this.releaseLane(), LANE_IDLE_MS);
-    this.laneIdle.unref();
-  }
-
   private releaseLane(): void {
     clearTimeout(this.laneIdle);
     this.lane?.release();
     this.lane = undefined;
+    this.warming = undefined;
   }
 
   async close(): Promise<void> {

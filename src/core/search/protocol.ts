@@ -22,12 +22,14 @@ export interface SessionsSource {
   kind: 'sessions';
   /** The session files in scope. */
   sessions: { sessionId: string; file: string }[];
-  /** Continue after this output (a page's cursor, decoded). */
+  /** Continue after this output (a page's cursor, decoded); with `from`, within it, from that byte offset on. */
   after?: OutputKey;
-  /** Matches kept per output. */
+  /** Matches kept per output. At or above the search's maxMatches, none: a page full within an output ends there, its cursor continuing in it. */
   perOutput: number;
   /** ms after which the page ends with a cursor, whatever it found (a first page comes back fast). */
   pageMs: number;
+  /** Only open the sessions' views and read their indexes (a warm-up before the first search): the page is empty. */
+  warmOnly?: boolean;
 }
 
 /** Where an output sits in the newest-first order of a search across outputs. */
@@ -35,6 +37,8 @@ export interface OutputKey {
   createdAt: number;
   sessionId: string;
   outputId: string;
+  /** In a cursor: the output is continued from this byte offset (its matches starting there or later), not after it. */
+  from?: number;
 }
 
 export type SearchSource = { kind: 'bytes'; parts: Uint8Array[] } | FileSource | SessionsSource;

@@ -6,7 +6,7 @@ import type { OpenReport } from '../types';
 import { loadSqlJs } from './sqljs';
 import { migrateLayout1, type MigrationHooks } from './migration';
 import { SCHEMA, SCHEMA_VERSION, addMissingColumns, applyPragmas, queryRows } from './schema';
-import { checkSegments, removeOrphanSegments } from './segments';
+import { checkSegments, removeOrphanSegments } from './segmentChecks';
 import { NotRegularFile, moveAside, readSessionFile, removeStaleTemporaries, segmentsOnDisk } from './sessionFiles';
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');

@@ -8,18 +8,18 @@
  * A segment is written and fsync'd under its final name before any index names it (a crash leaves
  * an orphan, removed at the next open), and deleted only after an index that no longer names it is
  * durable; a reader holding an older index finds it gone (SEGMENT_GONE) and reads the index again.
- * At open, each segment on disk is checked against the index (removeOrphanSegments, checkSegments).
+ * At open, each segment on disk is checked against the index (segmentChecks.ts); the chunks' trigram
+ * masks, a second table of each segment, are segmentGrams.ts's.
  */
 import { closeSync, fstatSync, promises as fs } from 'node:fs';
 import type { Database } from 'sql.js';
 import { RecallError, describeError } from '../errors';
-import type { OpenReport } from '../types';
-import { atomicWriteFile } from './atomicWrite';
 import type { EncodedChunk } from './chunks';
 import { queryRows } from './schema';
 import { buildSegment, type SegmentRow } from './segmentBuild';
 import { mapSegment, readChunk, readMasks, type SegmentMap } from './segmentFile';
-import { asidePath, moveAside, notRegularKind, openSessionFile, openSessionFileSync, segmentFile, segmentsOnDisk } from './sessionFiles';
+import { maskRunRow } from './segmentGrams';
+import { openSessionFileSync, segmentFile } from './sessionFiles';
 
 /** Encoded chunk bytes per segment: a page read opens at most ~1 MiB, a checkpoint's last segment wastes at most that. */
 export const SEGMENT_BYTES = 1024 * 1024;
@@ -134,47 +134,6 @@ export function placedChunks(index: Database, segments: SegmentCache, outputId: 
   return placements.flatMap((p) => segments.chunks(p.segment, outputId, Math.max(first, p.first_idx), Math.min(last, p.last_idx)));
 }
 
-/** A run of a copy's chunks placed in a segment, as the index holds it. */
-export interface PlacementRow {
-  segment: number;
-  first_idx: number;
-  last_idx: number;
-}
-
-/** Every copy's placements (layout 2), in chunk order: one query for a search over many copies. */
-export function placementsByCopy(index: Database): Map<string, PlacementRow[]> {
-  const byCopy = new Map<string, PlacementRow[]>();
-  for (const row of queryRows<PlacementRow & { output_id: string }>(
-    index,
-    'SELECT output_id, segment, first_idx, last_idx FROM placements ORDER BY output_id, first_idx',
-  )) {
-    let runs = byCopy.get(row.output_id);
-    if (!runs) byCopy.set(row.output_id, (runs = []));
-    runs.push({ segment: row.segment, first_idx: row.first_idx, last_idx: row.last_idx });
-  }
-  return byCopy;
-}
-
-/**
- * The trigram masks of a copy's `chunkCount` chunks, from its placements: undefined for a chunk no
- * segment holds a mask of (written before masks, or not placed).
- */
-export function placedGrams(
-  placements: readonly PlacementRow[],
-  segments: SegmentCache,
-  outputId: string,
-  chunkCount: number,
-): (Uint8Array | undefined)[] {
-  const masks = new Array<Uint8Array | undefined>(chunkCount).fill(undefined);
-  for (const p of placements) {
-    const first = Math.max(0, p.first_idx);
-    const last = Math.min(chunkCount - 1, p.last_idx);
-    if (last < first) continue;
-    segments.grams(p.segment, outputId, first, last).forEach((mask, at) => (masks[first + at] = mask));
-  }
-  return masks;
-}
-
 /** Where one sealed segment's chunks belong: runs of consecutive chunks of one copy. */
 export interface Placement {
   outputId: string;
@@ -244,15 +203,7 @@ export class SegmentWriter {
     const segment = this.current;
     if (!segment) return undefined;
     this.current = undefined;
-    // The masks of each run of a copy's chunks as one row of the grams table (segmentBuild.ts GRAMS_SCHEMA).
-    const data = buildSegment(
-      segment.rows,
-      segment.masks.map(({ outputId, first, grams }) => {
-        const size = Buffer.alloc(4);
-        size.writeUInt32BE(grams[0].length);
-        return { outputId, first, masks: Buffer.concat([size, ...grams]) };
-      }),
-    );
+    const data = buildSegment(segment.rows, segment.masks.map(maskRunRow));
     this.builtBytes += data.length;
     const path = segmentFile(this.file, segment.n);
     this.written.push(segment.n);
@@ -345,151 +296,4 @@ export function liveChunks(index: Database, segments: SegmentCache, n: number): 
     [n],
   );
   return placements.map((p) => ({ outputId: p.output_id, chunks: segments.chunks(n, p.output_id, p.first_idx, p.last_idx, true) }));
-}
-
-/**
- * At open, with the session locked, before an index is used: removes the segment files no index
- * names (`named`), a crash's. Anything else under a segment's name (a folder, a FIFO, a link, a
- * socket) no checkpoint wrote: it is moved aside, never opened or followed, and reported. Removing
- * it instead could fail (a folder), and a failure here would set the whole index aside as damaged.
- */
-export async function removeOrphanSegments(file: string, named: Set<number>, report: OpenReport): Promise<void> {
-  for (const segment of await segmentsOnDisk(file)) {
-    if (named.has(segment.n)) continue;
-    const stat = await fs.lstat(segment.path).catch(() => undefined);
-    const kind = stat && notRegularKind(stat);
-    if (!kind) await fs.rm(segment.path, { force: true });
-    else
-      (report.segmentsSetAside ??= []).push({
-        path: segment.path,
-        reason: `${kind}, not a regular file, under the name of a segment no index names`,
-        aside: await moveAside(segment.path, 'corrupt'),
-      });
-  }
-}
-
-interface RecordedSegment {
-  n: number;
-  data_bytes: number;
-  file_bytes: number;
-}
-
-/**
- * At open, after removeOrphanSegments: checks each segment the index names against what the index
- * records of it. One whose content is gone (see segmentLost) is moved aside when there, unnamed,
- * and reported with the copies that had parts in it.
- */
-export async function checkSegments(index: Database, file: string, report: OpenReport): Promise<void> {
-  for (const segment of queryRows<RecordedSegment>(index, 'SELECT n, data_bytes, file_bytes FROM segments')) {
-    const lost = await segmentLost(index, segmentFile(file, segment.n), segment, report);
-    if (!lost) continue;
-    const outputs = queryRows<{ output_id: string }>(index, 'SELECT DISTINCT output_id FROM placements WHERE segment = ?', [segment.n]).map(
-      (row) => row.output_id,
-    );
-    (report.segmentsLost ??= []).push({ ...lost, outputs });
-    index.run('DELETE FROM placements WHERE segment = ?', [segment.n]);
-    index.run('DELETE FROM segments WHERE n = ?', [segment.n]);
-  }
-}
-
-/**
- * Where segment file `path` was moved and why, when it cannot be what the index names: missing, not
- * a regular file, shorter than written, or longer with its first bytes not holding what the index
- * places there. Longer and holding it, nothing is lost (bytes were appended to it, and a reader
- * never reads past its recorded pages): undefined, once it is cut back (cutBack) and reported.
- */
-async function segmentLost(
-  index: Database,
-  path: string,
-  segment: RecordedSegment,
-  report: OpenReport,
-): Promise<{ path: string; reason: string } | undefined> {
-  const stat = await fs.lstat(path).catch(() => undefined);
-  if (!stat) return { path, reason: 'missing' };
-  const kind = notRegularKind(stat);
-  if (kind) return { path: await moveAside(path, 'corrupt'), reason: `${kind}, not a regular file` };
-  if (stat.size === segment.file_bytes) return undefined;
-  let wrong = '';
-  if (stat.size > segment.file_bytes) {
-    try {
-      checkHolds(index, path, segment);
-      (report.segmentsSetAside ??= []).push(await cutBack(path, segment.file_bytes, stat.size));
-      return undefined;
-    } catch (error) {
-      wrong = `, and its first ${segment.file_bytes} do not hold what the index places in it (${describeError(error)})`;
-    }
-  }
-  return { path: await moveAside(path, 'torn'), reason: `${stat.size} bytes, ${segment.file_bytes} were written${wrong}` };
-}
-
-/**
- * Throws unless the first `file_bytes` of the segment are a segment of that length holding the
- * chunks the index records: the bytes of them all, and each chunk it places there, of the bytes
- * recorded. No checksum covers the chunks' content; as for any segment, damage there is found when
- * a chunk is read and decoded.
- */
-function checkHolds(index: Database, path: string, segment: RecordedSegment): void {
-  const fd = openSessionFileSync(path);
-  try {
-    const map = mapSegment(fd, segment.file_bytes);
-    if (map.pages * map.pageSize !== segment.file_bytes) throw new Error(`its header counts ${map.pages} pages of ${map.pageSize} bytes`);
-    let dataBytes = 0;
-    for (const chunk of map.chunks.values()) dataBytes += chunk.dataBytes;
-    if (dataBytes !== segment.data_bytes) throw new Error(`it holds ${dataBytes} bytes of chunks, ${segment.data_bytes} were written`);
-    const placed = queryRows<{ output_id: string; first_idx: number; last_idx: number; bytes: number }>(
-      index,
-      'SELECT output_id, first_idx, last_idx, bytes FROM placements WHERE segment = ?',
-      [segment.n],
-    );
-    for (const p of placed) {
-      let bytes = 0;
-      for (let idx = p.first_idx; idx <= p.last_idx; idx++) {
-        const chunk = map.chunks.get(`${p.output_id}:${idx}`);
-        if (!chunk) throw new Error(`chunk ${idx} of ${p.output_id} is not in it`);
-        bytes += chunk.dataBytes;
-      }
-      if (bytes !== p.bytes)
-        throw new Error(`chunks ${p.first_idx}-${p.last_idx} of ${p.output_id} are ${bytes} bytes, ${p.bytes} were written`);
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * Cuts a segment with bytes appended back to its first `written`, keeping the file as found for the
- * user: a hard link to it under a name aside, then those bytes written over its name atomically,
- * so a crash leaves one or the other there. Should that fail (a file system without hard links), it
- * is left as it is, read by its recorded length (mapSegment), and reported again at the next open.
- */
-async function cutBack(path: string, written: number, found: number): Promise<NonNullable<OpenReport['segmentsSetAside']>[number]> {
-  const reason = `${found - written} bytes past the ${written} the index records for it; its outputs read as written`;
-  const aside = asidePath(path, 'torn');
-  let linked = false;
-  try {
-    await fs.link(path, aside);
-    linked = true;
-    await atomicWriteFile(path, await readHead(path, written));
-    return { path, reason, aside };
-  } catch (error) {
-    if (linked) await fs.rm(aside, { force: true }).catch(() => undefined);
-    return { path, reason: `${reason}; left in place, ignored (${describeError(error)})` };
-  }
-}
-
-/** The first `bytes` of a session file, not the rest (bytes appended to it may be many). */
-async function readHead(path: string, bytes: number): Promise<Buffer> {
-  const handle = await openSessionFile(path);
-  if (!handle) throw new Error(`${path} is gone`);
-  try {
-    const head = Buffer.alloc(bytes);
-    for (let done = 0; done < bytes;) {
-      const { bytesRead } = await handle.read(head, done, bytes - done, done);
-      if (bytesRead === 0) throw new Error(`${path} ends at ${done} bytes`);
-      done += bytesRead;
-    }
-    return head;
-  } finally {
-    await handle.close();
-  }
 }

@@ -94,6 +94,8 @@ export async function invokeTool(name: string, input: unknown, context: ToolCont
     const spec = toolSpec(name);
     checkToolInput(toolDeclaration(name).inputSchema, input);
     spec.validate?.(input);
+    // A sign that our tools are in use: the search across outputs gets ready in the background.
+    void context.catalog?.warm();
     const outputIds: string[] = [];
     const onRetained = (retained: readonly string[]) => {
       outputIds.push(...retained);

@@ -7,132 +7,29 @@
  * When the search has literals every match contains, a copy in segments is searched by its chunks'
  * trigram masks (store/chunkGrams.ts): only the chunks where a literal can start are read and
  * searched, each within whole lines around it, so the matches are the whole copy's; a copy with no
- * such chunk is not read at all. Without masks or line facts, or still pending in the journal, a
- * copy is searched whole.
+ * such chunk is not read at all, and once its masks were read (by a search, or by the warm-up a
+ * catalog asks for when it starts) neither are they: the view keeps each copy's summary. Without masks
+ * or line facts, or still pending in the journal, a copy is searched whole.
+ *
+ * A page holds whole outputs, each cut at its `perOutput` only, unless `perOutput` is at least the
+ * page's matches: then the page ends where it fills up, inside an output, and its cursor continues
+ * there (a byte offset past its last match). A copy that cannot be read is named in `unreadable`,
+ * and the others are searched.
  */
-import type { Database } from 'sql.js';
 import { RecallError, describeError } from '../errors';
-import { DEFAULT_LIMITS } from '../limits';
 import { MatchCollector, searchWindow, wholeWindow, type CompiledSearch, type SearchWindow } from '../search';
 import type { OutputKey, SearchOutcome, SessionsSource } from '../search/protocol';
 import { caseVariants } from '../search/scanners';
 import { checkStopped, runSliced, type StepControl } from '../search/sliced';
-import { candidateChunks, literalGrams, type LiteralGrams } from '../store/chunkGrams';
+import { literalGrams, type LiteralGrams } from '../store/chunkGrams';
 import { CHUNK_BYTES } from '../store/chunks';
-import { layoutOf } from '../store/database';
-import { ReadOnlySession } from '../store/readOnlySession';
-import { recordedLines } from '../store/rowReads';
-import { SegmentCache, placedGrams, placementsByCopy, type PlacementRow } from '../store/segments';
-import { queryRows } from '../store/schema';
-import type { LineFacts, ListedOutput, OutputHits, OutputInfo } from '../types';
+import type { OutputHits, OutputInfo } from '../types';
 import { countNewlines } from '../utf8';
 import { collectGarbageInWorker } from '../worker/collectGarbage';
-import { compareNewestFirst, isAfter, keyOf, listedOutput } from './listedOutput';
-import { STORE_ENGINES } from './stores';
+import { compareNewestFirst, isAfter, keyOf } from './listedOutput';
+import { viewOf, type IndexedCopy, type Listed, type ScanView } from './scanView';
 
-/** What a search by chunks needs of a copy: its size, its line facts and its chunks' masks. */
-interface IndexedCopy {
-  totalBytes: number;
-  lines: LineFacts;
-  masks: (Uint8Array | undefined)[];
-}
-
-/** What the masks' reads take from one version of a view's index, read once: its layout, and per copy its chunk size and placements. */
-interface IndexFacts {
-  layout: 1 | 2;
-  chunkBytes: Map<string, number>;
-  placements: Map<string, PlacementRow[]>;
-}
-
-/** A read-only view that also reads its copies' trigram masks (from its own map of the segments: they never change). */
-class ScanView extends ReadOnlySession {
-  private gramSegments: SegmentCache | undefined;
-  private facts: { db: Database; facts: IndexFacts } | undefined;
-  private listing: { db: Database; infos: OutputInfo[] } | undefined;
-
-  /** Its copies, as `list` gives them, read once per version of the index (a search's pages list them each). */
-  async listed(): Promise<OutputInfo[]> {
-    const db: Database = this.index();
-    if (this.listing?.db !== db) this.listing = { db, infos: await this.list() };
-    return this.listing.infos;
-  }
-
-  /**
-   * The masks and line facts of the copy `info` lists, or undefined when it must be searched whole: a
-   * layout-1 session, a copy still pending in the journal (no chunk placed), chunks of another size,
-   * or no line facts.
-   */
-  indexed(info: OutputInfo): Promise<IndexedCopy | undefined> {
-    return this.reading(() => {
-      const facts = this.indexFacts();
-      const totalBytes = info.totalBytes;
-      if (facts.layout !== 2 || facts.chunkBytes.get(info.outputId) !== CHUNK_BYTES || totalBytes === 0) return undefined;
-      const lines = recordedLines(info.extra?.lines, totalBytes);
-      if (!lines || CHUNK_BYTES % lines.blockBytes !== 0) return undefined;
-      // No chunk placed: the copy is pending (its content is the journal's), searched whole.
-      const placements = facts.placements.get(info.outputId);
-      if (!placements) return undefined;
-      this.gramSegments ??= new SegmentCache(this.file);
-      const masks = placedGrams(placements, this.gramSegments, info.outputId, Math.ceil(totalBytes / CHUNK_BYTES));
-      return { totalBytes, lines, masks };
-    });
-  }
-
-  private indexFacts(): IndexFacts {
-    const db: Database = this.index();
-    if (this.facts?.db !== db) {
-      const layout = layoutOf(db, this.file);
-      const chunkBytes = new Map(
-        queryRows<{ id: string; chunk_bytes: number }>(db, 'SELECT id, chunk_bytes FROM outputs').map((row) => [row.id, row.chunk_bytes]),
-      );
-      this.facts = {
-        db,
-        facts: { layout, chunkBytes, placements: layout === 2 ? placementsByCopy(db) : new Map<string, PlacementRow[]>() },
-      };
-    }
-    return this.facts.facts;
-  }
-
-  override async close(): Promise<void> {
-    this.gramSegments?.clear();
-    this.facts = undefined;
-    this.listing = undefined;
-    await super.close();
-  }
-}
-
-async function openScanView(file: string): Promise<ScanView> {
-  const view = new ScanView(file, DEFAULT_LIMITS.sessionQuotaBytes, STORE_ENGINES);
-  await view.refresh();
-  return view;
-}
-
-/** Views kept open between searches (a view's index is a few hundred KiB; a session file, an open descriptor). */
-const MAX_VIEWS = 32;
-const views = new Map<string, Promise<ScanView>>();
-
-/** The view of `file`, read again if its files changed since. */
-async function viewOf(file: string): Promise<ScanView> {
-  let opening = views.get(file);
-  if (!opening) {
-    if (views.size >= MAX_VIEWS) {
-      const [oldest, view] = views.entries().next().value as [string, Promise<ScanView>];
-      views.delete(oldest);
-      void view.then((v) => v.close()).catch(() => undefined);
-    }
-    opening = openScanView(file);
-    views.set(file, opening);
-    opening.catch(() => views.delete(file));
-    return opening;
-  }
-  const view = await opening;
-  await view.refresh();
-  return view;
-}
-
-interface Candidate {
-  output: ListedOutput;
-  info: OutputInfo;
+interface Candidate extends Listed {
   view: ScanView;
 }
 
@@ -146,71 +43,113 @@ export async function scanSessions(
   control: StepControl,
   useMasks = true,
 ): Promise<SearchOutcome> {
-  const unreadable: { sessionId: string; reason: string }[] = [];
+  const unreadable: { sessionId: string; outputId?: string; reason: string }[] = [];
   const candidates: Candidate[] = [];
   for (const { sessionId, file } of source.sessions) {
     try {
       const view = await viewOf(file);
-      for (const info of await view.listed()) {
-        if (!info.evicted) candidates.push({ output: listedOutput(info, sessionId), info, view });
-      }
+      for (const { info, output } of await view.listed(sessionId)) candidates.push({ output, info, view });
+      if (source.warmOnly) await view.warm(sessionId);
     } catch (error) {
       unreadable.push({ sessionId, reason: describeError(error) });
     }
   }
+  if (source.warmOnly) return page([], 0, 0, 0, candidates.length, unreadable);
   candidates.sort((a, b) => compareNewestFirst(keyOf(a.output), keyOf(b.output)));
   const grams = useMasks ? gramQuery(search) : undefined;
   const pageEnd = performance.now() + source.pageMs;
+  // No bound per output: the page alone bounds it, and one that fills up inside an output ends there.
+  const unbounded = source.perOutput >= search.maxMatches;
   const groups: OutputHits[] = [];
   let matches = 0;
   let searchedOutputs = 0;
   let searchedBytes = 0;
+  // Bytes read and let go (the garbage the page leaves): the copies skipped by their masks are not.
+  let readBytes = 0;
   let incompleteSearched = 0;
   let next: OutputKey | undefined;
-  const todo = candidates.filter((candidate) => isAfter(keyOf(candidate.output), source.after));
+  const { after } = source;
+  const resumed = (key: OutputKey): boolean => after?.from !== undefined && compareNewestFirst(key, after) === 0;
+  const todo = candidates.filter((candidate) => isAfter(keyOf(candidate.output), after) || resumed(keyOf(candidate.output)));
   for (const [index, { output, info, view }] of todo.entries()) {
     // A page ends when it has its time (the first page comes back fast), or before an output whose
     // matches might not all fit it: an output is cut by its own perOutput alone (moreInOutput), never
     // by the page, so the cursor, which continues after the last output searched, skips no match.
+    // Unbounded, a page ends only when it is full, and its cursor continues inside the output it ended in.
     const room = search.maxMatches - matches;
-    if (index > 0 && (room < Math.min(source.perOutput, search.maxMatches) || performance.now() > pageEnd)) {
+    if (index > 0 && (room < (unbounded ? 1 : Math.min(source.perOutput, search.maxMatches)) || performance.now() > pageEnd)) {
       next = keyOf(todo[index - 1].output);
       break;
     }
     checkStopped(control);
-    const found = new MatchCollector(Math.min(source.perOutput, room));
+    const found = new MatchCollector(unbounded ? room : Math.min(source.perOutput, room));
+    const from = resumed(keyOf(output)) ? (after?.from ?? 0) : 0;
     let bytes: number;
+    let read: number;
     try {
-      bytes = await searchCopy(view, info, search, grams, found, control);
+      ({ bytes, read } = await searchCopy(view, info, search, grams, found, control, from));
     } catch (error) {
       // Removed or evicted by its owner since the listing: not an error of the search.
       if (error instanceof RecallError && (error.code === 'NOT_FOUND' || error.code === 'EVICTED')) continue;
-      throw error;
+      if (error instanceof RecallError && (error.code === 'CANCELLED' || error.code === 'TIMEOUT')) throw error;
+      // One copy that cannot be read (a damaged segment) is named, and the others are searched.
+      unreadable.push({ sessionId: output.sessionId, outputId: output.outputId, reason: describeError(error) });
+      continue;
     }
     searchedOutputs++;
     searchedBytes += bytes;
+    readBytes += read;
     if (!output.complete) incompleteSearched++;
+    const cutByPage = unbounded && found.truncated;
     if (found.matches.length > 0) {
-      groups.push({ output, matches: found.matches, truncated: found.truncated });
+      groups.push({ output, matches: found.matches, truncated: found.truncated && !cutByPage });
       matches += found.matches.length;
     }
+    if (cutByPage) {
+      // Its next match starts after the last one here (matches come in order of their offsets).
+      next = { ...keyOf(output), from: (found.matches.at(-1)?.offset ?? from) + 1 };
+      break;
+    }
   }
-  // The copies read are garbage now: one collection a page (one a copy cost a third of a long search).
-  collectGarbageInWorker(searchedBytes);
+  collectWhenIdle(readBytes);
+  return page(groups, searchedOutputs, searchedBytes, incompleteSearched, candidates.length, unreadable, next);
+}
+
+function page(
+  groups: OutputHits[],
+  searchedOutputs: number,
+  searchedBytes: number,
+  incompleteSearched: number,
+  outputsInScope: number,
+  unreadable: { sessionId: string; outputId?: string; reason: string }[],
+  next?: OutputKey,
+): SearchOutcome {
   return {
     matches: [],
     truncated: next !== undefined,
     totalBytes: searchedBytes,
-    across: {
-      groups,
-      searchedOutputs,
-      searchedBytes,
-      incompleteSearched,
-      outputsInScope: candidates.length,
-      unreadable,
-      ...(next ? { next } : {}),
-    },
+    across: { groups, searchedOutputs, searchedBytes, incompleteSearched, outputsInScope, unreadable, ...(next ? { next } : {}) },
   };
+}
+
+/** Bytes the pages read since the last collection, and the timer that collects them once the pages stop. */
+let garbage = 0;
+let collecting: NodeJS.Timeout | undefined;
+const COLLECT_IDLE_MS = 1000;
+
+/**
+ * The copies a page read are garbage once it replies: collected (a full collection, worker/collectGarbage.ts)
+ * once no page has come for COLLECT_IDLE_MS, so the next page of a search does not wait for it. One a
+ * page cost a third of every page of a common pattern, and one a copy more.
+ */
+function collectWhenIdle(bytes: number): void {
+  garbage += bytes;
+  clearTimeout(collecting);
+  collecting = setTimeout(() => {
+    collectGarbageInWorker(garbage);
+    garbage = 0;
+  }, COLLECT_IDLE_MS);
+  collecting.unref();
 }
 
 /**
@@ -231,7 +170,7 @@ function gramQuery(search: CompiledSearch): LiteralGrams[] | undefined {
 }
 
 /**
- * Searches one copy into `found`; resolves the bytes it covered (the copy's size). By the masks when
+ * Searches one copy into `found`; resolves the bytes it covered (the copy's size) and those it read. By the masks when
  * the search has a query and the copy has them, else whole.
  */
 async function searchCopy(
@@ -241,19 +180,22 @@ async function searchCopy(
   grams: LiteralGrams[] | undefined,
   found: MatchCollector,
   control: StepControl,
-): Promise<number> {
+  from: number,
+): Promise<{ bytes: number; read: number }> {
   const { outputId } = info;
-  const copy = grams && (await view.indexed(info));
-  const chunks = copy ? candidateChunks(copy.masks, grams) : [];
+  const copy = grams && (await view.indexed(info, grams));
+  // The chunks where a match at or after `from` can start.
+  const chunks = copy ? copy.candidates.filter((k) => (k + 1) * CHUNK_BYTES > from) : [];
   // Every chunk a candidate: one read of the whole copy costs less than its windows.
-  if (!copy || chunks.length === copy.masks.length) {
+  if (!copy || (from === 0 && chunks.length === copy.chunkCount)) {
     const bytes = await view.readAll(outputId);
-    await runSliced(searchWindow(search, wholeWindow(bytes), found), control);
+    await runSliced(searchWindow(search, { ...wholeWindow(bytes), acceptFrom: from }, found), control);
     scanCounts.wholeCopies++;
     scanCounts.wholeBytes += bytes.length;
-    return bytes.length;
+    return { bytes: bytes.length, read: bytes.length };
   }
   if (chunks.length === 0) scanCounts.skippedCopies++;
+  let read = 0;
   for (let at = 0; at < chunks.length && !found.full;) {
     // A run of consecutive candidate chunks, then the lines around it; runs whose lines meet are one window.
     let last = at;
@@ -262,7 +204,7 @@ async function searchCopy(
       view,
       outputId,
       copy,
-      chunks[at] * CHUNK_BYTES,
+      Math.max(from, chunks[at] * CHUNK_BYTES),
       Math.min(copy.totalBytes, (chunks[last] + 1) * CHUNK_BYTES),
     );
     at = last + 1;
@@ -275,9 +217,10 @@ async function searchCopy(
     }
     scanCounts.windows++;
     scanCounts.windowBytes += window.bytes.length;
+    read += window.bytes.length;
     await runSliced(searchWindow(search, window.search, found), control);
   }
-  return copy.totalBytes;
+  return { bytes: copy.totalBytes, read };
 }
 
 const asBuffer = (part: Uint8Array): Buffer => (Buffer.isBuffer(part) ? part : Buffer.from(part.buffer, part.byteOffset, part.byteLength));
@@ -297,7 +240,8 @@ async function linesAround(
   acceptBefore: number,
 ): Promise<{ acceptFrom: number; end: number; bytes: Buffer; search: SearchWindow }> {
   const total = copy.totalBytes;
-  let from = Math.max(0, acceptFrom - CHUNK_BYTES);
+  // From a chunk's start (the line facts count line breaks by blocks), a chunk before the one holding acceptFrom.
+  let from = Math.max(0, (Math.floor(acceptFrom / CHUNK_BYTES) - 1) * CHUNK_BYTES);
   let to = Math.min(total, acceptBefore + CHUNK_BYTES);
   let bytes = asBuffer((await view.slice(outputId, from, to)).bytes);
   let start: number | undefined;

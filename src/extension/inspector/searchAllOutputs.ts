@@ -160,6 +160,8 @@ export function registerSearchAllOutputs(context: vscode.ExtensionContext, servi
       const given = queryArgument(arg);
       if (given) return run({ pattern: given.pattern, regex: given.regex, caseSensitive: given.caseSensitive }, given.pageMatches);
       // What a person typed is offered again next time (a script's query is not theirs).
+      // The search worker gets ready while the person types.
+      void services.catalog?.warm();
       const asked = await askQuery(context.extensionUri, lastQuery(context.workspaceState));
       if (!asked) return undefined;
       await rememberQuery(context.workspaceState, asked);

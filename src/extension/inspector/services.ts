@@ -26,7 +26,7 @@ export interface InspectorServices {
    * Every retained output of the workspace (this window's sessions, earlier ones and other agents'),
    * for Search All Outputs. Absent in hosts without it: the command then says it cannot search.
    */
-  catalog?: Pick<OutputCatalog, 'searchAcross' | 'sessions'>;
+  catalog?: Pick<OutputCatalog, 'searchAcross' | 'sessions' | 'warm'>;
   /** Fired after a retain, a remove or a session switch. */
   onDidChangeOutputs: vscode.Event<void>;
   log: vscode.LogOutputChannel;

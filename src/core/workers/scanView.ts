@@ -1,0 +1,175 @@
+/**
+ * The search worker's read-only views of the sessions it searches across (sessionScan.ts): kept open
+ * between searches, each with what its searches read once per version of its index (its listing, its
+ * copies' chunk sizes and placements) and a summary of each copy's trigram masks.
+ */
+import type { Database } from 'sql.js';
+import { DEFAULT_LIMITS } from '../limits';
+import { candidateChunks, type LiteralGrams } from '../store/chunkGrams';
+import { CHUNK_BYTES } from '../store/chunks';
+import { layoutOf } from '../store/database';
+import { ReadOnlySession } from '../store/readOnlySession';
+import { recordedLines } from '../store/rowReads';
+import { SegmentCache } from '../store/segments';
+import { placedGrams, placementsByCopy, type PlacementRow } from '../store/segmentGrams';
+import { queryRows } from '../store/schema';
+import type { LineFacts, ListedOutput, OutputInfo } from '../types';
+import { listedOutput } from './listedOutput';
+import { STORE_ENGINES } from './stores';
+
+/** What a search by chunks needs of a copy: its size, its line facts and the chunks where a literal can start. */
+export interface IndexedCopy {
+  totalBytes: number;
+  lines: LineFacts;
+  chunkCount: number;
+  candidates: number[];
+}
+
+/** What the masks' reads take from one version of a view's index, read once: its layout, and per copy its chunk size and placements. */
+interface IndexFacts {
+  layout: 1 | 2;
+  chunkBytes: Map<string, number>;
+  placements: Map<string, PlacementRow[]>;
+}
+
+/**
+ * A read-only view that also reads its copies' trigram masks (from its own map of the segments: they
+ * never change), and keeps a summary of each copy's: the OR of its chunks' masks (the mask itself for
+ * a copy of one chunk). Every trigram of a copy is in it, so a copy whose summary lacks a trigram of
+ * each literal holds no match, and its chunks' masks are not read again (2 KiB a copy, kept while
+ * the view is).
+ */
+export class ScanView extends ReadOnlySession {
+  private gramSegments: SegmentCache | undefined;
+  private facts: { db: Database; facts: IndexFacts } | undefined;
+  private listing: { db: Database; sessionId: string; copies: Listed[] } | undefined;
+  private readonly summaries = new Map<string, Uint8Array>();
+
+  /** Its readable copies and their rows, read once per version of the index (a search's pages list them each). */
+  async listed(sessionId: string): Promise<Listed[]> {
+    const db: Database = this.index();
+    if (this.listing?.db !== db || this.listing.sessionId !== sessionId) {
+      const infos = (await this.list()).filter((info) => !info.evicted);
+      this.listing = { db, sessionId, copies: infos.map((info) => ({ info, output: listedOutput(info, sessionId) })) };
+    }
+    return this.listing.copies;
+  }
+
+  /**
+   * The line facts of the copy `info` lists and the chunks where one of the literals can start, or
+   * undefined when it must be searched whole: a layout-1 session, a copy still pending in the journal
+   * (no chunk placed), chunks of another size, or no line facts.
+   */
+  indexed(info: OutputInfo, query: LiteralGrams[]): Promise<IndexedCopy | undefined> {
+    return this.reading(() => {
+      const facts = this.indexFacts();
+      const totalBytes = info.totalBytes;
+      if (facts.layout !== 2 || facts.chunkBytes.get(info.outputId) !== CHUNK_BYTES || totalBytes === 0) return undefined;
+      const lines = recordedLines(info.extra?.lines, totalBytes);
+      if (!lines || CHUNK_BYTES % lines.blockBytes !== 0) return undefined;
+      // No chunk placed: the copy is pending (its content is the journal's), searched whole.
+      const placements = facts.placements.get(info.outputId);
+      if (!placements) return undefined;
+      const chunkCount = Math.ceil(totalBytes / CHUNK_BYTES);
+      const summary = this.summaries.get(info.outputId);
+      if (summary && candidateChunks([summary], query).length === 0) return { totalBytes, lines, chunkCount, candidates: [] };
+      const masks = this.masks(info.outputId, placements, chunkCount);
+      return { totalBytes, lines, chunkCount, candidates: candidateChunks(masks, query) };
+    });
+  }
+
+  /** Reads what every search reads first: the index, and each copy's masks for its summary (a warm-up: see SessionsSource.warmOnly). */
+  async warm(sessionId: string): Promise<void> {
+    const copies = await this.listed(sessionId);
+    await this.reading(() => {
+      const { layout, chunkBytes, placements } = this.indexFacts();
+      if (layout !== 2) return;
+      for (const { info } of copies) {
+        const placed = placements.get(info.outputId);
+        if (this.summaries.has(info.outputId) || !placed || chunkBytes.get(info.outputId) !== CHUNK_BYTES) continue;
+        this.masks(info.outputId, placed, Math.ceil(info.totalBytes / CHUNK_BYTES));
+      }
+    });
+  }
+
+  /** A copy's chunks' masks, from its placements; its summary made when every chunk has one, of one size. */
+  private masks(outputId: string, placements: PlacementRow[], chunkCount: number): (Uint8Array | undefined)[] {
+    this.gramSegments ??= new SegmentCache(this.file);
+    const masks = placedGrams(placements, this.gramSegments, outputId, chunkCount);
+    const first = masks[0];
+    if (first && first.length % 4 === 0 && masks.every((mask) => mask?.length === first.length)) {
+      this.summaries.set(outputId, masks.length === 1 ? first : orOf(masks as Uint8Array[]));
+    }
+    return masks;
+  }
+
+  private indexFacts(): IndexFacts {
+    const db: Database = this.index();
+    if (this.facts?.db !== db) {
+      const layout = layoutOf(db, this.file);
+      const chunkBytes = new Map(
+        queryRows<{ id: string; chunk_bytes: number }>(db, 'SELECT id, chunk_bytes FROM outputs').map((row) => [row.id, row.chunk_bytes]),
+      );
+      this.facts = {
+        db,
+        facts: { layout, chunkBytes, placements: layout === 2 ? placementsByCopy(db) : new Map<string, PlacementRow[]>() },
+      };
+    }
+    return this.facts.facts;
+  }
+
+  override async close(): Promise<void> {
+    this.gramSegments?.clear();
+    this.summaries.clear();
+    this.facts = undefined;
+    this.listing = undefined;
+    await super.close();
+  }
+}
+
+/** The OR of masks of one length (a multiple of 4), 32 bits a step where a mask is so aligned. */
+function orOf(masks: Uint8Array[]): Uint8Array {
+  const words = new Uint32Array(masks[0].length / 4);
+  const bytes = new Uint8Array(words.buffer);
+  for (const mask of masks) {
+    if (mask.byteOffset % 4 === 0) {
+      const other = new Uint32Array(mask.buffer, mask.byteOffset, words.length);
+      for (let at = 0; at < words.length; at++) words[at] |= other[at];
+    } else for (let at = 0; at < bytes.length; at++) bytes[at] |= mask[at];
+  }
+  return bytes;
+}
+
+async function openScanView(file: string): Promise<ScanView> {
+  const view = new ScanView(file, DEFAULT_LIMITS.sessionQuotaBytes, STORE_ENGINES);
+  await view.refresh();
+  return view;
+}
+
+/** Views kept open between searches (a view's index is a few hundred KiB; a session file, an open descriptor). */
+const MAX_VIEWS = 32;
+const views = new Map<string, Promise<ScanView>>();
+
+/** The view of `file`, read again if its files changed since. */
+export async function viewOf(file: string): Promise<ScanView> {
+  let opening = views.get(file);
+  if (!opening) {
+    if (views.size >= MAX_VIEWS) {
+      const [oldest, view] = views.entries().next().value as [string, Promise<ScanView>];
+      views.delete(oldest);
+      void view.then((v) => v.close()).catch(() => undefined);
+    }
+    opening = openScanView(file);
+    views.set(file, opening);
+    opening.catch(() => views.delete(file));
+    return opening;
+  }
+  const view = await opening;
+  await view.refresh();
+  return view;
+}
+
+export interface Listed {
+  info: OutputInfo;
+  output: ListedOutput;
+}
