@@ -67,6 +67,14 @@ const suites = [
     when: 'scripts/host/run.mjs',
     limitMs: 15 * MINUTE,
   },
+  // A real turn of VS Code's Copilot harness (its Agent Host and the Copilot SDK runtime), signed in offline
+  // and answered by the scripted model (scripts/host/run.mjs --copilot-harness).
+  {
+    name: 'host-copilot-harness',
+    command: ['node', 'scripts/host/run.mjs', '--copilot-harness', '--grep', "VS Code's Copilot harness, a real turn"],
+    when: 'scripts/host/run.mjs',
+    limitMs: 15 * MINUTE,
+  },
   // Installs Debian's chromium when the host suite has not (a fresh machine running it alone).
   { name: 'browser', command: ['node', 'test/browser/run.mjs'], when: 'test/browser/run.mjs', limitMs: 15 * MINUTE },
   // The official MCP conformance suite against dist/mcp.js --http, under the host suite's Node 24; its

@@ -7,11 +7,12 @@
 // its console through window.codeAutomationLog and its exit code through window.codeAutomationExit.
 //
 //   node scripts/host/run.mjs [--vsix <file>] [--grep <pattern>] [--extra-extension <dir>]...
-//                             [--timeout <seconds>] [--locale <id>] [--keep] [--verbose]
+//                             [--timeout <seconds>] [--locale <id>] [--copilot-harness] [--keep] [--verbose]
 //
 // --timeout is for an idle machine (default 600 s: the whole suite takes a few minutes there); like
 // every deadline here it is multiplied by TEST_TIME_SCALE (see common.mjs), which the tests get too.
 // --locale zh-cn runs VS Code in that display language (a stub language pack: see locale.mjs).
+// --copilot-harness: VS Code's Copilot harness (the Copilot SDK in its Agent Host) offline, see copilotHarnessEnv.
 //
 // Prints `N passed, N failed, N skipped` last; exits 0 only when the host ran the suites and none failed.
 import { spawn, spawnSync } from 'node:child_process';
@@ -87,6 +88,7 @@ const { values: opts } = parseArgs({
     timeout: { type: 'string', default: process.env.TOR_HOST_TIMEOUT || '600' },
     locale: { type: 'string', default: 'en' },
     browser: { type: 'string', default: process.env.TOR_HOST_BROWSER || 'xvfb' },
+    'copilot-harness': { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: !!process.env.TOR_HOST_VERBOSE },
   },
@@ -174,7 +176,36 @@ function developmentPath(scratch) {
   return dir;
 }
 
-function childEnv(d, driverUrl) {
+// --copilot-harness: VS Code's Copilot harness signed in offline. Without a GitHub token the workbench never
+// sends a turn to it; `chat.agentHost.unsafeTestToken` (honoured only under the smoke-test driver) gives
+// one. The Agent Host hands it to the Copilot SDK runtime, which validates it at <GitHub API>/copilot_internal/user
+// and then sends the model's requests to the `endpoints.api` named there (the COPILOT_PROVIDER_* variables
+// change nothing once it has a token). COPILOT_DEBUG_GITHUB_API_URL points the runtime's GitHub API at a
+// port reserved here, which the test serves (TOR_TEST_MODEL_PORT: test/integration/copilotHarnessTurn.test.ts).
+async function copilotHarnessEnv(d) {
+  if (!opts['copilot-harness']) return {};
+  const { createServer } = await import('node:net');
+  const probe = createServer();
+  await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const port = probe.address().port;
+  await new Promise((resolve) => probe.close(resolve));
+  const settingsFile = path.join(d.userData, 'User', 'settings.json');
+  const settings = JSON.parse(readFileSync(settingsFile, 'utf8'));
+  writeFileSync(
+    settingsFile,
+    JSON.stringify(
+      { ...settings, 'chat.agentHost.unsafeTestToken': 'scripted-model-token', 'chat.defaultToCopilotHarness': true },
+      null,
+      2,
+    ),
+  );
+  return {
+    COPILOT_DEBUG_GITHUB_API_URL: `http://127.0.0.1:${port}`,
+    TOR_TEST_MODEL_PORT: String(port),
+  };
+}
+
+function childEnv(d, driverUrl, extra) {
   const env = { ...process.env };
   // Inside a VS Code terminal these make code-server act as a client of that VS Code instead of a server.
   for (const k of Object.keys(env)) if (k.startsWith('VSCODE_') || k === 'ELECTRON_RUN_AS_NODE') delete env[k];
@@ -198,6 +229,7 @@ function childEnv(d, driverUrl) {
     TOR_TEST_LOCALE: locale,
     TOR_TEST_DRIVER: driverUrl,
     ...(opts.grep ? { TOR_TEST_GREP: opts.grep } : {}),
+    ...extra,
   };
 }
 
@@ -377,7 +409,7 @@ async function main() {
     browserInfo,
     log: (line) => opts.verbose && say(line),
   });
-  const env = childEnv(d, driver.url);
+  const env = childEnv(d, driver.url, await copilotHarnessEnv(d));
 
   let s;
   let result;

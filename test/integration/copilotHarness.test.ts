@@ -1,7 +1,8 @@
 // A call from VS Code's Copilot harness (its Agent Host) names its chat session by a resource of scheme
 // `agent-host-copilotcli` (src/core/agents/harness.ts). That harness saves any result over 8 KiB to a
 // temp file behind a short preview, so run_command's result is sized to stay under it, every part in
-// it; a call from the Local harness keeps the full preview.
+// it; so is a call that names no chat and gives no budget (how the Agent Host calls a client tool for a
+// request the window did not render: copilotHarnessTurn.test.ts); a call from the Local harness keeps the full preview.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -33,7 +34,10 @@ describe("VS Code's Copilot harness", function () {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  async function runCommandFrom(sessionResource: vscode.Uri | undefined): Promise<string> {
+  async function runCommandFrom(
+    sessionResource: vscode.Uri | undefined,
+    tokenizationOptions?: vscode.LanguageModelToolTokenizationOptions,
+  ): Promise<string> {
     const tool = new RecallTool('run_command', {
       store: async () => store,
       settings: readSettings,
@@ -43,7 +47,10 @@ describe("VS Code's Copilot harness", function () {
     });
     // The token is opaque in the API (`never`); at run time it is the session's context object.
     const toolInvocationToken = (sessionResource ? { sessionResource } : undefined) as unknown as vscode.ChatParticipantToolToken;
-    const result = await tool.invoke({ input: { command: COMMAND }, toolInvocationToken }, new vscode.CancellationTokenSource().token);
+    const result = await tool.invoke(
+      { input: { command: COMMAND }, toolInvocationToken, tokenizationOptions },
+      new vscode.CancellationTokenSource().token,
+    );
     return result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
   }
 
@@ -57,8 +64,18 @@ describe("VS Code's Copilot harness", function () {
     assert.match(text, /SUMMARY: 4000 lines/, 'the last line');
   });
 
-  it('a call from the Local harness keeps the full preview', async () => {
-    const text = await runCommandFrom(undefined);
+  it('a call from the Local harness (its chat session, a token budget) keeps the full preview', async () => {
+    const text = await runCommandFrom(vscode.Uri.from({ scheme: 'vscode-chat-session', path: '/session-2' }), {
+      tokenBudget: 100_000,
+      countTokens: async (value) => Math.ceil((typeof value === 'string' ? value.length : 0) / 4),
+    });
     assert.ok(Buffer.byteLength(text) > 16 * 1024, `the result is ${Buffer.byteLength(text)} bytes`);
+  });
+
+  it("a call naming no chat and no budget, as the Agent Host calls a client tool for a request it did not render, is sized for the harness's 8 KiB", async () => {
+    const text = await runCommandFrom(undefined);
+    assert.ok(Buffer.byteLength(text) <= 8 * 1024, `the result is ${Buffer.byteLength(text)} bytes`);
+    assert.match(text, /ERROR: quota exceeded in the middle/, 'the notable line of the omitted part');
+    assert.match(text, /SUMMARY: 4000 lines/, 'the last line');
   });
 });

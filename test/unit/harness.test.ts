@@ -6,16 +6,17 @@ describe("VS Code's Copilot harness, told apart", () => {
     const token = (scheme: string) => ({ sessionResource: { scheme, path: '/s' } });
     for (const scheme of ['agent-host-copilotcli', 'agent-host-claude', 'agent-host-codex'])
       assert.equal(fromAgentHost(token(scheme)), true, scheme);
-    for (const value of [
-      token('vscode-chat-session'),
-      token('local'),
-      undefined,
-      null,
-      {},
-      { sessionResource: 'agent-host-copilotcli:/s' },
-      42,
-    ])
+    for (const value of [token('vscode-chat-session'), token('local'), null, {}, { sessionResource: 'agent-host-copilotcli:/s' }, 42])
       assert.equal(fromAgentHost(value), false, JSON.stringify(value));
+  });
+
+  it('a call that names no chat and gives no token budget: how the Agent Host calls a client tool for a request the window did not render', () => {
+    assert.equal(fromAgentHost(undefined), true);
+    assert.equal(fromAgentHost(undefined, undefined), true);
+    // The Local harness sends its request's token and a budget; a caller with a budget sized its own answer.
+    assert.equal(fromAgentHost(undefined, 20_000), false);
+    assert.equal(fromAgentHost({ sessionResource: { scheme: 'vscode-chat-session', path: '/s' } }, undefined), false);
+    assert.equal(fromAgentHost({ sessionResource: { scheme: 'agent-host-copilotcli', path: '/s' } }, 20_000), true);
   });
 
   it("a server the harness's runtime started (its environment) through the extension's launcher (beside its record)", () => {

@@ -27,8 +27,16 @@ export const inCopilotHarness = (env: NodeJS.ProcessEnv = process.env): boolean 
 /** The scheme prefix of the Agent Host's chat sessions (`agent-host-copilotcli`, `-claude`, `-codex`). */
 export const AGENT_HOST_SESSION_PREFIX = 'agent-host-';
 
-/** Whether a tool invocation's token names a chat session of the Agent Host (the Copilot harness). */
-export function fromAgentHost(toolInvocationToken: unknown): boolean {
+/**
+ * Whether a tool invocation may come from the Agent Host (the Copilot harness): its token names one of
+ * its chat sessions, or the call names no chat and gives no token budget at all. The Agent Host passes
+ * its session only for a request the window rendered (workbench.js `_executeClientTool`,
+ * "withContext=false" in its log otherwise: seen in a real turn, test/integration/copilotHarnessTurn),
+ * while the Local harness always sends its request's token and a budget. Other callers that send
+ * neither (another extension's background call) get the smaller preview too: every part still there.
+ */
+export function fromAgentHost(toolInvocationToken: unknown, tokenBudget?: number): boolean {
+  if (toolInvocationToken === undefined) return tokenBudget === undefined;
   const resource = (toolInvocationToken as { sessionResource?: { scheme?: unknown } } | undefined)?.sessionResource;
   return typeof resource?.scheme === 'string' && resource.scheme.startsWith(AGENT_HOST_SESSION_PREFIX);
 }

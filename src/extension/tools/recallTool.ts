@@ -22,11 +22,13 @@ import { RUNNING_COMMANDS, type RunningCommands } from '../running/runningComman
 
 /**
  * The preview's size for one call: what the model's token budget leaves (Local harness), and at most
- * what VS Code's Copilot harness keeps of a result (8 KiB; harness.ts) for a call from its sessions.
+ * what VS Code's Copilot harness keeps of a result (8 KiB; harness.ts) for a call that may come from it.
  */
 function previewBytesOf(options: vscode.LanguageModelToolInvocationOptions<object>, configured: number, headerBytes: number): number {
   const bytes = bytesForTokenBudget(options.tokenizationOptions?.tokenBudget, configured, headerBytes);
-  return fromAgentHost(options.toolInvocationToken) ? Math.min(bytes, VSCODE_COPILOT_HARNESS.previewBytes) : bytes;
+  return fromAgentHost(options.toolInvocationToken, options.tokenizationOptions?.tokenBudget)
+    ? Math.min(bytes, VSCODE_COPILOT_HARNESS.previewBytes)
+    : bytes;
 }
 
 type InvocationToken = vscode.LanguageModelToolInvocationOptions<object>['toolInvocationToken'];

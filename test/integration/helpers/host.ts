@@ -44,13 +44,27 @@ export interface Invoked {
   text: string;
 }
 
+/**
+ * As the Local harness calls a tool: with a token budget (Copilot Chat's, ample here), its counter one
+ * per call (a run_code call's nested calls are known by it). A call with neither a chat's token nor a
+ * budget is sized for the Copilot harness's 8 KiB cut (harness.ts): pass null for that.
+ */
+const localHarnessBudget = (): vscode.LanguageModelToolTokenizationOptions => ({
+  tokenBudget: 100_000,
+  countTokens: async (text) => Math.ceil((typeof text === 'string' ? text.length : 0) / 4),
+});
+
 export async function invoke(
   name: string,
   input: object,
   token?: vscode.CancellationToken,
-  tokenizationOptions?: vscode.LanguageModelToolTokenizationOptions,
+  tokenizationOptions: vscode.LanguageModelToolTokenizationOptions | null = localHarnessBudget(),
 ): Promise<Invoked> {
-  const result = await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined, tokenizationOptions }, token);
+  const result = await vscode.lm.invokeTool(
+    name,
+    { input, toolInvocationToken: undefined, tokenizationOptions: tokenizationOptions ?? undefined },
+    token,
+  );
   const text = result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
   return { result, text };
 }
