@@ -157,7 +157,7 @@ export interface ListedOutput {
   /** The session that holds it: reading it from another session names this one. */
   sessionId: string;
   /** Who wrote that session: `VS Code`, or the agents an MCP server served (`claude-code`, …). */
-  agent?: string;
+  agents?: string[];
   tool?: string;
   /** The command line, the query, the file. */
   title?: string;

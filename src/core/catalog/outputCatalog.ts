@@ -41,7 +41,8 @@ export interface CatalogSession {
   sessionId: string;
   file: string;
   current: boolean;
-  agent?: string;
+  /** Who wrote it: the folder's owner, else the clients its MCP server served. */
+  agents?: string[];
   modifiedAt: number;
 }
 
@@ -138,12 +139,12 @@ export class OutputCatalog {
     for (const folder of await this.options.folders()) {
       for (const session of await listSessions(folder.dir)) {
         if (found.some((known) => known.sessionId === session.sessionId)) continue;
-        const agent = folder.owner ?? (await readSessionAgent(session.file))?.clients.map((client) => client.name).join(', ');
+        const agents = folder.owner ? [folder.owner] : (await readSessionAgent(session.file))?.clients.map((client) => client.name);
         found.push({
           sessionId: session.sessionId,
           file: session.file,
           current: session.sessionId === current.sessionId,
-          ...(agent ? { agent } : {}),
+          ...(agents?.length ? { agents } : {}),
           modifiedAt: session.modifiedAt,
         });
       }
@@ -178,7 +179,7 @@ export class OutputCatalog {
         const reads = session.current ? await this.options.current() : await this.view(session.file);
         for (const info of await reads.list()) {
           const row = listedOutput(info, session.sessionId);
-          if (session.agent) row.agent = session.agent;
+          if (session.agents) row.agents = session.agents;
           if (passes(row, query)) rows.push(row);
         }
       } catch (error) {
@@ -208,7 +209,7 @@ export class OutputCatalog {
     checkSearchRequest('', pattern, searchOptions);
     const after = cursor === undefined ? undefined : decodeCursor(cursor, tool);
     const scope = await this.scope(session, tool);
-    const agents = new Map(scope.map((known) => [known.sessionId, known.agent]));
+    const agents = new Map(scope.map((known) => [known.sessionId, known.agents]));
     const outcome = await this.searchLane().search({
       pattern,
       options: searchOptions,
@@ -230,8 +231,8 @@ export class OutputCatalog {
     if (!across) throw new RecallError('STORE_UNAVAILABLE', 'The search worker answered a search across outputs without a page.');
     const { next, ...page } = across;
     for (const group of page.groups) {
-      const agent = agents.get(group.output.sessionId);
-      if (agent) group.output.agent = agent;
+      const who = agents.get(group.output.sessionId);
+      if (who) group.output.agents = who;
     }
     return { ...page, ...(next ? { cursor: encodeCursor(next) } : {}) };
   }
@@ -305,7 +306,8 @@ export class OutputCatalog {
 
 function passes(row: ListedOutput, query: ListQuery): boolean {
   if (query.tool !== undefined && row.tool !== query.tool) return false;
-  if (query.agent !== undefined && !(row.agent ?? '').toLowerCase().includes(query.agent.toLowerCase())) return false;
+  if (query.agent !== undefined && !(row.agents ?? []).some((agent) => agent.toLowerCase().includes(query.agent!.toLowerCase())))
+    return false;
   if (query.since !== undefined && row.createdAt < query.since) return false;
   if (query.text !== undefined && !(row.title ?? '').toLowerCase().includes(query.text.toLowerCase())) return false;
   if (query.exit !== undefined) {

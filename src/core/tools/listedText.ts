@@ -9,7 +9,7 @@ export function listedRow(row: ListedOutput, currentSessionId: string, now: numb
   return {
     outputId: row.outputId,
     ...(row.sessionId === currentSessionId ? {} : { session: row.sessionId }),
-    ...(row.agent ? { agent: row.agent } : {}),
+    ...(row.agents ? { agent: row.agents.join(', ') } : {}),
     ...(row.tool ? { tool: row.tool } : {}),
     ...(row.title ? { command: row.title } : {}),
     at: new Date(row.createdAt).toISOString(),

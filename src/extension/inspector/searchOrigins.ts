@@ -27,8 +27,8 @@ export function originsOf(services: InspectorServices, sessions: CatalogSession[
   const byId = new Map(sessions.map((session) => [session.sessionId, session]));
   const names = new Map<string, Promise<OutputOrigin | undefined>>();
   const isCurrent = (output: ListedOutput): boolean => byId.get(output.sessionId)?.current === true;
-  const agentOf = (output: ListedOutput): string | undefined => output.agent ?? byId.get(output.sessionId)?.agent;
-  const isOwn = (output: ListedOutput): boolean => isCurrent(output) || agentOf(output) === VS_CODE_OWNER;
+  const agentsOf = (output: ListedOutput): string[] => output.agents ?? byId.get(output.sessionId)?.agents ?? [];
+  const isOwn = (output: ListedOutput): boolean => isCurrent(output) || agentsOf(output).includes(VS_CODE_OWNER);
   const name = async (output: ListedOutput): Promise<OutputOrigin | undefined> => {
     const { sessionId } = output;
     if (isCurrent(output)) return undefined;
@@ -39,10 +39,7 @@ export function originsOf(services: InspectorServices, sessions: CatalogSession[
         detail: vscode.l10n.t('An earlier session of this window: {0}', named ?? sessionId),
       };
     }
-    const clients = (agentOf(output) ?? '')
-      .split(', ')
-      .filter(Boolean)
-      .map((client) => agentDisplayName({ name: client }));
+    const clients = agentsOf(output).map((client) => agentDisplayName({ name: client }));
     const who = [...new Set(clients)].join(', ') || vscode.l10n.t('MCP server');
     return { who, detail: vscode.l10n.t("{who}'s session {sessionId} (read-only)", { who, sessionId }) };
   };
