@@ -47,7 +47,7 @@ const nodeBundles = [
   { entryPoints: ['src/core/index.ts'], outfile: 'dist/core.js' },
   { entryPoints: ['src/core/workers/entry.ts'], outfile: 'dist/storeWorker.js', optional: true },
   // The MCP server (the package's bin): runs with plain `node`, beside storeWorker.js and sql-wasm.wasm.
-  // mcp.js is the small entry that answers the handshake; mcpServer.js the server it loads (in a worker over stdio).
+  // mcp.js is the small entry that answers the handshake; mcpServer.js the server it loads (in a child process over stdio).
   { entryPoints: ['src/mcp/main.ts'], outfile: 'dist/mcp.js', banner: { js: '#!/usr/bin/env node' } },
   { entryPoints: ['src/mcp/serverEntry.ts'], outfile: 'dist/mcpServer.js', plugins: [handshakeFile()] },
 ];

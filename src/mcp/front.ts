@@ -1,13 +1,18 @@
 /**
- * The stdio entry's main thread: it owns stdin, stdout and the signals, answers the handshake at once
- * (handshake.ts) and runs the server in a worker thread (stdioWorker.ts), which loads meanwhile, on
- * the other core when there is one. Every stdin chunk goes to the server as it came; its answers to
- * the requests answered here are dropped, everything else it writes goes to stdout unchanged.
+ * The stdio entry, the process the client starts and waits for: it owns stdin, stdout and the
+ * signals, answers the handshake at once (handshake.ts) and forks the server as a child process
+ * (stdioChild.ts), which loads meanwhile, on the other core when there is one. Every stdin chunk goes
+ * to the server as it came; its answers to the requests answered here are dropped, everything else it
+ * writes goes to stdout unchanged. This process stays small (no server, store or worker threads), so
+ * it ends within milliseconds of a stop: even SIGKILL of a process holding the server took 235 ms at
+ * load 10-13, and Claude Code sends SIGTERM 100 ms after its SIGINT, then SIGKILL. At a stop the
+ * door's files go here, the server is told, and this process ends without waiting for it: the server
+ * stops its commands, releases its lock and ends by itself, as it does when this process is killed.
  */
 import { inCopilotHarness } from '../core/agents/harness';
-import { readFileSync, readdirSync, writeSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
-import { removeDoorNow, removeLeftoversNow, type FromFront, type Leftovers, type ToFront } from './frontProtocol';
+import { fork } from 'node:child_process';
+import { writeSync } from 'node:fs';
+import { removeDoorNow, type FromFront, type Leftovers, type ToFront } from './frontProtocol';
 import { EarlyAnswers, type HandshakeData } from './handshake';
 import { stderrLog } from './log';
 
@@ -21,94 +26,69 @@ export function runFront(data: HandshakeData, serverScript: string, argv: readon
   const answered = new Set<string>();
   let serverReady = false;
   let partial = '';
-  /** The signal that asked the server to stop, if one did. */
-  let stopSignal: NodeJS.Signals | undefined;
   /** Told to stop (a signal, stdin's end): nothing more goes to stdout. */
   let stopping = false;
-  /** The code the program ends with once the server's thread has ended, when the end is decided here. */
-  let endCode: number | undefined;
-  /** What the server said the process must remove when it ends (frontProtocol.ts). */
+  /** What the server said must be removed at a stop (frontProtocol.ts); the lock is the server's own to release. */
   let leftovers: Leftovers = {};
-  /** The server's thread (Linux), whose children are the commands it runs. */
-  let serverTid: number | undefined;
   // The line the server would write at a stop: a client's log shows why the server ended.
   const log = stderrLog({ write: (text: string) => writeSync(2, text) });
 
   // No execArgv: a preload given to this process (a recorder of its stdio in tests, a user's
-  // --require) is for the process's streams, which this thread owns.
-  const worker = new Worker(serverScript, {
-    argv: [...argv],
+  // --require) is for the process's streams, which this one owns. The server's stderr comes through
+  // here, not inherited: a client waits for every copy of the pipes it gave to close, so the server's
+  // process, which ends after this one, holds none of them.
+  const server = fork(serverScript, [process.argv[1] ?? '', ...argv], {
     execArgv: [],
-    workerData: { role: 'stdio', argv: [...argv], script: process.argv[1] },
+    serialization: 'advanced',
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
-  const send = (message: FromFront) => worker.postMessage(message);
+  const send = (message: FromFront) => {
+    if (server.connected) server.send(message);
+  };
+  server.stderr?.on('data', (chunk: Buffer) => writeSync(2, chunk));
 
-  worker.on('message', (message: ToFront) => {
+  server.on('message', (message: ToFront) => {
     if (message.kind === 'ready') serverReady = true;
-    else if (message.kind === 'thread') serverTid = message.tid;
     else if (message.kind === 'leftovers') settled(message.leftovers);
-    // The server has stopped its running commands: nothing is left to wait for.
-    else if (message.kind === 'exit') exitNow(message.code, message.leftovers);
     // Stopping, the server answers nothing more: a client that closed stdin or sent a signal reads no further.
     else if (!stopping && !(answered.size > 0 && answeredHere(message.data))) process.stdout.write(message.data);
   });
-  // A server that ends without saying so (a bad command line, a session that cannot open, a crash)
-  // ends the program with its code. Its thread has ended, and the store's within it: the lock can go.
-  worker.on('exit', (code) => {
-    removeLeftoversNow(leftovers);
-    process.exit(endCode ?? code);
-  });
-  worker.on('error', (error) => {
-    process.stderr.write(`tool-output-recall-mcp: ${error.stack ?? String(error)}\n`);
-    endCode = 1;
-  });
-
-  /**
-   * Ends the process, first removing what it leaves behind (the lock last). After a clean stop that a
-   * signal asked for, by that same signal with its default action: the conventional end of a program
-   * that handles SIGINT or SIGTERM (its parent sees it killed by that signal), and the one that skips
-   * Node's teardown; the lock goes in the same synchronous run, so the store's worker, which writes the
-   * session, ends with the process. process.exit would wait for every worker thread's isolate to be
-   * disposed, V8's background compile jobs for sql.js's WebAssembly included (150-380 ms at load 3-4),
-   * where Claude Code sends SIGTERM 100 ms after its SIGINT and SIGKILL soon after. Without a signal
-   * (stdin closed) the program ends with `code`: the server's thread ends first, then the lock goes.
-   */
-  const exitNow = (code: number, more: Leftovers = {}) => {
-    leftovers = { ...leftovers, ...more };
+  // A server that ends by itself (a bad command line, a session that cannot open, a crash) ends the
+  // program with its code, once its last words on stderr are through.
+  server.on('close', (code) => {
     removeDoorNow(leftovers);
-    if (code === 0 && stopSignal) {
-      removeLeftoversNow(leftovers);
-      process.removeAllListeners(stopSignal);
-      process.kill(process.pid, stopSignal);
-    }
-    endCode = code;
-    void worker.terminate();
-  };
+    process.exit(code ?? 1);
+  });
+  server.on('error', (error) => {
+    process.stderr.write(`tool-output-recall-mcp: ${error.stack ?? String(error)}\n`);
+    if (server.pid === undefined) process.exit(1);
+  });
 
   /**
-   * What the process must remove changed. Once the door has settled, a stop can end the process from
-   * here: what that path runs is compiled now (a call that changes nothing), not at the signal, where
-   * each millisecond of work took ten or more at a load of four busy processes per core.
+   * What must be removed at a stop changed. The stop path is compiled now (a call that changes
+   * nothing), not at the signal, where each millisecond of work took ten or more at a load of four
+   * busy processes per core.
    */
   const settled = (now: Leftovers) => {
     leftovers = now;
-    if (now.door === undefined) return;
-    runsAnything(serverTid);
-    removeLeftoversNow({});
+    removeDoorNow({});
   };
 
   /**
-   * Told to stop: the door's files go first, here and now (the server's thread may be busy, and a hook
-   * must not find a server that is ending). When nothing the server started is running and its door is
-   * settled, nothing needs the server's thread: the process ends from here. Otherwise the server stops
-   * its commands (their process trees) first and then says so (`exit`).
+   * Told to stop: the door's files go first, here and now (a hook must not find a server that is
+   * ending), the server is told, and the process ends. After a signal, by that same signal with its
+   * default action: the conventional end of a program that handles SIGINT or SIGTERM (its parent sees
+   * it killed by that signal). At stdin's end, with code 0.
    */
-  const stop = (message: FromFront) => {
+  const stop = (message: FromFront, signal?: NodeJS.Signals) => {
+    if (stopping) return;
     stopping = true;
     removeDoorNow(leftovers);
-    if (leftovers.door === undefined || runsAnything(serverTid)) return send(message);
+    send(message);
     log.info(`stopping (${message.kind === 'stop' ? message.why : 'stdin closed'})`);
-    exitNow(0);
+    if (!signal) process.exit(0);
+    process.removeAllListeners(signal);
+    process.kill(process.pid, signal);
   };
 
   function answeredHere(line: string): boolean {
@@ -148,25 +128,5 @@ export function runFront(data: HandshakeData, serverScript: string, argv: readon
     send({ kind: 'in', data: chunk });
   });
   process.stdin.once('end', () => stop({ kind: 'end' }));
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      stopSignal ??= signal;
-      stop({ kind: 'stop', why: signal });
-    });
-  }
-}
-
-/**
- * Whether a process this one started (a running command) is still there, from Linux's
- * /proc/self/task/<tid>/children (each thread's children: commands start in the server's thread,
- * `serverTid`, the one list read when it is known: reading all thirteen threads' took 0.5-1 ms);
- * true where that cannot be told (another system, no such file).
- */
-function runsAnything(serverTid: number | undefined): boolean {
-  const children = (task: string | number) => readFileSync(`/proc/self/task/${task}/children`, 'latin1').trim() !== '';
-  try {
-    return serverTid === undefined ? readdirSync('/proc/self/task').some(children) : children(serverTid);
-  } catch {
-    return true;
-  }
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop({ kind: 'stop', why: signal }, signal));
 }

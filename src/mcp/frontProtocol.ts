@@ -1,34 +1,29 @@
 /**
- * The messages between the entry (front.ts, the main thread) and the stdio server in its worker
- * (stdioWorker.ts), and what the process leaves behind that its end must remove (`Leftovers`).
+ * The messages between the entry (front.ts, the process the client started) and the stdio server in
+ * the child process it forks (stdioChild.ts), over their IPC channel, and what the server leaves
+ * behind that its end must remove (`Leftovers`).
  */
 import { closeSync, constants, fstatSync, openSync, readSync, unlinkSync } from 'node:fs';
 import * as os from 'node:os';
 
 /** From the entry: a chunk of stdin, stdin's end, or a request to stop (a signal). */
-export type FromFront = { kind: 'in'; data: Buffer } | { kind: 'end' } | { kind: 'stop'; why: string };
+export type FromFront = { kind: 'in'; data: Uint8Array } | { kind: 'end' } | { kind: 'stop'; why: string };
 
 /**
- * From the server: its thread's id (Linux: the task whose children are the commands it runs), one
- * message for stdout, that the server now answers everything, what the process must remove when it
- * ends (each time that changes), or that it has stopped and the program ends with `code`.
+ * From the server: one message for stdout, that the server now answers everything, or what must be
+ * removed when it ends (each time that changes: the entry removes the door's files at a stop).
  */
-export type ToFront =
-  | { kind: 'thread'; tid: number }
-  | { kind: 'out'; data: string }
-  | { kind: 'ready' }
-  | { kind: 'leftovers'; leftovers: Leftovers }
-  | { kind: 'exit'; code: number; leftovers: Leftovers };
+export type ToFront = { kind: 'out'; data: string } | { kind: 'ready' } | { kind: 'leftovers'; leftovers: Leftovers };
 
 /** The files a server must not leave behind: its hook door's (hookListener.ts) and its session's lock. */
 export interface Leftovers {
   /**
    * The door's announcement and socket: hooks look for servers there, so they go the moment the server
-   * is told to stop. Undefined until the door has opened or failed to ([] then): until then a stop goes
-   * through the server, which waits for a door that is opening.
+   * is told to stop. Named before they are made (a stop meanwhile removes them before they exist, and
+   * the server again once its door has opened); undefined until then, [] when there is no door.
    */
   door?: readonly string[];
-  /** The session's lock file: released only as the process ends, once nothing of this process writes the session any more. */
+  /** The session's lock file: released only as the server's process ends, once nothing of it writes the session any more. */
   lock?: string;
 }
 

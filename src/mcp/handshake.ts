@@ -3,8 +3,8 @@
  * above all) takes longer than Node's own start, and a client gives up on a server that is slow to
  * answer: Codex starts its first turn after `mcp_optional_startup_grace_ms` (1 s), Claude Code
  * without waiting. So the entry (main.ts) answers `initialize`, `server/discover`, `tools/list` and
- * `ping` from this data while the server loads in a worker, and drops the server's own answers to
- * those requests. The data is what the server itself answers with: scripts/build.mjs writes
+ * `ping` from this data while the server loads in its child process (front.ts), and drops the
+ * server's own answers to those requests. The data is what the server itself answers with: scripts/build.mjs writes
  * dist/handshake.json from `handshakeData()` (serverInfo.ts) of the server bundle, and
  * test/unit/mcpHandshake.test.ts checks every answer here against the server's for the same request.
  *

@@ -68,6 +68,13 @@ export interface HookDoorOptions {
   sessionId: string;
   workspace: string;
   log: Log;
+  /**
+   * The process the agent started, which the door is named by and whose ancestors it announces: this
+   * one unless given (a stdio server runs in a child of that process, front.ts).
+   */
+  pid?: number;
+  /** Told the door's files before they are made: a process that stops meanwhile removes them too. */
+  files?(files: readonly string[]): void;
   /** HOOK_IDLE_MS unless given (tests shorten it). */
   idleMs?: number;
   /** HOOK_REQUEST_MS unless given. */
@@ -131,10 +138,12 @@ export async function listenForHooks(options: HookDoorOptions): Promise<HookDoor
 }
 
 async function listenIn(dir: string, options: HookDoorOptions): Promise<Pick<HookDoor, 'files' | 'close'>> {
-  const socketPath = path.join(dir, `${process.pid}.sock`);
-  const announcement = path.join(dir, `${process.pid}.json`);
+  const pid = options.pid ?? process.pid;
+  const socketPath = path.join(dir, `${pid}.sock`);
+  const announcement = path.join(dir, `${pid}.json`);
+  options.files?.([announcement, socketPath]);
   // Files of servers that ended without cleaning up (killed, or a crash), this pid's among them.
-  await sweepDead(dir);
+  await sweepDead(dir, pid);
   const limits = {
     idleMs: options.idleMs ?? HOOK_IDLE_MS,
     requestMs: options.requestMs ?? HOOK_REQUEST_MS,
@@ -162,8 +171,8 @@ async function listenIn(dir: string, options: HookDoorOptions): Promise<Pick<Hoo
   });
   await fs.chmod(socketPath, 0o600);
   const note: ServerAnnouncement = {
-    pid: process.pid,
-    ancestors: ancestorsOf(),
+    pid,
+    ancestors: ancestorsOf(pid),
     sessionId: options.sessionId,
     workspace: options.workspace,
   };
@@ -187,10 +196,10 @@ async function listenIn(dir: string, options: HookDoorOptions): Promise<Pick<Hoo
  * with SIGKILL (Claude Code does that to a server slow to stop) leaves both behind, and nothing else
  * would ever remove them. A pid reused by another process keeps its files until that one ends too.
  */
-export async function sweepDead(dir: string): Promise<void> {
+export async function sweepDead(dir: string, own: number = process.pid): Promise<void> {
   for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
     const pid = /^(\d+)\.(?:json|sock)$/.exec(name)?.[1];
-    if (pid !== undefined && (Number(pid) === process.pid || !isAlive(Number(pid)))) await fs.rm(path.join(dir, name), { force: true });
+    if (pid !== undefined && (Number(pid) === own || !isAlive(Number(pid)))) await fs.rm(path.join(dir, name), { force: true });
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * The server proper (dist/mcpServer.js): the session, the tools and one front end, stdio or HTTP.
  * `main.ts` (dist/mcp.js) is the small entry agents start: over stdio it answers the handshake itself
- * and runs this module in a worker thread (stdioWorker.ts); with --http, --help, --version and for
+ * and runs this module in a child process (stdioChild.ts); with --http, --help, --version and for
  * `hook` it runs this module in its own thread. Exit codes: 0 after a clean shutdown, 1 when the
  * session cannot open, 2 for a bad command line.
  */
@@ -20,10 +20,12 @@ import { serverFactory } from './server';
 import { TOKEN_ENV, bearerToken } from './token';
 import { AgentTools } from './tools';
 
-/** Where a stdio server reads and writes, and how it is told to stop (process streams and signals, or a worker's port). */
+/** Where a stdio server reads and writes, and how it is told to stop (process streams and signals, or the entry's IPC channel). */
 export interface StdioWire {
   /** The script the process was started with (the launcher, or dist/mcp.js): it tells a server the extension's launcher started (harness.ts). */
   script?: string;
+  /** The process the agent started, when not this one (the entry, front.ts): the hook door is named by it (hookListener.ts). */
+  pid?: number;
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
   /** Calls `stop` once when the server must end (stdin closed, SIGINT, SIGTERM). */
@@ -31,9 +33,9 @@ export interface StdioWire {
   /** Ends the program with `code` at once, removing `leftovers` first (synchronously). */
   exit(code: number, leftovers: Leftovers): void;
   /**
-   * Given when the entry ends the process (stdioWorker.ts): told what the process must remove when it
-   * ends, each time that grows (the entry removes the door's files at a signal before the server hears
-   * of it, and the lock as the process ends); the server then stops without closing its session.
+   * Given when the entry ends the process the client waits for (stdioChild.ts): told what must be
+   * removed, each time that grows (the entry removes the door's files at a stop before the server
+   * hears of it); the server then stops without closing its session, and `exit` releases the lock.
    */
   leave?(leftovers: Leftovers): void;
   /** The server reads `input` from now on: answers come from it, not from the entry (main.ts). */
@@ -77,10 +79,10 @@ export async function serve(argv: readonly string[], log: Log, stdioWire?: Stdio
 
   let http: HttpServer | undefined;
   /**
-   * Whether the entry ends the process (stdioWorker.ts, front.ts): then it removes what the process
-   * leaves behind, the lock in the same synchronous run that ends the process, and this server need not
-   * close its session. Otherwise (HTTP) this thread ends it with process.exit, which lets the store's
-   * worker run on while it tears the threads down: the session is closed first, and the lock goes after it.
+   * Whether the entry ends the process the client waits for (stdioChild.ts, front.ts): then this
+   * server need not close its session, and `exit` releases the lock in the same synchronous run that
+   * ends the server's process. Otherwise (HTTP) this thread ends it with process.exit, which lets the
+   * store's worker run on while it tears the threads down: the session is closed first, and the lock goes after it.
    */
   const entryEnds = wire.leave !== undefined;
   /** What the entry must remove when the process ends; it is told each time that grows. */
@@ -104,6 +106,9 @@ export async function serve(argv: readonly string[], log: Log, stdioWire?: Stdio
             sessionId: session.store.sessionId,
             workspace: parsed.workspace,
             log,
+            pid: wire.pid,
+            // Known before the files exist: the entry removes them at a stop that comes while the door opens.
+            files: (files) => leave({ door: files }),
           });
           doorOpening = door.then((opened) => leave({ door: opened.files }));
           return door;

@@ -1,12 +1,12 @@
 /**
- * dist/mcpServer.js: the server bundle the entry (main.ts, dist/mcp.js) loads. In the worker the
- * stdio entry starts, it serves stdio; loaded in the main thread, it runs the command line itself
- * (--http, --help, --version, `hook`, `plugin`). scripts/build.mjs calls `handshakeData` to write dist/handshake.json.
+ * dist/mcpServer.js: the server bundle the entry (main.ts, dist/mcp.js) loads. Forked by the stdio
+ * entry (front.ts) as a script of its own, it serves stdio in that child process; loaded in the
+ * entry's process, it runs the command line itself (--http, --help, --version, `hook`, `plugin`).
+ * scripts/build.mjs calls `handshakeData` to write dist/handshake.json.
  */
-import { isMainThread, workerData } from 'node:worker_threads';
 import { stderrLog } from './log';
 import { fail, serve } from './serve';
-import { runStdioWorker } from './stdioWorker';
+import { runStdioChild } from './stdioChild';
 
 export { handshakeData } from './server';
 
@@ -30,5 +30,5 @@ export async function runCli(argv: readonly string[]): Promise<void> {
   }
 }
 
-const role = (workerData as { role?: string; argv?: string[]; script?: string } | null) ?? {};
-if (!isMainThread && role.role === 'stdio') runStdioWorker(role.argv ?? [], role.script);
+// The process's own script: forked by front.ts with `<the entry's script> <the server's arguments…>`.
+if (process.argv[1] === __filename) runStdioChild(process.argv.slice(3), process.argv[2] || undefined);

@@ -1,9 +1,11 @@
-// How a stdio server ends (front.ts, serve.ts): at SIGINT, SIGTERM or stdin's end it removes its hook
-// door's files and its lock and exits at once, without a last checkpoint: what its store acknowledged
-// is in the synced journal, which the next server replays. After SIGKILL, which leaves the files, the
-// next server's sweep removes them. Real processes throughout: `node dist/mcp.js` started by this
-// process (the "agent"), in a run folder of the test's own (helpers/hooks.ts). Each exit's time is
-// printed, never judged (timing decides no test here: bench/mcp.mjs and the decisions log have it).
+// How a stdio server ends (front.ts, stdioChild.ts, serve.ts): at SIGINT, SIGTERM or stdin's end the
+// entry (the process the client started) removes the hook door's files and exits at once; the server,
+// its child process, stops its commands, releases its lock and ends by itself, without a last
+// checkpoint: what its store acknowledged is in the synced journal, which the next server replays. The
+// server ends so too when the entry is SIGKILLed. When both are killed, the next server's sweep removes
+// their files. Real processes throughout: `node dist/mcp.js` started by this process (the "agent"), in
+// a run folder of the test's own (helpers/hooks.ts). Each exit's time is printed, never judged (timing
+// decides no test here: bench/mcp.mjs and the decisions log have it).
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
@@ -21,6 +23,14 @@ type Ending = 'SIGINT' | 'SIGTERM' | 'stdin closed';
 const childOf = (server: StdioServer): ChildProcess => (server.transport as unknown as { _process: ChildProcess })._process;
 const sessionOf = (stderr: string): string => /(?:started|resumed) session (\S+) at /.exec(stderr)?.[1] ?? assert.fail(stderr);
 const runDirOf = (tmp: string): string => path.join(tmp, 'tool-output-recall');
+
+/** The server's process: the entry's one child running dist/mcpServer.js (Linux: /proc). */
+function serverPidOf(entry: ChildProcess): number {
+  const children = readFileSync(`/proc/${entry.pid}/task/${entry.pid}/children`, 'latin1').trim().split(/\s+/).map(Number);
+  const servers = children.filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('mcpServer.js'));
+  assert.equal(servers.length, 1, `the entry's children: ${children.join(' ')}`);
+  return servers[0];
+}
 
 /** Whether `pid` is a running process (a zombie, ended but not yet reaped, is not). */
 function running(pid: number): boolean {
@@ -92,18 +102,28 @@ describe('mcp: how a stdio server ends', function () {
     }
   }
 
+  /** The server's process ends by itself after the entry's, and releases the session's lock. */
+  async function serverEnds(serverPid: number, store: string, sessionId: string): Promise<void> {
+    const t0 = performance.now();
+    await waitUntil(`the server's process (pid ${serverPid}) to end`, () => !running(serverPid));
+    console.log(`      (the server's process ended ${(performance.now() - t0).toFixed(1)} ms after the entry)`);
+    await waitUntil('the lock to be released', () => !existsSync(path.join(store, `${sessionId}.sqlite.lock`)));
+  }
+
   for (const how of ['SIGINT', 'SIGTERM', 'stdin closed'] as const) {
-    it(`${how}: exits at once, leaves no file in its run folder nor its lock, and a fresh server reads what it retained`, async () => {
+    it(`${how}: exits at once with no file left in its run folder; its server ends, releases the lock, and a fresh server reads what it retained`, async () => {
       const tmp = dirs.make();
       const store = dirs.make();
       const { server, outputId, sessionId } = await startWithOutput(tmp, store);
+      const serverPid = serverPidOf(childOf(server));
       const ended = await end(childOf(server), how);
+      assert.deepEqual(readdirSync(runDirOf(tmp)), [], 'the announcement and the socket are gone');
       console.log(`      (${how} → exit: ${ended.ms.toFixed(1)} ms; a minimal node -e: ${(await minimalNodeMs()).toFixed(1)} ms)`);
       // By a signal, ended by that signal (the conventional end of a program that handles it); at stdin's end, code 0.
       assert.deepEqual([ended.code, ended.signal], how === 'stdin closed' ? [0, null] : [null, how], server.stderr());
       assert.match(server.stderr(), new RegExp(`stopping \\(${how}\\)`));
-      assert.deepEqual(readdirSync(runDirOf(tmp)), [], 'the announcement and the socket are gone');
-      assert.equal(existsSync(path.join(store, `${sessionId}.sqlite.lock`)), false, 'the lock is released');
+      await serverEnds(serverPid, store, sessionId);
+      assert.deepEqual(readdirSync(runDirOf(tmp)), [], 'nor did the server leave any');
       await readsInFreshServer(tmp, store, sessionId, outputId);
       assert.deepEqual(readdirSync(runDirOf(tmp)), [], 'the fresh server left nothing either');
     });
@@ -121,6 +141,7 @@ describe('mcp: how a stdio server ends', function () {
     const hookId = /outputId \\"(out_[0-9a-f]+)\\"/.exec(hook.stdout)?.[1] ?? assert.fail(hook.stdout);
     // The signal goes in the same turn as the answer arrives: nothing of the server's runs in between.
     const child = childOf(server);
+    const serverPid = serverPidOf(child);
     const ran = await server.client.callTool({ name: 'run_command', arguments: { command: 'seq 1 30000' } }).then((result) => {
       child.kill('SIGINT');
       return okText(result);
@@ -133,7 +154,7 @@ describe('mcp: how a stdio server ends', function () {
     );
     assert.deepEqual([code, signal], [null, 'SIGINT'], server.stderr());
     assert.deepEqual(readdirSync(runDirOf(tmp)), []);
-    assert.equal(existsSync(path.join(store, `${sessionId}.sqlite.lock`)), false);
+    await serverEnds(serverPid, store, sessionId);
     const fresh = await connectStdio(['--workspace', tmp, '--store', store, '--session', sessionId], 'legacy', hookEnv(tmp));
     try {
       assert.equal((await readPage(fresh, outputId, 0)).totalBytes, SEQ_BYTES, 'the command output, whole');
@@ -154,22 +175,40 @@ describe('mcp: how a stdio server ends', function () {
     await waitUntil('the command to start', () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n'));
     const commandPid = Number(readFileSync(pidFile, 'utf8'));
     assert.ok(running(commandPid));
+    const serverPid = serverPidOf(childOf(server));
     const ended = await end(childOf(server), 'SIGINT');
     console.log(`      (SIGINT with a command running → exit: ${ended.ms.toFixed(1)} ms)`);
     assert.deepEqual([ended.code, ended.signal], [null, 'SIGINT'], server.stderr());
-    await waitUntil(`the command (pid ${commandPid}) to end`, () => !running(commandPid));
     assert.deepEqual(readdirSync(runDirOf(tmp)), []);
-    assert.equal(existsSync(path.join(store, `${sessionId}.sqlite.lock`)), false);
+    await waitUntil(`the command (pid ${commandPid}) to end`, () => !running(commandPid));
+    await serverEnds(serverPid, store, sessionId);
     await readsInFreshServer(tmp, store, sessionId, outputId);
   });
 
-  it("SIGKILL leaves the door's files; the next server's sweep removes them, takes the stale lock over and reads the output", async () => {
+  it("SIGKILL of the entry: its server notices, ends, removes the door's files and releases the lock", async () => {
+    const tmp = dirs.make();
+    const store = dirs.make();
+    const { server, outputId, sessionId } = await startWithOutput(tmp, store);
+    const serverPid = serverPidOf(childOf(server));
+    const ended = await end(childOf(server), 'SIGKILL');
+    assert.equal(ended.signal, 'SIGKILL');
+    await serverEnds(serverPid, store, sessionId);
+    assert.deepEqual(readdirSync(runDirOf(tmp)), []);
+    await readsInFreshServer(tmp, store, sessionId, outputId);
+  });
+
+  it("SIGKILL of both processes leaves the door's files; the next server's sweep removes them, takes the stale lock over and reads the output", async () => {
     const tmp = dirs.make();
     const store = dirs.make();
     const { server, outputId, sessionId } = await startWithOutput(tmp, store);
     const pid = childOf(server).pid!;
+    const serverPid = serverPidOf(childOf(server));
+    // The server first: killed alone, its entry would see it end and remove the door's files.
+    process.kill(serverPid, 'SIGKILL');
     const ended = await end(childOf(server), 'SIGKILL');
     assert.equal(ended.signal, 'SIGKILL');
+    // Reaped, not only ended: its lock is stale only once its pid is gone (the killed server's new parent reaps it).
+    await waitUntil(`the server's process (pid ${serverPid}) to be reaped`, () => !existsSync(`/proc/${serverPid}`));
     // Nothing runs in a process killed so: its files stay until another server sweeps them.
     assert.deepEqual(readdirSync(runDirOf(tmp)).sort(), [`${pid}.json`, `${pid}.sock`]);
     assert.ok(existsSync(path.join(store, `${sessionId}.sqlite.lock`)));
