@@ -194,7 +194,14 @@ async function copilotHarnessEnv(d) {
   writeFileSync(
     settingsFile,
     JSON.stringify(
-      { ...settings, 'chat.agentHost.unsafeTestToken': 'scripted-model-token', 'chat.defaultToCopilotHarness': true },
+      {
+        ...settings,
+        'chat.agentHost.unsafeTestToken': 'scripted-model-token',
+        'chat.defaultToCopilotHarness': true,
+        // Tools approved, as by a person who allowed them all: the window shows our run_command's confirmation
+        // on some harness calls (by its own timing), and nobody is there to answer it.
+        'chat.tools.global.autoApprove': true,
+      },
       null,
       2,
     ),
