@@ -6,6 +6,11 @@
  * on its last lines).
  * "Left where it is" takes a hand too: past 100,000 characters VS Code replaces the document's text
  * whole, and the editor's viewport, anchored in the replaced text, jumps to its end.
+ * A scroll that lands between VS Code's asking for the new text and applying it (an IPC round trip)
+ * is undone once by that redraw; the next scroll holds (seen once in six host runs at load 9-14;
+ * four times in three when the editors were read as the redraw was asked for, a round trip earlier). Telling it apart
+ * from VS Code's own moves of the viewport as the text is replaced was tried (every visible-range
+ * report that moved up taken for the person's): those moves go up too, and it stopped following.
  */
 import * as vscode from 'vscode';
 
@@ -45,8 +50,8 @@ export class EndFollower implements vscode.Disposable {
       if (textEditor.document.uri.scheme !== this.scheme || kind === undefined) return;
       if ((selections[0]?.active.line ?? 0) >= textEditor.document.lineCount - 1 - FOLLOW_SLACK_LINES) this.jumpedToEnd.add(textEditor);
     });
-    // Where each editor was is taken when the redraw is asked for (at most REDRAW_MS before the new
-    // text): by the time the change arrives here, VS Code may already have moved a viewport it
+    // Where each editor was is taken when VS Code asks for the new text (runningView.ts), just before
+    // it applies it: by the time the change arrives here, VS Code may already have moved a viewport it
     // replaced the text under, and reading it then would take that jump for the person's scroll.
     this.subscription = vscode.workspace.onDidChangeTextDocument(({ document }) => {
       if (document.uri.scheme !== this.scheme) return;

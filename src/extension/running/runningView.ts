@@ -72,6 +72,9 @@ class RunningDocuments implements vscode.TextDocumentContentProvider, vscode.Cod
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
+    // Where its editors are is taken as late as can be: VS Code asks for the new text after the change
+    // was fired, and applies it next (a scroll after this point is undone once by this redraw).
+    this.follower.beforeRedraw(uri);
     const id = idOfUri(uri);
     const call = this.running.get(id);
     if (call) this.lastSeen.set(id, call);
@@ -122,7 +125,6 @@ class RunningDocuments implements vscode.TextDocumentContentProvider, vscode.Cod
         this.pending.delete(id);
         if (!uri) continue;
         this.inFlight.set(uri.toString(), now);
-        this.follower.beforeRedraw(uri);
         this.changed.fire(uri);
       }
       // What waits for its last redraw is tried again.
