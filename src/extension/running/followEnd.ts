@@ -7,7 +7,7 @@
  * "Left where it is" takes a hand too: past 100,000 characters VS Code replaces the document's text
  * whole, and the editor's viewport, anchored in the replaced text, jumps to its end.
  * A scroll that lands between VS Code's asking for the new text and applying it (an IPC round trip)
- * is undone once by that redraw; the next scroll holds (seen once in six host runs at load 9-14;
+ * is undone once by that redraw; the next scroll holds (seen once in six host runs at load 4-14;
  * four times in three when the editors were read as the redraw was asked for, a round trip earlier). Telling it apart
  * from VS Code's own moves of the viewport as the text is replaced was tried (every visible-range
  * report that moved up taken for the person's): those moves go up too, and it stopped following.
