@@ -49,13 +49,35 @@ export interface LockedSession<S extends OpenedStore> {
   pruning: Promise<void>;
 }
 
+/**
+ * How long a session named on purpose waits for its holder to end before it is refused: a stopped MCP
+ * server's process ends within a few ms of its front at load ~12 and about 130 ms at load 15-17 (its
+ * exit bench); the margin is for a busier machine.
+ */
+const HELD_LOCK_WAIT_MS = 3000;
+
+/** Takes the lock once its holder has let it go, or undefined after `waitMs`. */
+async function lockOnceFree(file: string, waitMs: number): Promise<SessionLock | undefined> {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const lock = await tryLockSession(file);
+    if (lock || Date.now() > until) return lock;
+  }
+}
+
 export async function openLockedSession<S extends OpenedStore>(options: LockedSessionOptions<S>): Promise<LockedSession<S>> {
   const { dir, settings, forkedFrom, log } = options;
   await fs.mkdir(dir, { recursive: true });
   let id = options.sessionId;
   let lock = await tryLockSession(sessionFile(dir, id));
   if (!lock) {
-    if (options.refuseLocked) throw options.refuseLocked(id);
+    // A session named on purpose (an MCP server's --session) may be held by the server a client just
+    // stopped: it ends, and releases the lock, moments after the process the client waited for.
+    if (options.refuseLocked) lock = await lockOnceFree(sessionFile(dir, id), HELD_LOCK_WAIT_MS);
+    if (!lock && options.refuseLocked) throw options.refuseLocked(id);
+  }
+  if (!lock) {
     log.info(`session ${id} is open in another window; starting a session of this window's own`);
     id = newSessionId();
     lock = await tryLockSession(sessionFile(dir, id));
