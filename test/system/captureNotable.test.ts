@@ -115,10 +115,11 @@ describe('capture: a failing command shows stderr', () => {
       const result = await runCommand({ command, cwd: work }, store);
       assert.equal(result.exitCode, 3);
       assert.equal(result.previewTruncated, true);
-      // In the merged preview it is only one of the omitted part's notable lines; stderr alone shows it.
-      assert.equal(result.preview.split('fatal: config').length, 2);
-      // (Where in the merged stream it lands depends on how the two pipes' chunks interleave.)
-      assert.match(result.preview, /\nerror line \d+ @\d+: \d*fatal: config file/);
+      // In the merged preview it is at most one of the omitted part's notable lines; stderr alone shows it.
+      // Where in the merged stream it lands depends on how the two pipes' chunks interleave: on a busy machine
+      // inside a `progress N` line, where it is no line of its own (seen in CI: not among the notable lines).
+      assert.ok(result.preview.split('fatal: config').length <= 2, 'named once at most in the merged preview');
+      if (result.preview.includes('fatal: config')) assert.match(result.preview, /\nerror line \d+ @\d+: [^\n]*fatal: config file/);
       assert.match(
         result.stderrExcerpt!,
         /^--- stderr alone \(exit code 3; 43 bytes\) ---\nfatal: config file \/etc\/app.toml not found\n$/,
