@@ -79,7 +79,16 @@ export function queryRows<T>(db: Database, sql: string, params: (string | number
   try {
     statement.bind(params);
     const rows: T[] = [];
-    while (statement.step()) rows.push(statement.getAsObject() as T);
+    // A statement's column names are its own, read once: getAsObject reads each again for every row
+    // (a call into SQLite and a string decode per column), half of listing a session's outputs.
+    let names: string[] | undefined;
+    while (statement.step()) {
+      names ??= statement.getColumnNames();
+      const values = statement.get();
+      const row: Record<string, unknown> = {};
+      for (let i = 0; i < names.length; i++) row[names[i]] = values[i];
+      rows.push(row as T);
+    }
     return rows;
   } finally {
     statement.free();
