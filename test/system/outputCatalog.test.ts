@@ -342,6 +342,32 @@ describe('output catalog: list and search every retained output (issue 38)', fun
       }
     });
 
+    it('a tool call warms the search worker once it is done, so a first call that searches does not share the worker with the warm-up', async () => {
+      const { own } = await twoCopies();
+      try {
+        const order: string[] = [];
+        const searchAcross = own.searchAcross.bind(own);
+        own.searchAcross = async (...args) => {
+          order.push('search starts');
+          const page = await searchAcross(...args);
+          order.push('search done');
+          return page;
+        };
+        own.warm = () => {
+          order.push('warm');
+          return Promise.resolve();
+        };
+        const run = await invokeTool('search_tool_output', { pattern: 'needle', session: 'all' }, { ...context(), catalog: own });
+        assert.equal(run.isError, false, run.text);
+        assert.deepEqual(order, ['search starts', 'search done', 'warm']);
+        // A call that fails is a sign of use too.
+        await invokeTool('read_tool_output', { outputId: 'out_missing' }, { ...context(), catalog: own });
+        assert.deepEqual(order.slice(3), ['warm']);
+      } finally {
+        await own.close();
+      }
+    });
+
     it('names a copy it cannot read (a damaged segment) and searches the other outputs', async () => {
       const { own, sessionId, older, newer, olderSegment } = await twoCopies();
       try {
