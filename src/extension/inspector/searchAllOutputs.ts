@@ -27,6 +27,8 @@ const PAGE_MATCHES = 200;
 const PER_OUTPUT = 50;
 /** A page ends after this long with a cursor: progress and Cancel between pages come at least this often. */
 const PAGE_MS = 1000;
+/** The first page ends sooner: what the newest outputs hold shows at once, as VS Code's Search view streams its results. */
+const FIRST_PAGE_MS = 150;
 
 /** Where a search stands (the command's result, and the `_toolOutputRecall.searchResultsItems` command's `state`). */
 export interface SearchState {
@@ -106,7 +108,7 @@ export function registerSearchAllOutputs(context: vscode.ExtensionContext, servi
             perOutput: PER_OUTPUT,
             session: 'all',
             cursor,
-            pageMs: PAGE_MS,
+            pageMs: state.pages === 0 ? FIRST_PAGE_MS : PAGE_MS,
             tool: 'Search All Outputs',
             signal: controller.signal,
           });
