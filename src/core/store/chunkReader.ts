@@ -25,7 +25,7 @@ export class ChunkReader {
     if (missing.length > 0) {
       for (const chunk of this.fetch(row.id, missing[0], missing[missing.length - 1])) {
         try {
-          fetched.set(chunk.idx, decodeChunk(chunk.codec, chunk.data));
+          fetched.set(chunk.idx, decodeChunk(chunk.codec, chunk.data, row.chunk_bytes));
         } catch (error) {
           throw new RecallError(
             'STORE_UNAVAILABLE',
