@@ -1,120 +1,107 @@
 /**
  * Editors that follow the end of a running command's document, as the Output panel and the terminal
- * do: an editor whose last visible line is at (or within FOLLOW_SLACK_LINES of) the end just before
- * the document is redrawn is scrolled to the new end once the new text is in; one the person scrolled
- * up in is left where it is, and follows again once they go back to the end (Ctrl+End, or a click
- * on its last lines).
+ * do: an editor whose last visible line is at (or within FOLLOW_SLACK_LINES of) the end when the new
+ * text goes in is scrolled to the new end; one the person scrolled up in is left where it is, and
+ * follows again once they go back to the end (Ctrl+End, or a click on its last lines).
+ * Where an editor was is read when its document's change arrives here: VS Code sends an editor's moves
+ * in order with its document's changes, and holds back those a change causes until that change is sent
+ * (MainThreadTextEditor, isCaughtUpWithContentChanges), so an editor's visible lines then are where it
+ * was just before the new text went in, the person's last scroll included. Read when VS Code asked for
+ * the new text, a scroll in the round trip after it was undone by the redraw: under load that is where
+ * a scroll lands (in 4 host runs of 6 it was reported 3-4 ms before the change; decisions.md).
+ * Left: a scroll that lands after the new text went in and before this host's answer to it (a round
+ * trip) is undone once by that answer.
  * "Left where it is" takes a hand too: past 100,000 characters VS Code replaces the document's text
- * whole, and the editor's viewport, anchored in the replaced text, jumps to its end.
- * A scroll that lands between VS Code's asking for the new text and applying it (an IPC round trip)
- * is undone once by that redraw; the next scroll holds (seen once in six host runs at load 4-14;
- * four times in three when the editors were read as the redraw was asked for, a round trip earlier). Telling it apart
- * from VS Code's own moves of the viewport as the text is replaced was tried (every visible-range
- * report that moved up taken for the person's): those moves go up too, and it stopped following.
+ * whole, and the editor's viewport, anchored in the replaced text, may jump to its end.
  */
 import * as vscode from 'vscode';
 
 /** Lines from the end that still count as "at the end" (the empty line after the last break, a line of margin). */
 const FOLLOW_SLACK_LINES = 2;
 
-interface Follower {
-  editor: vscode.TextEditor;
-  /** Its last visible line was at the document's end when the redraw was asked for. */
-  atEnd: boolean;
-  /** Its first visible line then: where an editor scrolled up is put back. */
-  top: number;
-  /** The cursor sat at the end, so it moves to the new end (Ctrl+End keeps following). */
-  cursor: boolean;
-}
-
 export class EndFollower implements vscode.Disposable {
-  /** By document, its visible editors when its redraw was asked for. */
-  private readonly pending = new Map<string, Follower[]>();
-  private readonly subscription: vscode.Disposable;
-  private readonly selections: vscode.Disposable;
+  private readonly subscriptions: vscode.Disposable[];
   /**
-   * Editors the person moved to the end with the keyboard or a command (Ctrl+End) since their last
-   * redraw: they follow even when VS Code has not yet told this host their new visible lines.
+   * Editors the person sent to the end since the last redraw (Ctrl+End, a click on the last lines,
+   * opening it from the tree): they follow even when VS Code has not yet reported their new visible lines.
    */
-  private readonly jumpedToEnd = new WeakSet<vscode.TextEditor>();
+  private readonly toEnd = new WeakSet<vscode.TextEditor>();
+  /** The selection revealEnd set last in each editor: its echo is ours, not the person's going to the end. */
+  private readonly ownSelection = new WeakMap<vscode.TextEditor, vscode.Selection>();
   /**
    * Editors put back where the person scrolled up to, and that line: until they go to the end again
    * (Ctrl+End, a click on the last lines) they stay there, whatever visible lines VS Code reports in
-   * between (its jump to the end under replaced text is reported after the fact).
+   * between (its jump to the end under replaced text).
    */
   private readonly held = new WeakMap<vscode.TextEditor, number>();
 
   constructor(private readonly scheme: string) {
-    // Our own moves (revealEnd) set the selection from the API, which comes without a kind.
-    this.selections = vscode.window.onDidChangeTextEditorSelection(({ textEditor, selections, kind }) => {
-      if (textEditor.document.uri.scheme !== this.scheme || kind === undefined) return;
-      if ((selections[0]?.active.line ?? 0) >= textEditor.document.lineCount - 1 - FOLLOW_SLACK_LINES) this.jumpedToEnd.add(textEditor);
-    });
-    // Where each editor was is taken when VS Code asks for the new text (runningView.ts), just before
-    // it applies it: by the time the change arrives here, VS Code may already have moved a viewport it
-    // replaced the text under, and reading it then would take that jump for the person's scroll.
-    this.subscription = vscode.workspace.onDidChangeTextDocument(({ document }) => {
-      if (document.uri.scheme !== this.scheme) return;
-      const key = document.uri.toString();
-      const followers = this.pending.get(key);
-      this.pending.delete(key);
-      for (const { editor, atEnd, top, cursor } of followers ?? []) {
-        if (atEnd) {
-          this.held.delete(editor);
-          revealEnd(editor, cursor);
-        } else {
-          this.held.set(editor, top);
-          editor.revealRange(new vscode.Range(top, 0, top, 0), vscode.TextEditorRevealType.AtTop);
-        }
-      }
-    });
+    this.subscriptions = [
+      vscode.window.onDidChangeTextEditorSelection(({ textEditor, selections, kind }) => {
+        // A selection the text's change moved comes without a kind.
+        if (textEditor.document.uri.scheme !== this.scheme || kind === undefined) return;
+        const own = this.ownSelection.get(textEditor);
+        this.ownSelection.delete(textEditor);
+        if (own && selections.length === 1 && selections[0].isEqual(own)) return;
+        if ((selections[0]?.active.line ?? 0) >= textEditor.document.lineCount - 1 - FOLLOW_SLACK_LINES) this.toEnd.add(textEditor);
+      }),
+      vscode.workspace.onDidChangeTextDocument(({ document, contentChanges }) => {
+        if (document.uri.scheme !== this.scheme || contentChanges.length === 0) return;
+        const last = linesBefore(document.lineCount, contentChanges) - 1;
+        const key = document.uri.toString();
+        for (const editor of vscode.window.visibleTextEditors) if (editor.document.uri.toString() === key) this.redrawn(editor, last);
+      }),
+    ];
   }
 
   /** Scrolls `editor` to the end and has it follow, whatever VS Code reports of it before its next redraw. */
   follow(editor: vscode.TextEditor): void {
     this.held.delete(editor);
-    this.jumpedToEnd.add(editor);
-    revealEnd(editor);
-  }
-
-  /** Called just before a document is redrawn, while its editors still show the old text. */
-  beforeRedraw(uri: vscode.Uri): void {
-    const key = uri.toString();
-    const followers = vscode.window.visibleTextEditors
-      .filter((editor) => editor.document.uri.toString() === key)
-      .map((editor) => {
-        const last = editor.document.lineCount - 1;
-        // Consumed by every redraw, so a later scroll up is not undone by an old Ctrl+End.
-        const jumped = this.jumpedToEnd.delete(editor);
-        const shownAtEnd = lastVisibleLine(editor) >= last - FOLLOW_SLACK_LINES;
-        const held = this.held.get(editor);
-        return {
-          editor,
-          atEnd: jumped || (shownAtEnd && held === undefined),
-          // A held editor reported at the end is VS Code's jump, not the person's scroll: it keeps its line.
-          top: held !== undefined && shownAtEnd ? held : (editor.visibleRanges[0]?.start.line ?? 0),
-          cursor: editor.selection.isEmpty && editor.selection.active.line >= last - FOLLOW_SLACK_LINES,
-        };
-      });
-    if (followers.length > 0) this.pending.set(key, followers);
-    else this.pending.delete(key);
+    this.toEnd.add(editor);
+    this.revealEnd(editor);
   }
 
   dispose(): void {
-    this.subscription.dispose();
-    this.selections.dispose();
-    this.pending.clear();
+    for (const s of this.subscriptions) s.dispose();
+  }
+
+  /** The new text is in; `last` was the document's last line before it, what the editor's visible lines still refer to. */
+  private redrawn(editor: vscode.TextEditor, last: number): void {
+    const shownAtEnd = lastVisibleLine(editor) >= last - FOLLOW_SLACK_LINES;
+    const held = this.held.get(editor);
+    // Consumed by every redraw, so a later scroll up is not undone by an old Ctrl+End.
+    if (this.toEnd.delete(editor) || (shownAtEnd && held === undefined)) {
+      this.held.delete(editor);
+      // The cursor goes along only if it sat at the end (as after Ctrl+End).
+      const { selection } = editor;
+      this.revealEnd(editor, selection.isEmpty && selection.active.line >= last - FOLLOW_SLACK_LINES);
+      return;
+    }
+    // A held editor reported at the end is VS Code's jump, not the person's scroll: it keeps its line.
+    const top = held !== undefined && shownAtEnd ? held : (editor.visibleRanges[0]?.start.line ?? 0);
+    this.held.set(editor, top);
+    editor.revealRange(new vscode.Range(top, 0, top, 0), vscode.TextEditorRevealType.AtTop);
+  }
+
+  /**
+   * Scrolls the editor to its document's last line (and puts the cursor there), as little as it takes;
+   * at the line's start, so a long status line does not scroll the output out of view sideways.
+   */
+  private revealEnd(editor: vscode.TextEditor, moveCursor = true): void {
+    const end = editor.document.lineAt(editor.document.lineCount - 1).range.start;
+    if (moveCursor) {
+      editor.selection = new vscode.Selection(end, end);
+      this.ownSelection.set(editor, editor.selection);
+    }
+    editor.revealRange(new vscode.Range(end, end), vscode.TextEditorRevealType.Default);
   }
 }
 
-/**
- * Scrolls the editor to its document's last line (and puts the cursor there), as little as it takes;
- * at the line's start, so a long status line does not scroll the output out of view sideways.
- */
-function revealEnd(editor: vscode.TextEditor, moveCursor = true): void {
-  const end = editor.document.lineAt(editor.document.lineCount - 1).range.start;
-  if (moveCursor) editor.selection = new vscode.Selection(end, end);
-  editor.revealRange(new vscode.Range(end, end), vscode.TextEditorRevealType.Default);
+/** The document's line count before these changes (their ranges are in the text they replaced). */
+function linesBefore(lineCount: number, changes: readonly vscode.TextDocumentContentChangeEvent[]): number {
+  let count = lineCount;
+  for (const { range, text } of changes) count += range.end.line - range.start.line - (text.match(/\n/g)?.length ?? 0);
+  return count;
 }
 
 const lastVisibleLine = (editor: vscode.TextEditor): number => editor.visibleRanges.at(-1)?.end.line ?? 0;

@@ -72,9 +72,6 @@ class RunningDocuments implements vscode.TextDocumentContentProvider, vscode.Cod
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
-    // Where its editors are is taken as late as can be: VS Code asks for the new text after the change
-    // was fired, and applies it next (a scroll after this point is undone once by this redraw).
-    this.follower.beforeRedraw(uri);
     const id = idOfUri(uri);
     const call = this.running.get(id);
     if (call) this.lastSeen.set(id, call);
