@@ -6,7 +6,8 @@
 // The configuration files name plain `node`. A `node` first on PATH (shimDir) is the real Node, with
 // the recording preload (tap.mjs) added when it starts our server, so the files stay as users write them.
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { scaled } from '../../scripts/host/common.mjs';
@@ -64,7 +65,10 @@ export function runGroup(file, args, { cwd, env, limitMs: idleLimitMs = 180_000,
     child.stderr.on('data', (chunk) => (stderr += chunk));
     let timedOut = false;
     let stopped = false;
+    /** When this suite first signalled the group: a server's stop cue after it is ours, not the client's. */
+    let signalledAt;
     const kill = (signal) => {
+      signalledAt ??= Date.now();
       try {
         process.kill(-child.pid, signal);
       } catch {
@@ -81,15 +85,46 @@ export function runGroup(file, args, { cwd, env, limitMs: idleLimitMs = 180_000,
       stopped = true;
       kill('SIGTERM');
     });
-    const done = (code, signal) => {
+    const done = async (code, signal) => {
       clearTimeout(timer);
+      const ended = Date.now();
+      // A client may exit while what it started (our server) is still stopping, as it told it to: that
+      // stop is measured (tap.mjs), so the group gets time to end by itself before it is stopped here.
+      await groupGone(child.pid, scaled(3_000));
       kill('SIGTERM');
       setTimeout(() => kill('SIGKILL'), scaled(3_000)).unref(); // what it started, its time to stop
-      resolve({ code, signal, stdout, stderr, ms: Date.now() - started, started, timedOut, stopped });
+      resolve({ code, signal, stdout, stderr, ms: ended - started, started, ended, signalledAt, timedOut, stopped });
     };
     child.on('error', (error) => done(null, String(error)));
     child.on('exit', done);
   });
+}
+
+/** Resolves true once process group `pgid` has no process left (polled), false after `limitMs`. */
+async function groupGone(pgid, limitMs) {
+  const until = Date.now() + limitMs;
+  for (;;) {
+    try {
+      process.kill(-pgid, 0);
+    } catch {
+      return true;
+    }
+    if (Date.now() > until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20)); // a poll, not a wait for time
+  }
+}
+
+/**
+ * The hook door's files (hookListener.ts: `<pid>.json` and `<pid>.sock`, named by the process the
+ * client started) still in the run folders a server opens its door in (hookRunDir.ts): those a stop
+ * must remove.
+ */
+export function doorFilesLeft(pid) {
+  const dirs = readdirSync(tmpdir())
+    .filter((name) => name.startsWith(`tool-output-recall-${process.getuid()}-`))
+    .map((name) => path.join(tmpdir(), name));
+  if (process.env.XDG_RUNTIME_DIR) dirs.push(path.join(process.env.XDG_RUNTIME_DIR, 'tool-output-recall'));
+  return dirs.flatMap((dir) => [`${pid}.json`, `${pid}.sock`].map((name) => path.join(dir, name))).filter((file) => existsSync(file));
 }
 
 /** Starts `dist/mcp.js --http 0` (recorded into `tap`) with the token in the environment; resolves with its URL. */

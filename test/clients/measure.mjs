@@ -35,8 +35,12 @@ export function readTap(file) {
   const pending = { stdin: '', stdout: '' };
   const http = new Map();
   let stderr = '';
+  const cues = [];
+  let exit;
   for (const e of entries) {
     if (e.kind === 'stderr') stderr += e.data;
+    else if (e.kind === 'stop-cue') cues.push({ t: e.t, cue: e.cue });
+    else if (e.kind === 'exit') exit ??= { t: e.t, by: e.by };
     else if (e.kind === 'stdin' || e.kind === 'stdout') {
       pending[e.kind] += e.data;
       const lines = pending[e.kind].split('\n');
@@ -52,7 +56,31 @@ export function readTap(file) {
     }
   }
   messages.sort((a, b) => a.t - b.t);
-  return { file, argv: start?.argv ?? [], spawnedAt: start?.spawnedAt, preloadAt: start?.t, messages, stderr };
+  return { file, pid: start?.pid, argv: start?.argv ?? [], spawnedAt: start?.spawnedAt, preloadAt: start?.t, messages, stderr, cues, exit };
+}
+
+/**
+ * How one server process was stopped (tap.mjs records it): the cues in order as its event loop saw
+ * them ("SIGINT, then SIGTERM +102 ms"), the ms from the first cue to its end, and whether it was killed
+ * (no end recorded: SIGKILL, or a signal it does not handle). `signalledAt`: when the suite signalled
+ * the client's process group (runGroup), if it did; a first cue after it is the suite's, not the client's.
+ */
+export function stopOf(tap, signalledAt) {
+  if (!tap) return undefined;
+  const [first, ...later] = tap.cues;
+  const killed = !tap.exit;
+  return {
+    stoppedBy: first
+      ? [first.cue, ...later.map((c) => `then ${c.cue} +${Math.round(c.t - first.t)} ms`)].join(', ')
+      : killed
+        ? 'no cue (killed)'
+        : `no cue (${tap.exit.by})`,
+    cued: !!first,
+    exitMs: first && tap.exit ? Math.round(tap.exit.t - first.t) : undefined,
+    exitBy: tap.exit?.by,
+    killed,
+    bySuite: !!first && signalledAt !== undefined && first.t >= signalledAt,
+  };
 }
 
 export const readTaps = (dir) =>

@@ -2,7 +2,12 @@
 // measured and from what the installed CLIs' own code holds (grepped, so a new version that drops
 // a limit shows up as "not found").
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import * as prettier from 'prettier';
+import { root } from './clients.mjs';
 import { cutsSection, ownShellSection } from './reportMore.mjs';
+import { raceStopsSection, stopsCell, stopsSection } from './stops.mjs';
 
 const kb = (n) => (n === undefined ? '–' : n.toLocaleString('en-US'));
 const yes = (b) => (b ? 'yes' : '**no**');
@@ -179,13 +184,14 @@ export function raceSection(race) {
       '',
       `${RACE_NAMES[cli]} (times in ms after the CLI started):`,
       '',
-      '| Run | Server spawned | initialize sent | initialize replied | tools/list asked | tools/list replied | First model request (tools in it) | Our tools offered | Load |',
-      '|---|---|---|---|---|---|---|---|---|',
+      '| Run | Server spawned | initialize sent | initialize replied | tools/list asked | tools/list replied | First model request (tools in it) | Our tools offered | Load | Server stopped by: ended (ms after the first cue) |',
+      '|---|---|---|---|---|---|---|---|---|---|',
       ...rows.map(
         (r) =>
-          `| ${r.run} | ${ms(r.serverSpawnedMs)} | ${ms(r.initializeSentMs)} | ${ms(r.initializeRepliedMs)} | ${ms(r.toolsAskedMs)} | ${ms(r.toolsListedMs)} | ${ms(r.firstModelRequestMs)} (${r.firstRequestTools ?? '–'}) | ${yes(r.ourToolsOffered)} | ${r.load.toFixed(1)} |`,
+          `| ${r.run} | ${ms(r.serverSpawnedMs)} | ${ms(r.initializeSentMs)} | ${ms(r.initializeRepliedMs)} | ${ms(r.toolsAskedMs)} | ${ms(r.toolsListedMs)} | ${ms(r.firstModelRequestMs)} (${r.firstRequestTools ?? '–'}) | ${yes(r.ourToolsOffered)} | ${r.load.toFixed(1)} | ${stopsCell(r.stops)} |`,
       ),
     );
+  out.push('', raceStopsSection(race, RACE_NAMES));
   return out.join('\n');
 }
 
@@ -329,6 +335,10 @@ export function renderReport(m) {
     '',
     cutsSection(m.runs),
     '',
+    '## How each client stopped our server',
+    '',
+    stopsSection(m.runs),
+    '',
     '## Start-up',
     '',
     spawn
@@ -360,4 +370,10 @@ export function renderReport(m) {
     facts,
     '',
   ].join('\n');
+}
+
+/** Writes REPORT.md as the repository's formatter would (npm test checks the format of every tracked file). */
+export async function writeReport(measured) {
+  const file = path.join(root, 'test/clients/REPORT.md');
+  writeFileSync(file, await prettier.format(renderReport(measured), { ...(await prettier.resolveConfig(file)), filepath: file }));
 }

@@ -24,12 +24,17 @@
 // line); the same race with --race-clients opencode,kilo,cline (Cline also without its entry's timeout,
 // measured only).
 //
-//   node test/clients/run.mjs [--only claude,codex,gemini,qwen,copilot,opencode,kilo,cline] [--race N] [--race-clients codex,claude,gemini,qwen,copilot,opencode,kilo,cline] [--race-only] [--keep]
+// Issue 39 §6 (stops.mjs): each client stops our server its own way when its run ends; asserted for every
+// run over stdio and every race run the client ended itself: never killed, ended ≤ EXIT_BOUND_MS after the
+// first stop cue, no door files left. `--under-load` runs the evidence chains under the race's load too.
+//
+//   node test/clients/run.mjs [--only claude,codex,gemini,qwen,copilot,opencode,kilo,cline] [--race N] [--race-clients codex,claude,gemini,qwen,copilot,opencode,kilo,cline] [--race-only] [--under-load] [--keep]
+//   node test/clients/run.mjs --report-from <kept>/measured.json,<kept>/measured.json   (REPORT.md from runs kept apart)
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
-import * as prettier from 'prettier';
 import {
   CACHE_DIR,
   CLAUDE_CODE_VERSION,
@@ -45,7 +50,8 @@ import {
 } from '../../scripts/clients/setup.mjs';
 import { DIST_MCP, root } from './clients.mjs';
 import { assertCut, morePlan, ownShells } from './moreClients.mjs';
-import { CLIENT_NAMES, RACE_NAMES, codeFacts, renderReport } from './report.mjs';
+import { assertStops } from './stops.mjs';
+import { CLIENT_NAMES, RACE_NAMES, codeFacts, renderReport, writeReport } from './report.mjs';
 import {
   HOOKED_CLIS,
   busyProcesses,
@@ -70,6 +76,10 @@ const raceClients = option('--race-clients', 'codex,claude').split(',');
 const keep = argv.includes('--keep');
 /** `--race-only`: the start-up race of `--race-clients` and nothing else (the measurement runs once, apart). */
 const raceOnly = argv.includes('--race-only');
+/** `--under-load`: the runs of the plan (each client's evidence chain) under four busy processes per core too: how each client stops our server then. */
+const underLoad = argv.includes('--under-load');
+/** `--report-from a.json,b.json`: REPORT.md from the measured.json of earlier runs (kept with --keep), later ones' sections over earlier ones'; nothing runs. */
+const reportFrom = option('--report-from', undefined);
 
 const counts = { passed: 0, failed: 0, skipped: 0 };
 const failures = [];
@@ -125,9 +135,19 @@ function assertEvidence(run, limit) {
       );
   }
   check(`${name}: the answer quotes the checksum`, run.answer.includes(run.checksum), `answer ${JSON.stringify(run.answer.slice(0, 200))}`);
+  assertStops(name, run.cli, run.stops, check);
 }
 
 async function main() {
+  if (reportFrom) {
+    const parts = reportFrom.split(',').map((file) => JSON.parse(readFileSync(file, 'utf8')));
+    return writeReport(
+      Object.assign(
+        {},
+        ...parts.map((m) => Object.fromEntries(Object.entries(m).filter(([, v]) => v !== undefined && !(Array.isArray(v) && !v.length)))),
+      ),
+    );
+  }
   const bins = ensureClients({ quiet: true });
   if (!existsSync(DIST_MCP)) spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
   // Scratch folders live in the cache, not /tmp: Codex refuses to set up its helpers under a temporary folder and says so on stderr.
@@ -218,6 +238,11 @@ async function main() {
         JSON.stringify(limit.noteHead),
       );
     }
+    const planBusy = underLoad && plan.length ? busyProcesses({ perCore: 4 }) : undefined;
+    if (planBusy)
+      console.log(
+        `\nThe runs below under load: up to ${planBusy.count} busy processes, load average ${(await planBusy.ready()).toFixed(1)}`,
+      );
     for (const [cli, how, codexConfig, label, serverArgs, extra = {}] of plan) {
       let run = await evidenceRun({ cli, how, scratch, bins, connectJs, codexConfig, serverArgs, label, ...extra });
       // A call the client lost on its own connection before our server received it (seen with Qwen Code over
@@ -230,12 +255,13 @@ async function main() {
           retriedAfter: lost,
         };
       }
-      runs.push(run);
+      runs.push({ ...run, load: loadavg()[0] });
       assertEvidence(run, measured.copilotLimit?.found);
       assertCut(run, check);
     }
+    planBusy?.stop();
 
-    if (wanted('gemini') && wanted('claude')) {
+    if (wanted('gemini') && wanted('claude') && !raceOnly) {
       console.log('\nIssue 38: Claude Code finds an output Gemini CLI ran, without its outputId (search_tool_output, "session": "all")');
       const lost = await lostIdRun({ first: 'gemini', second: 'claude', scratch, bins, connectJs });
       measured.lostId = lost;
@@ -298,7 +324,7 @@ async function main() {
       } finally {
         busy.stop();
       }
-      for (const [, key] of racing) {
+      for (const [cli, key] of racing) {
         const rows = measured.race.clients[key];
         const offered = rows.filter((r) => r.ourToolsOffered).length;
         const loads = rows.map((r) => r.load);
@@ -318,12 +344,18 @@ async function main() {
             )
             .join(', ')}`,
         );
+        assertStops(
+          `${RACE_NAMES[key]}, ${raceRuns} runs`,
+          CLIENT_NAMES[cli],
+          rows.flatMap((r) => r.stops),
+          check,
+        );
       }
     }
 
     // Issue 31 §3: the agents' own shell tools with our hooks, as Connect Other Agents writes them.
     measured.hooked = [];
-    for (const cli of HOOKED_CLIS.filter(wanted))
+    for (const cli of HOOKED_CLIS.filter((cli) => wanted(cli) && !raceOnly))
       for (const fieldAt of ['end', 'middle']) {
         const label = `${CLIENT_NAMES[cli]} ${cli === 'copilot' ? 'bash' : 'run_shell_command'} (3 MB, the field on the ${fieldAt === 'end' ? 'last' : 'middle'} line) with our hook as Connect Other Agents writes it`;
         console.log(`\n${label}`);
@@ -355,7 +387,7 @@ async function main() {
     // Issue 39 §3/§5: OpenCode's and Kilo Code's bash with our plugin, Cline's run_commands with no hook of ours.
     measured.ownShells = await ownShells({ wanted: (cli) => wanted(cli) && !raceOnly, scratch, bins, connectJs, check });
 
-    if (wanted('claude')) {
+    if (wanted('claude') && !raceOnly) {
       console.log('\nClaude Code Bash (3 MB) with a PostToolUse hook');
       measured.hook = await claudeBashHook({ scratch, bins, megabytes: 3 });
       check(
@@ -365,7 +397,7 @@ async function main() {
       );
     }
 
-    if (wanted('claude')) {
+    if (wanted('claude') && !raceOnly) {
       measured.recall = [];
       for (const configDir of [false, true]) {
         const label = `Claude Code Bash (3 MB) with our hook as Connect Other Agents writes it${configDir ? ', CLAUDE_CONFIG_DIR set' : ''}`;
@@ -397,11 +429,8 @@ async function main() {
       cline: wanted('cline') && bins.clineBinary,
     });
     writeFileSync(path.join(scratch, 'measured.json'), JSON.stringify(measured));
-    const report = renderReport(measured);
-    console.log(`\n${report}`);
-    // Written as the repository's formatter would (npm test checks the format of every tracked file).
-    const file = path.join(root, 'test/clients/REPORT.md');
-    if (!only) writeFileSync(file, await prettier.format(report, { ...(await prettier.resolveConfig(file)), filepath: file }));
+    console.log(`\n${renderReport(measured)}`);
+    if (!only) await writeReport(measured);
   } finally {
     if (keep) console.log(`scratch kept: ${scratch}`);
     else rmSync(scratch, { recursive: true, force: true });

@@ -9,8 +9,8 @@ import path from 'node:path';
 import initSqlJs from 'sql.js';
 import { CLAUDE, CODEX, COPILOT, GEMINI, QWEN } from './agents.mjs';
 import { CLINE, KILO, OPENCODE } from './agentsMore.mjs';
-import { DIST_MCP, baseEnv, makeShim, scaled, startHttpServer } from './clients.mjs';
-import { evidenceReceived, mcpExchange, pairCalls, readTaps } from './measure.mjs';
+import { DIST_MCP, baseEnv, doorFilesLeft, makeShim, scaled, startHttpServer } from './clients.mjs';
+import { evidenceReceived, mcpExchange, pairCalls, readTaps, stopOf } from './measure.mjs';
 import { startModel } from './model.mjs';
 import {
   HOOK_CONTEXT,
@@ -85,6 +85,16 @@ function filesWithOurStderr(home) {
   };
   walk(home, 0);
   return found;
+}
+
+/**
+ * How the client stopped each server process it started (a hook's runs aside: tap.mjs records those
+ * too), and the door's files each left behind (none may be).
+ */
+export function serverStops(taps, run) {
+  return taps
+    .filter((tap) => tap.pid && !tap.argv.includes('hook'))
+    .map((tap) => ({ pid: tap.pid, ...stopOf(tap, run.signalledAt), doorLeft: doorFilesLeft(tap.pid) }));
 }
 
 /**
@@ -195,6 +205,8 @@ export async function evidenceRun({
     evidence: runCall ? evidenceReceived(runCall.sent, runCall.received, { notable, lastLine }) : undefined,
     stderrLines: run.stderr.split('\n').filter((line) => line.trim() !== ''),
     ourStderrIn: filesWithOurStderr(f.home),
+    // Over HTTP this suite started the server and stops it: no client's stop to measure.
+    stops: how === 'http' ? [] : serverStops(taps, run),
   };
 }
 
@@ -264,7 +276,8 @@ export async function startupRace({ cli, scratch, bins, runs, busy, configure = 
       // A client that is slow to exit (Kilo Code's telemetry offline) is stopped once its first model request was answered.
       const stopWhen = agent.stopAfterFirstRequest ? model.firstLoopAnswered : undefined;
       const run = await agent.run({ prompt: 'hello', ...f, modelPort: model.port, waitForServers: false, limitMs: 180_000, stopWhen });
-      const tap = readTaps(f.taps).find((t) => !t.argv.includes('hook'));
+      const taps = readTaps(f.taps);
+      const tap = taps.find((t) => !t.argv.includes('hook'));
       const exchange = tap ? mcpExchange(tap) : {};
       writeFileSync(path.join(f.dir, 'requests.json'), JSON.stringify(model.requests));
       const first = firstLoopRequest(model.requests);
@@ -282,6 +295,8 @@ export async function startupRace({ cli, scratch, bins, runs, busy, configure = 
         firstRequestTools: first ? first.view.callable.length + first.view.deferred.length : undefined,
         ourToolsOffered: first ? offersOurTools(first) : false,
         load: busy ? busy.load() : loadavg()[0],
+        // A client stopped here (stopWhen: OpenCode, Kilo Code, Cline): its servers' stops are this suite's (bySuite), reported apart.
+        stops: serverStops(taps, run),
       });
     } finally {
       await model.close();

@@ -1,7 +1,8 @@
 // A preload (`node --import <this file>?out=<file> dist/mcp.js …`) that records what our MCP server
 // receives and sends, byte for byte with times, without changing either: stdin chunks as they are
-// emitted, stdout and stderr writes, and over HTTP each request's body chunks and each response's writes. The
-// suite reads the record (measure.mjs) to compare what the server sent with what the model received.
+// emitted, stdout and stderr writes, over HTTP each request's body chunks and each response's writes,
+// and each stop cue (a signal, stdin's end) with the process's end. The suite reads the record
+// (measure.mjs) to compare what the server sent with what the model received, and how it was stopped.
 // The clients' configuration files stay as docs/agents.md writes them: a `node` on PATH (see clients.mjs)
 // adds this preload when it starts the server. It writes synchronously so nothing is lost at a kill.
 import { appendFileSync, writeFileSync } from 'node:fs';
@@ -29,8 +30,25 @@ if (out) {
   const emit = process.stdin.emit;
   process.stdin.emit = function (event, ...args) {
     if (event === 'data') record({ kind: 'stdin', data: text(args[0]) });
+    else if (event === 'end') record({ kind: 'stop-cue', cue: 'stdin end' });
     return emit.call(this, event, ...args);
   };
+
+  // How the client stopped this process and when it ended (measure.mjs: stopOf), recorded without a
+  // signal listener of our own, which would change what a signal does. Node binds process.emit when the
+  // server adds its listener, after this preload: the signals it handles pass through here.
+  const processEmit = process.emit;
+  process.emit = function (event, ...args) {
+    if (event === 'SIGINT' || event === 'SIGTERM') record({ kind: 'stop-cue', cue: event });
+    return processEmit.call(this, event, ...args);
+  };
+  // The front ends itself by its signal's default action (no 'exit' event then): the last thing it does.
+  const kill = process.kill;
+  process.kill = function (pid, signal, ...rest) {
+    if (pid === process.pid) record({ kind: 'exit', by: signal ?? 'SIGTERM' });
+    return kill.call(this, pid, signal, ...rest);
+  };
+  process.on('exit', (code) => record({ kind: 'exit', by: `exit ${code}` }));
 
   const ids = new WeakMap();
   let next = 0;
