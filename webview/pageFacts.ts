@@ -44,9 +44,9 @@ export function moreChip(page: PageResult): HTMLElement {
   const end = !page.hasMore;
   const tip = end
     ? page.complete
-      ? l10n.t('hasMore=false on this page: it reaches the end of the copy, and the copy is the whole output.')
-      : l10n.t('hasMore=false with complete=false: you reached the end of what was saved, and what was saved is not all.')
-    : l10n.t('hasMore=true on this page: more saved bytes follow; the next page starts at byte {0}.', num(page.nextOffset));
+      ? l10n.t('This page reaches the end of the copy, and the copy is the whole output (hasMore=false).')
+      : l10n.t('You reached the end of what was saved, and what was saved is not all (hasMore=false, complete=false).')
+    : l10n.t('More saved bytes follow this page; the next page starts at byte {0} (hasMore=true).', num(page.nextOffset));
   const chip = h(
     'span',
     {
