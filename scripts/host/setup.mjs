@@ -66,7 +66,7 @@ function sh(cmd, args, opts = {}) {
 // taken and how much of the expected size is on disk, so a long install (code-server builds native
 // modules: 2 min idle, over 10 min on a busy 2-core machine) never looks hung. Ends with its parent.
 const HEARTBEAT = `
-const [label, dir, expectMb, parent] = process.argv.slice(1);
+const [label, dir, expectMb, parent, everyMs] = process.argv.slice(1);
 const t0 = Date.now();
 setInterval(() => {
   try { process.kill(Number(parent), 0); } catch { process.exit(0); }
@@ -74,12 +74,12 @@ setInterval(() => {
   const du = require('node:child_process').spawnSync('du', ['-sm', dir], { encoding: 'utf8' });
   const mb = parseInt(du.stdout, 10) || 0;
   process.stderr.write('[host-setup] ' + label + ': ' + Math.floor(s / 60) + ' min ' + (s % 60) + ' s, ' + mb + ' MB of about ' + expectMb + ' MB\\n');
-}, 15000);
+}, Number(everyMs));
 `;
 
-/** sh() with a progress line every 15 s (HEARTBEAT): `dir` is where the step writes, `expectMb` its size when done. */
-function shWithProgress(label, dir, expectMb, cmd, args, opts) {
-  const beat = spawn(process.execPath, ['-e', HEARTBEAT, label, dir, String(expectMb), String(process.pid)], {
+/** sh() with a progress line every `everyMs` (HEARTBEAT): `dir` is where the step writes, `expectMb` its size when done. */
+export function shWithProgress(label, dir, expectMb, cmd, args, opts, everyMs = 15_000) {
+  const beat = spawn(process.execPath, ['-e', HEARTBEAT, label, dir, String(expectMb), String(process.pid), String(everyMs)], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   try {
