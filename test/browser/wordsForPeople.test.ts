@@ -48,6 +48,11 @@ for (const language of ['en', 'zh-cn'] as const) {
       await page.focus('.session-name');
       await page.waitForSelector('.tooltip:not([hidden])');
       assert.ok((await page.innerText('.tooltip')).includes(store.sessionId), 'the ID is in the tooltip');
+      // The output's time in the header's facts is in the one exact form, in the page's language.
+      const spaced = (text: string) => text.replace(/\s/g, ' ');
+      const header = spaced((await page.textContent('.heading .meta')) ?? '');
+      const exact = spaced(exactTime((await store.info(outputId)).createdAt, language));
+      assert.ok(header.includes(exact), `the header's facts give the time as ${exact}: ${header}`);
       if (language === 'zh-cn') {
         // Chinese puts a space between itself and a Latin word or a number, in every text of the page's own
         // (not the copy's and the preview's text, nor an ID).

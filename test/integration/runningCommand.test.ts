@@ -212,6 +212,50 @@ describe('running command in the tree: bytes so far, the tail, Cancel', function
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
+  it('a run that ends normally states one count: its document, its copy and its row (issue 40 §2)', async () => {
+    await recallApi();
+    const dir = scratchDir('running-ended');
+    // 288,894 bytes, then (once the test has opened its document) 300,001 more, and a normal exit: the
+    // last bytes arrive just before the streams close, where a count from an earlier report would fall short.
+    const printed = 288_894 + 300_001;
+    const command = `seq 1 50000; while [ ! -f go ]; do sleep 0.05; done; seq 50001 100000`;
+    const outcome = invoke('run_command', { command, cwd: dir });
+    let state: RunningState | undefined;
+    await waitFor('the running command to print its first part', async () => {
+      state = (await runningCommands()).find((c) => c.command === command);
+      return state !== undefined && state.totalBytes >= 288_894;
+    });
+    const uri = await vscode.commands.executeCommand<string>('toolOutputRecall.showRunningCommand', { kind: 'running', id: state!.id });
+    const doc = () => vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
+    await waitFor('the document to open', () => doc() !== undefined);
+    fs.writeFileSync(path.join(dir, 'go'), '');
+    const { text } = await outcome;
+    assert.match(text, /\bexit code 0\b/, text.slice(0, 500));
+    const outputId = commandOutputId(text);
+    const copy = await readPage(outputId, 0, 1024);
+    assert.equal(copy.totalBytes, printed, 'the copy holds every byte the command printed');
+    const count = copy.totalBytes.toLocaleString('en-US');
+    await waitFor(`the document to say it ended with the copy's ${count} bytes`, () =>
+      new RegExp(`^Ended after [^:]+: ${count} bytes, retained as ${outputId}\\.$`, 'm').test(doc()!.getText()),
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}; its last line: "${doc()!.lineAt(doc()!.lineCount - 1).text}"`);
+    });
+    assert.ok(!/Running for|so far/.test(doc()!.lineAt(doc()!.lineCount - 1).text), 'the status line is the ended one');
+    let item: TreeItemSnapshot | undefined;
+    await waitFor('the ended run in the tree', async () => {
+      item = (await treeItems()).find((i) => i.id === outputId && i.contextValue === 'output');
+      return item !== undefined;
+    });
+    assert.ok(item!.description.includes(sizeText(copy.totalBytes)), `${item!.description} names ${count} bytes`);
+    if (vscode.env.language === 'en')
+      assert.match(item!.description, new RegExp(` · output ${sizeText(copy.totalBytes)}$`), item!.description);
+    // The row's tooltip gives the exact count (escaped as markdown: spaces as &nbsp;, punctuation after a backslash).
+    const tooltip = (item!.tooltip ?? '').replace(/&nbsp;/g, ' ').replace(/\\([\s\S])/g, '$1');
+    assert.ok(tooltip.includes(`${count} bytes`), `the tooltip names ${count} bytes:\n${tooltip}`);
+    await opensInInspector(uri, outputId);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
   it('Cancel with no command running says so and stops nothing', async () => {
     await recallApi();
     assert.deepEqual(await runningCommands(), []);

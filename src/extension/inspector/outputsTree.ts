@@ -24,6 +24,8 @@ export interface TreeItemSnapshot {
   id?: string;
   label: string;
   description: string;
+  /** The tooltip's text (a MarkdownString's value: its text escaped as markdown). */
+  tooltip?: string;
   contextValue?: string;
   children?: TreeItemSnapshot[];
 }
@@ -150,10 +152,12 @@ export class OutputsTree implements vscode.TreeDataProvider<OutputsNode>, vscode
       const item = this.getTreeItem(node);
       const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
       const children = isGroup(node) ? await Promise.all((await this.getChildren(node)).map(describe)) : undefined;
+      const tooltip = typeof item.tooltip === 'string' ? item.tooltip : item.tooltip?.value;
       return {
         id: item.id,
         label,
         description: String(item.description ?? ''),
+        ...(tooltip ? { tooltip } : {}),
         contextValue: item.contextValue,
         ...(children ? { children } : {}),
       };
