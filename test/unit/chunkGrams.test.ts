@@ -288,6 +288,48 @@ describe('search across outputs by trigram masks (issue 38 §3)', function () {
     }
   });
 
+  it('a match that starts in the chunk before its literal, on a line across the chunk end, is found once, by pages of every size', async () => {
+    const dir = dirs.make();
+    const store = await openStore({ dir, quotaBytes: 16 * 1024 * KiB, copyBytes: 4 * 1024 * KiB });
+    // Filler lines, then a line whose first word starts 20 bytes before the first chunk's end and whose
+    // literal (` id=7f3a`) starts after it; three chunks more of filler, the same line across the next end.
+    const filler = (bytes: number) => Buffer.from(`${'filler line of words\n'.repeat(Math.ceil(bytes / 21))}`).subarray(0, bytes);
+    const crossing = Buffer.from('abcdefghijklmnopqrstuvwxyz id=7f3a ERROR pool\n');
+    const text = Buffer.concat([
+      filler(CHUNK_BYTES - 21),
+      Buffer.from('\n'),
+      crossing,
+      filler(3 * CHUNK_BYTES - crossing.length - 20 - 1),
+      Buffer.from('\n'),
+      crossing,
+      filler(CHUNK_BYTES),
+    ]);
+    await store.retain(text);
+    const session = { sessionId: store.sessionId, file: store.file };
+    await store.close();
+    for (const [pattern, regex] of [
+      ['[a-z]+ id=7f3a', true], // the match starts before the chunk its only literal starts in
+      ['z id=7f3a ERROR', false],
+      ['ERROR pool', false],
+    ] as const) {
+      const expected = [
+        ...text.toString('latin1').matchAll(new RegExp(regex ? pattern : pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g')),
+      ].map((m) => m.index);
+      assert.equal(expected.length, 2, pattern);
+      for (const perOutput of [1, 2, 5, 1000]) {
+        const search = compileSearch('o', pattern, { regex, caseSensitive: true, maxMatches: Math.max(perOutput, 50) });
+        const page = await scanSessions({ kind: 'sessions', sessions: [session], perOutput, pageMs: 1e9 }, search, control);
+        const whole = await scanSessions({ kind: 'sessions', sessions: [session], perOutput, pageMs: 1e9 }, search, control, false);
+        assert.deepEqual(page, whole, `${pattern}, ${perOutput} an output: by masks as whole`);
+        assert.deepEqual(
+          page.across!.groups.flatMap((group) => group.matches.map((match) => match.offset)),
+          expected.slice(0, perOutput),
+          `${pattern}, ${perOutput} an output`,
+        );
+      }
+    }
+  });
+
   it("finds exactly what the whole copies' search finds: log text, CJK, long lines, matches across chunk ends, folding, regular expressions", async () => {
     let indexed = 0;
     let windowed = 0;

@@ -199,9 +199,14 @@ async function searchCopy(
   }
   if (chunks.length === 0) scanCounts.skippedCopies++;
   let read = 0;
+  // Where the lines searched so far end: a match before it is another window's (or, at first, the cursor's).
+  let done = from;
   // Candidate chunks a window may take (bounded: one, then twice as many each window).
   let cap = bounded ? 1 : Infinity;
   for (let at = 0; at < chunks.length && !found.full; cap *= 2) {
+    // Chunks wholly inside lines a window already searched.
+    while (at < chunks.length && (chunks[at] + 1) * CHUNK_BYTES <= done) at++;
+    if (at === chunks.length) break;
     // A run of consecutive candidate chunks, then the lines around it; runs whose lines meet are one window.
     const first = at;
     let last = at;
@@ -213,7 +218,7 @@ async function searchCopy(
       view,
       outputId,
       copy,
-      Math.max(from, chunks[at] * CHUNK_BYTES),
+      Math.max(done, chunks[at] * CHUNK_BYTES),
       Math.min(copy.totalBytes, (chunks[last] + 1) * CHUNK_BYTES),
     );
     at = last + 1;
@@ -224,6 +229,11 @@ async function searchCopy(
       Object.assign(window, more);
       at = last + 1;
     }
+    // The window's whole lines are its own: a regular expression's match can start before the chunk its
+    // literal is in, on the same line, and a window cut at its cap ends inside a run whose next line it holds.
+    window.search.acceptFrom = Math.max(0, done - window.search.base);
+    window.search.acceptBefore = window.bytes.length;
+    done = window.end;
     scanCounts.windows++;
     scanCounts.windowBytes += window.bytes.length;
     read += window.bytes.length;
