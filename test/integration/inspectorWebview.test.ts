@@ -228,6 +228,13 @@ describe('inspector webview', function () {
       assert.match(await view.text('.banner.warn'), /complete=false/);
       await view.navigate(() => view.click('button[aria-keyshortcuts="Alt+End"]'));
       assert.match(await view.text('.banner.end-of-saved'), /^You reached the end of what was saved, and what was saved is not all\.$/);
+      // The page's hasMore chip says the same in words first, the fields after (its tooltip shows on keyboard focus).
+      await view.press('[data-page-flag="hasMore"]', 'Shift');
+      await view.waitFor('.tooltip');
+      assert.equal(
+        await view.text('.tooltip'),
+        'You reached the end of what was saved, and what was saved is not all (hasMore=false, complete=false).',
+      );
     } finally {
       await config.update('streamBytes', undefined, vscode.ConfigurationTarget.Global);
     }
