@@ -13,7 +13,7 @@ import { DEFAULT_SEARCH_TIMEOUT_MS, SearchLane } from '../search/lane';
 import { checkSearchRequest } from '../search';
 import { openReadOnlySession, type ReadOnlySession } from '../store/readOnlySession';
 import { readSessionAgent } from '../store/sessionAgent';
-import { listSessions } from '../store/sessionFiles';
+import { sessionsIn } from '../store/sessionFiles';
 import type { ListedOutput, SearchAcrossResult, SearchOptions, StoreReads } from '../types';
 import { defaultExecArgv, defaultWorkerPath } from '../worker/script';
 import { compareNewestFirst, isAfter, keyOf, listedOutput } from '../workers/listedOutput';
@@ -137,7 +137,7 @@ export class OutputCatalog {
     const current = await this.options.current();
     const found: CatalogSession[] = [];
     for (const folder of await this.options.folders()) {
-      for (const session of await listSessions(folder.dir)) {
+      for (const session of await sessionsIn(folder.dir)) {
         if (found.some((known) => known.sessionId === session.sessionId)) continue;
         const agents = folder.owner ? [folder.owner] : (await readSessionAgent(session.file))?.clients.map((client) => client.name);
         found.push({

@@ -34,8 +34,23 @@ export interface SessionFileInfo {
   modifiedAt: number;
 }
 
-/** The sessions stored in `dir`, most recently written first. */
-export async function listSessions(dir: string): Promise<SessionFileInfo[]> {
+/** The sessions stored in `dir`, most recently written first, each with what it takes on disk (every file of it stat'ed). */
+export function listSessions(dir: string): Promise<SessionFileInfo[]> {
+  return sessionsInFolder(dir, true);
+}
+
+/**
+ * The sessions stored in `dir`, most recently written first, without their sizes: a search's scope
+ * needs only which sessions there are, and stat'ing every segment of every session cost each page
+ * of a search across outputs more than its own reads. `modifiedAt` is the same: a segment is written
+ * before the index that names it, so it is never the newest file.
+ */
+export function sessionsIn(dir: string): Promise<Omit<SessionFileInfo, 'bytes'>[]> {
+  return sessionsInFolder(dir, false);
+}
+
+/** From one listing of the folder: a listing per session read the folder again for each. */
+async function sessionsInFolder(dir: string, sizes: boolean): Promise<SessionFileInfo[]> {
   const names = await fs.readdir(dir).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return [] as string[];
     throw error;
@@ -51,14 +66,24 @@ export async function listSessions(dir: string): Promise<SessionFileInfo[]> {
     let modifiedAt = stat.mtimeMs;
     // Its content is in segments, and a session whose checkpoints fail lives in its journals: count
     // them, and their recency.
-    for (const journal of (await sessionFiles(file)).slice(1)) {
-      const journalStat = await fs.stat(journal).catch(() => undefined);
-      bytes += journalStat?.size ?? 0;
-      modifiedAt = Math.max(modifiedAt, journalStat?.mtimeMs ?? 0);
+    const { journals, segments, agent } = filesOf(file, names);
+    for (const other of [...journals, ...(sizes ? segments : []), ...(agent ? [agent] : [])]) {
+      const otherStat = await fs.stat(other).catch(() => undefined);
+      bytes += otherStat?.size ?? 0;
+      modifiedAt = Math.max(modifiedAt, otherStat?.mtimeMs ?? 0);
     }
     sessions.push({ sessionId, file, bytes, modifiedAt });
   }
   return sessions.sort((a, b) => b.modifiedAt - a.modifiedAt);
+}
+
+/** A session's journals (in replay order), segments (by number) and agent record, among the folder's `names`. */
+function filesOf(file: string, names: string[]): { journals: string[]; segments: string[]; agent?: string } {
+  const journals = numberedIn(file, 'journal', names).map((rotated) => rotated.path);
+  if (names.includes(path.basename(journalFile(file)))) journals.push(journalFile(file));
+  const segments = numberedIn(file, 'segment', names).map((segment) => segment.path);
+  const agent = names.includes(path.basename(agentFile(file))) ? agentFile(file) : undefined;
+  return { journals, segments, ...(agent ? { agent } : {}) };
 }
 
 /** The rotated journal files of `file`, oldest first, with their rotation numbers. */
@@ -85,17 +110,13 @@ export async function segmentsOnDisk(file: string): Promise<{ n: number; path: s
 export async function journalFiles(file: string): Promise<string[]> {
   // From one listing: a rotation (a rename) between two looks could hide the journal from both,
   // which a reader of another process's live session would take for "no journal".
-  const names = await fs.readdir(path.dirname(file)).catch(() => [] as string[]);
-  const files = numberedIn(file, 'journal', names).map((rotated) => rotated.path);
-  if (names.includes(path.basename(journalFile(file)))) files.push(journalFile(file));
-  return files;
+  return filesOf(file, await fs.readdir(path.dirname(file)).catch(() => [] as string[])).journals;
 }
 
 /** Every file that makes up a session: the index, then its journals, its segments and its agent record (those that exist). */
 export async function sessionFiles(file: string): Promise<string[]> {
-  const agent = agentFile(file);
-  const segments = (await segmentsOnDisk(file)).map((segment) => segment.path);
-  return [file, ...(await journalFiles(file)), ...segments, ...((await exists(agent)) ? [agent] : [])];
+  const { journals, segments, agent } = filesOf(file, await fs.readdir(path.dirname(file)).catch(() => [] as string[]));
+  return [file, ...journals, ...segments, ...(agent ? [agent] : [])];
 }
 
 /** Deletes a session's index, segments and journals (kept-aside files are left for the user). */
@@ -206,9 +227,3 @@ function isAlive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
-
-const exists = (file: string): Promise<boolean> =>
-  fs.stat(file).then(
-    () => true,
-    () => false,
-  );
