@@ -10,7 +10,7 @@ import { caseVariants } from '../../src/core/search/scanners';
 import { GRAM_BYTES, candidateChunks, chunkGrams, literalGrams } from '../../src/core/store/chunkGrams';
 import { CHUNK_BYTES, encodeChunks } from '../../src/core/store/chunks';
 import { buildSegment } from '../../src/core/store/segmentBuild';
-import { mapSegment, readMasks } from '../../src/core/store/segmentFile';
+import { chunksOf, mapSegment, readMasks } from '../../src/core/store/segmentFile';
 import { SegmentCache } from '../../src/core/store/segments';
 import { loadSqlJs } from '../../src/core/store/sqljs';
 import { openStore } from '../../src/core/workers/stores';
@@ -153,7 +153,7 @@ function masksOnDisk(dir: string, required = true): Map<string, { n: number; gra
     const fd = openSync(path.join(dir, name), 'r');
     try {
       const map = mapSegment(fd, fstatSync(fd).size);
-      for (const key of map.chunks.keys()) {
+      for (const key of chunksOf(fd, map).keys()) {
         const [outputId, idx] = [key.slice(0, key.lastIndexOf(':')), Number(key.slice(key.lastIndexOf(':') + 1))];
         const [grams] = readMasks(fd, map, outputId, idx, idx);
         if (!required && !grams) continue;
@@ -270,7 +270,8 @@ describe('search across outputs by trigram masks (issue 38 §3)', function () {
     for (const name of readdirSync(dir).filter((entry) => /\.segment\.\d+$/.test(entry))) {
       const n = Number(name.split('.').pop());
       const fd = openSync(path.join(dir, name), 'r');
-      const keys = [...mapSegment(fd, fstatSync(fd).size).chunks.keys()];
+      const map = mapSegment(fd, fstatSync(fd).size);
+      const keys = [...chunksOf(fd, map).keys()];
       closeSync(fd);
       const rows = keys.flatMap((key) => {
         const [outputId, idx] = [key.slice(0, key.lastIndexOf(':')), Number(key.slice(key.lastIndexOf(':') + 1))];

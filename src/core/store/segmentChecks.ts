@@ -10,7 +10,7 @@ import { describeError } from '../errors';
 import type { OpenReport } from '../types';
 import { atomicWriteFile } from './atomicWrite';
 import { queryRows } from './schema';
-import { mapSegment } from './segmentFile';
+import { chunksOf, mapSegment, masksOf } from './segmentFile';
 import { asidePath, moveAside, notRegularKind, openSessionFile, openSessionFileSync, segmentFile, segmentsOnDisk } from './sessionFiles';
 
 /**
@@ -99,8 +99,10 @@ function checkHolds(index: Database, path: string, segment: RecordedSegment): vo
   try {
     const map = mapSegment(fd, segment.file_bytes);
     if (map.pages * map.pageSize !== segment.file_bytes) throw new Error(`its header counts ${map.pages} pages of ${map.pageSize} bytes`);
+    const chunks = chunksOf(fd, map);
+    masksOf(fd, map); // its rows of masks check out too
     let dataBytes = 0;
-    for (const chunk of map.chunks.values()) dataBytes += chunk.dataBytes;
+    for (const chunk of chunks.values()) dataBytes += chunk.dataBytes;
     if (dataBytes !== segment.data_bytes) throw new Error(`it holds ${dataBytes} bytes of chunks, ${segment.data_bytes} were written`);
     const placed = queryRows<{ output_id: string; first_idx: number; last_idx: number; bytes: number }>(
       index,
@@ -110,7 +112,7 @@ function checkHolds(index: Database, path: string, segment: RecordedSegment): vo
     for (const p of placed) {
       let bytes = 0;
       for (let idx = p.first_idx; idx <= p.last_idx; idx++) {
-        const chunk = map.chunks.get(`${p.output_id}:${idx}`);
+        const chunk = chunks.get(`${p.output_id}:${idx}`);
         if (!chunk) throw new Error(`chunk ${idx} of ${p.output_id} is not in it`);
         bytes += chunk.dataBytes;
       }

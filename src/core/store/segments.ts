@@ -17,7 +17,7 @@ import { RecallError, describeError } from '../errors';
 import type { EncodedChunk } from './chunks';
 import { queryRows } from './schema';
 import { buildSegment, type SegmentRow } from './segmentBuild';
-import { mapSegment, readChunk, readMasks, type SegmentMap } from './segmentFile';
+import { chunksOf, mapSegment, readChunk, readMasks, type SegmentMap } from './segmentFile';
 import { maskRunRow } from './segmentGrams';
 import { openSessionFileSync, segmentFile } from './sessionFiles';
 
@@ -58,8 +58,9 @@ export class SegmentCache {
     return this.reading(n, (fd, map) => {
       const rows: ChunkRow[] = [];
       const masks = withGrams ? readMasks(fd, map, outputId, first, last) : [];
+      const located = chunksOf(fd, map);
       for (let idx = first; idx <= last; idx++) {
-        const chunk = map.chunks.get(`${outputId}:${idx}`);
+        const chunk = located.get(`${outputId}:${idx}`);
         if (!chunk) continue;
         const grams = masks[idx - first];
         rows.push({ idx, codec: chunk.codec, data: readChunk(fd, map, chunk), ...(grams ? { grams } : {}) });
