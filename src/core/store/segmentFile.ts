@@ -144,13 +144,7 @@ function walkTable(fd: number, map: Layout, root: number, cell: (location: Paylo
 const PRELOAD_PAGES = 256;
 
 /** Reads `children` (an interior page's) in one read when they are consecutive pages in range, none met yet. */
-function preload(
-  fd: number,
-  map: Layout,
-  children: number[],
-  seen: Set<number>,
-  into: Map<number, Buffer>,
-): void {
+function preload(fd: number, map: Layout, children: number[], seen: Set<number>, into: Map<number, Buffer>): void {
   const low = Math.min(...children);
   const count = children.length;
   if (count < 2 || count > PRELOAD_PAGES || !Number.isInteger(low) || low < 1 || low + count - 1 > map.pages) return;
@@ -183,13 +177,7 @@ export function localPayload(usable: number, payloadBytes: number): number {
  * Pages of one payload are written one after another, so they are read in one go and their links
  * checked; where a link points elsewhere the walk goes on from there.
  */
-export function readPayload(
-  fd: number,
-  map: Layout,
-  cell: Omit<PayloadLocation, 'local'>,
-  from: number,
-  length: number,
-): Buffer {
+export function readPayload(fd: number, map: Layout, cell: Omit<PayloadLocation, 'local'>, from: number, length: number): Buffer {
   check(from >= 0 && from + length <= cell.payloadBytes, 'a column runs past its row');
   const out = Buffer.allocUnsafe(length);
   let done = 0;
