@@ -11,6 +11,7 @@ import type { ToolContext } from '../../src/core/tools/toolSpec';
 import { resolveSettings } from '../../src/core/settings';
 import { settingSchema } from '../../src/core/manifest';
 import { SessionAgentNote } from '../../src/core/store/sessionAgent';
+import { deleteSessionFiles } from '../../src/core/store/sessionFiles';
 import { openStore } from '../../src/core/workers/stores';
 import { openWorkerStore, type WorkerStore } from '../../src/core/workers/workerClient';
 import { announceVsCodeSessions, announcedVsCodeSessions } from '../../src/core/agentStore';
@@ -394,6 +395,51 @@ describe('output catalog: list and search every retained output (issue 38)', fun
         await own.close();
       }
     });
+  });
+
+  it("a search's next page takes the folders as they are: a session deleted since the last page is not searched, nor named unreadable", async () => {
+    const folder = dirs.make();
+    const made: string[] = [];
+    for (const text of ['older needle\n', 'newer needle\n']) {
+      const store = await openStore({ dir: folder });
+      await store.retain(text, { tool: 'run_command', title: 'echo' });
+      made.push(store.file);
+      await store.close();
+    }
+    const own = new OutputCatalog({ folders: async () => [{ dir: folder }], current: async () => current });
+    try {
+      const first = await own.searchAcross('needle', { session: 'all', perOutput: 1, maxMatches: 1, tool: 'search_tool_output' });
+      assert.deepEqual(
+        first.groups.map((group) => group.matches[0].text),
+        ['newer needle'],
+      );
+      assert.ok(first.cursor, 'the older output is on the next page');
+      // The next page, again over the same folder: one page after another reuses the listing while the folder is unchanged.
+      const again = await own.searchAcross('needle', {
+        session: 'all',
+        perOutput: 1,
+        maxMatches: 1,
+        tool: 'search_tool_output',
+        cursor: first.cursor,
+      });
+      assert.deepEqual(
+        again.groups.map((group) => group.matches[0].text),
+        ['older needle'],
+      );
+      await deleteSessionFiles(made[0]);
+      const next = await own.searchAcross('needle', {
+        session: 'all',
+        perOutput: 1,
+        maxMatches: 1,
+        tool: 'search_tool_output',
+        cursor: first.cursor,
+      });
+      assert.deepEqual(next.groups, []);
+      assert.deepEqual(next.unreadable, [], 'a session deleted is gone from the scope, not unreadable');
+      assert.equal(next.cursor, undefined);
+    } finally {
+      await own.close();
+    }
   });
 
   it("finds VS Code's sessions from an agents' folder once a window announced them", async () => {

@@ -6,6 +6,7 @@
  * a search across outputs runs on the search lane, whose worker reads the sessions itself
  * (workers/sessionScan.ts).
  */
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { RecallError } from '../errors';
 import { isSessionIdShape } from '../ids';
@@ -99,6 +100,8 @@ export class OutputCatalog {
   private lane: SearchLane | undefined;
   private warming: Promise<void> | undefined;
   private laneIdle: NodeJS.Timeout | undefined;
+  /** The scope of a search's last page, and the folders' state it was listed in (continuedScope). */
+  private lastScope: { key: string; sessions: CatalogSession[] } | undefined;
 
   constructor(private readonly options: CatalogOptions) {}
 
@@ -208,9 +211,12 @@ export class OutputCatalog {
     const { session, perOutput, cursor, pageMs = DEFAULT_PAGE_MS, tool, signal, ...searchOptions } = options;
     checkSearchRequest('', pattern, searchOptions);
     const after = cursor === undefined ? undefined : decodeCursor(cursor, tool);
-    const scope = await this.scope(session, tool);
+    // The worker starts while the sessions are listed (in a fresh process it takes most of the first page).
+    const lane = this.searchLane();
+    lane.start();
+    const scope = after ? await this.continuedScope(session, tool) : await this.scope(session, tool);
     const agents = new Map(scope.map((known) => [known.sessionId, known.agents]));
-    const outcome = await this.searchLane().search({
+    const outcome = await lane.search({
       pattern,
       options: searchOptions,
       subject: `the outputs of ${scope.length === 1 ? `session ${scope[0].sessionId}` : `${scope.length} sessions`}`,
@@ -267,6 +273,30 @@ export class OutputCatalog {
     const views = [...this.views.values()];
     this.views.clear();
     await Promise.all(views.map((opening) => opening.then((view) => view.close()).catch(() => undefined)));
+  }
+
+  /**
+   * The sessions a scope names for the next page of a search: the last page's when no folder in scope changed
+   * since (its entries: a session made, deleted or checkpointed renames or adds a file there). Listing the folders
+   * again (a stat of every session's files and its agent record) cost each page of a common word's search more
+   * than the worker waited for; a session made since holds only outputs newer than the cursor, which the next
+   * pages skip in any case.
+   */
+  private async continuedScope(scope: SessionScope, tool: string): Promise<CatalogSession[]> {
+    const [current, folders] = await Promise.all([this.options.current(), this.options.folders()]);
+    const marks = await Promise.all(
+      folders.map((folder) =>
+        fs.stat(folder.dir).then(
+          (stat) => `${folder.dir}\0${stat.mtimeMs}`,
+          () => '',
+        ),
+      ),
+    );
+    const key = JSON.stringify([scope ?? 'current', current.sessionId, marks]);
+    if (this.lastScope?.key === key) return this.lastScope.sessions;
+    const sessions = await this.scope(scope, tool);
+    this.lastScope = { key, sessions };
+    return sessions;
   }
 
   /** The sessions a scope names. */

@@ -132,6 +132,15 @@ export class SearchLane {
     this.stopIfIdle();
   }
 
+  /** Starts the worker ahead of a search whose source takes a while to make; one that cannot start fails that search. */
+  start(): void {
+    try {
+      this.ensureWorker();
+    } catch {
+      // send() reports it.
+    }
+  }
+
   /** Runs a search in the lane: CANCELLED when its signal aborts first, TIMEOUT past its limit. */
   search(request: LaneSearch): Promise<SearchOutcome> {
     return new Promise<SearchOutcome>((resolve, reject) => {
