@@ -3,7 +3,7 @@
 // (a bare outputId of another session stays NOT_FOUND). Real session files, a real worker store
 // and the real search worker.
 import assert from 'node:assert/strict';
-import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { OutputCatalog } from '../../src/core/catalog/outputCatalog';
 import { invokeTool } from '../../src/core/tools/registry';
@@ -437,6 +437,17 @@ describe('output catalog: list and search every retained output (issue 38)', fun
       assert.deepEqual(next.groups, []);
       assert.deepEqual(next.unreadable, [], 'a session deleted is gone from the scope, not unreadable');
       assert.equal(next.cursor, undefined);
+      // The segments a page held open (ScanView.beginPage) are closed when it ends: no descriptor of this process names one.
+      const segmentsOpen = readdirSync('/proc/self/fd')
+        .map((fd) => {
+          try {
+            return readlinkSync(`/proc/self/fd/${fd}`);
+          } catch {
+            return '';
+          }
+        })
+        .filter((target) => /\.segment\.\d+/.test(target));
+      assert.deepEqual(segmentsOpen, []);
     } finally {
       await own.close();
     }

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, readFileSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { openStore, STORE_ENGINES } from '../../src/core/workers/stores';
 import { openReadOnlySession } from '../../src/core/store/readOnlySession';
+import { SegmentCache } from '../../src/core/store/segments';
+import type { RecallError } from '../../src/core/errors';
 import { listSessions, segmentFile, sessionFiles } from '../../src/core/store/sessionFiles';
 import { KiB, MiB } from '../../src/core/limits';
 import { rejectsWith } from './helpers/assertions';
@@ -184,6 +186,41 @@ describe('store: content segments', function () {
     await rejectsWith(store.read(session.a), 'STORE_UNAVAILABLE');
     assert.equal((await store.read(session.b)).text, 'in the next segment');
     await store.close();
+  });
+
+  it("a cache held for a search's page keeps the segments it reads open, reads them as written (deleted or not), and closes them at release", async () => {
+    const dir = dirs.make();
+    const store = await openStore({ dir, checkpoints: 'manual' });
+    const content = randomBytes(3 * MiB); // incompressible: 48 raw chunks, three segments
+    const { outputId } = await store.retain(content);
+    await store.flush();
+    const file = store.file;
+    await store.close();
+    const numbers = segmentNames(dir).map((name) => Number(name.split('.').pop()));
+    assert.equal(numbers.length, 3);
+    const openFiles = (): number => readdirSync('/proc/self/fd').length;
+    const cache = new SegmentCache(file);
+    const whole = (): Buffer =>
+      Buffer.concat(
+        numbers
+          .flatMap((n) => cache.chunks(n, outputId, 0, 47))
+          .sort((a, b) => a.idx - b.idx)
+          .map((row) => Buffer.from(row.data)),
+      );
+    const before = openFiles();
+    cache.hold();
+    assert.deepEqual(whole(), content);
+    assert.equal(openFiles(), before + 3, 'each segment read is kept open');
+    assert.deepEqual(whole(), content, 'read again through the files held');
+    assert.equal(openFiles(), before + 3, 'and not opened again');
+    for (const n of numbers) rmSync(segmentFile(file, n));
+    assert.deepEqual(whole(), content, 'a segment deleted while held reads as it was written');
+    cache.release();
+    assert.equal(openFiles(), before, 'release closes them all');
+    assert.throws(
+      () => whole(),
+      (error: RecallError) => error.code === 'STORE_UNAVAILABLE' && /is gone/.test(error.message),
+    );
   });
 
   it('a reader holding an older index reads a copy whose segment was rewritten and deleted since', async () => {

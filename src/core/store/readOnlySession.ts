@@ -99,7 +99,7 @@ export class ReadOnlySession extends WithRefusals implements StoreReads {
   private closed = false;
   private readonly chunks = new ChunkReader((outputId, first, last) => this.fetch(outputId, first, last));
   /** Segments are never changed, so what is open stays valid across views. */
-  private readonly segments: SegmentCache;
+  protected readonly segments: SegmentCache;
   private refreshing: Promise<boolean> | undefined;
   /** How the current view was read: the reads it took, and the journal records applied over the file. */
   lastRead = { attempts: 0, journalRecords: 0 };

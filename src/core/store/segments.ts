@@ -29,6 +29,8 @@ export const SEGMENT_BYTES = 1024 * 1024;
  * copy reads its pages without walking the segment's b-tree again. 64 cover a full session of 1 MiB segments.
  */
 const MAPS_KEPT = 64;
+/** Segment files a held cache keeps open (a session's are a few dozen). */
+const HELD_FILES = 32;
 
 /** `details.reason` of the error for a segment an index names but that is gone (a newer index dropped it). */
 export const SEGMENT_GONE = 'segmentGone';
@@ -47,8 +49,25 @@ export interface ChunkRow {
  */
 export class SegmentCache {
   private readonly maps = new Map<number, SegmentMap>();
+  /** Segments kept open from `hold` to `release`, by number (at most HELD_FILES, the least recently read closed first). */
+  private held: Map<number, number> | undefined;
 
   constructor(private readonly file: string) {}
+
+  /**
+   * Keeps the segments read open until `release`: a search's page reads the masks of many copies, a few
+   * from each segment, and opening the file for each read was a tenth of a fresh search. Only for
+   * that long: a segment never changes, but one its owner deleted would stay on disk while held.
+   */
+  hold(): void {
+    this.held ??= new Map();
+  }
+
+  release(): void {
+    const held = this.held;
+    this.held = undefined;
+    for (const fd of held?.values() ?? []) closeSync(fd);
+  }
 
   /**
    * Chunks [first, last] of `outputId` that segment `n` holds, in order (those it lacks are left out);
@@ -81,6 +100,16 @@ export class SegmentCache {
   /** Runs `read` over segment `n`'s open file and its map; a segment gone is SEGMENT_GONE, any other failure a damaged segment. */
   private reading<T>(n: number, read: (fd: number, map: SegmentMap) => T): T {
     const path = segmentFile(this.file, n);
+    const heldFd = this.held?.get(n);
+    if (heldFd !== undefined) {
+      this.held?.delete(n);
+      this.held?.set(n, heldFd);
+      try {
+        return read(heldFd, this.map(n, heldFd));
+      } catch (error) {
+        throw damaged(path, error);
+      }
+    }
     let fd: number;
     try {
       fd = openSessionFileSync(path); // a FIFO put in its place is refused (damaged), not waited on
@@ -91,18 +120,30 @@ export class SegmentCache {
         });
       throw damaged(path, error);
     }
+    const held = this.held;
     try {
       return read(fd, this.map(n, fd));
     } catch (error) {
       throw damaged(path, error);
     } finally {
-      closeSync(fd);
+      if (held) {
+        held.set(n, fd);
+        if (held.size > HELD_FILES) {
+          const [oldest, oldFd] = held.entries().next().value as [number, number];
+          held.delete(oldest);
+          closeSync(oldFd);
+        }
+      } else closeSync(fd);
     }
   }
 
   /** Forgets segment `n` (it is being deleted). */
   drop(n: number): void {
     this.maps.delete(n);
+    const fd = this.held?.get(n);
+    if (fd === undefined) return;
+    this.held?.delete(n);
+    closeSync(fd);
   }
 
   clear(): void {

@@ -78,6 +78,17 @@ export class ScanView extends ReadOnlySession {
     });
   }
 
+  /** Keeps the segment files a search's page reads open until `endPage` (SegmentCache.hold). */
+  beginPage(): void {
+    this.segments.hold();
+    (this.gramSegments ??= new SegmentCache(this.file)).hold();
+  }
+
+  endPage(): void {
+    this.segments.release();
+    this.gramSegments?.release();
+  }
+
   /** Reads what every search reads first: the index, and each copy's masks for its summary (a warm-up: see SessionsSource.warmOnly). */
   async warm(sessionId: string): Promise<void> {
     const copies = await this.listed(sessionId);
@@ -119,6 +130,7 @@ export class ScanView extends ReadOnlySession {
   }
 
   override async close(): Promise<void> {
+    this.endPage();
     this.gramSegments?.clear();
     this.summaries.clear();
     this.facts = undefined;

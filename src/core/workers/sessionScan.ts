@@ -43,11 +43,29 @@ export async function scanSessions(
   control: StepControl,
   useMasks = true,
 ): Promise<SearchOutcome> {
+  // The views this page reads keep their segment files open until it ends (ScanView.beginPage).
+  const views = new Set<ScanView>();
+  try {
+    return await scanPage(source, search, control, useMasks, views);
+  } finally {
+    for (const view of views) view.endPage();
+  }
+}
+
+async function scanPage(
+  source: SessionsSource,
+  search: CompiledSearch,
+  control: StepControl,
+  useMasks: boolean,
+  views: Set<ScanView>,
+): Promise<SearchOutcome> {
   const unreadable: { sessionId: string; outputId?: string; reason: string }[] = [];
   const candidates: Candidate[] = [];
   for (const { sessionId, file } of source.sessions) {
     try {
       const view = await viewOf(file);
+      view.beginPage();
+      views.add(view);
       for (const { info, output } of await view.listed(sessionId)) candidates.push({ output, info, view });
       if (source.warmOnly) await view.warm(sessionId);
     } catch (error) {
