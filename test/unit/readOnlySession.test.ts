@@ -3,7 +3,7 @@
 // removes and checkpoints in a loop: test/system/readOnlySessionWriter.test.ts.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { appendFileSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, promises as fsPromises, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { isRecallError } from '../../src/core/errors';
 import { openReadOnlySession } from '../../src/core/store/readOnlySession';
@@ -102,6 +102,60 @@ describe('read-only session view', function () {
       assert.equal(view.sessionId, store.sessionId);
       assert.ok(view.createdAt && view.createdAt <= Date.now());
     } finally {
+      await view.close();
+      await store.close();
+    }
+  });
+
+  it('sees each change its owner makes (a journal made, appended, rotated and dropped by a checkpoint, a removal), from a listing of the folder it is given', async () => {
+    const dir = dirs.make();
+    const store = await openStore({ dir, checkpoints: 'manual' });
+    const first = await store.retain('checkpointed before the view\n', { title: 'first' });
+    await store.flush();
+    const view = await openReadOnlySession(store.file, STORE_ENGINES);
+    // A search across outputs lists each folder once a page and gives the listing to each session's look (stale).
+    const listings = { count: 0 };
+    const readdir = fsPromises.readdir;
+    const counted = ((...args: Parameters<typeof readdir>) => {
+      listings.count++;
+      return readdir(...args);
+    }) as typeof readdir;
+    const staleNow = async (): Promise<boolean> => {
+      const names = readdirSync(dir);
+      fsPromises.readdir = counted;
+      try {
+        const given = await view.stale(names);
+        assert.equal(listings.count, 0, 'a look given a listing lists nothing');
+        fsPromises.readdir = readdir;
+        assert.equal(await view.stale(), given, 'a look with its own listing agrees');
+        return given;
+      } finally {
+        fsPromises.readdir = readdir;
+      }
+    };
+    const titles = async (): Promise<string[]> => (await view.list()).map((info) => info.title ?? '').sort();
+    try {
+      assert.equal(await staleNow(), false);
+      const changes: [string, () => Promise<unknown>, string[]][] = [
+        ['a journal made', () => store.retain('one\n', { title: 'one' }), ['first', 'one']],
+        ['the journal appended', () => store.retain('two\n', { title: 'two' }), ['first', 'one', 'two']],
+        [
+          'a checkpoint: the journal rotated, the index replaced, the rotated journal dropped',
+          () => store.flush(),
+          ['first', 'one', 'two'],
+        ],
+        ['a removal after the checkpoint', () => store.remove(first.outputId), ['one', 'two']],
+        ['and its checkpoint', () => store.flush(), ['one', 'two']],
+      ];
+      for (const [what, change, expected] of changes) {
+        await change();
+        assert.equal(await staleNow(), true, `${what}: seen`);
+        assert.equal(await view.refresh(readdirSync(dir)), true);
+        assert.deepEqual(await titles(), expected, what);
+        assert.equal(await staleNow(), false, `${what}: once`);
+      }
+    } finally {
+      fsPromises.readdir = readdir;
       await view.close();
       await store.close();
     }

@@ -125,9 +125,9 @@ export class ReadOnlySession extends WithRefusals implements StoreReads {
   }
 
   /** Whether the files on disk differ from the view (cheap: stats only). */
-  async stale(): Promise<boolean> {
+  async stale(names?: string[]): Promise<boolean> {
     if (!this.view) return true;
-    const now = await currentSignature(this.file);
+    const now = await currentSignature(this.file, names);
     return now === undefined || signatureText(now) !== signatureText(this.view.signature);
   }
 
@@ -135,14 +135,15 @@ export class ReadOnlySession extends WithRefusals implements StoreReads {
    * Reads the session again when its files changed; resolves whether the view changed. Calls that
    * overlap share one read. NOT_FOUND once the session file is gone (the view read before stays).
    */
-  refresh(): Promise<boolean> {
-    this.refreshing ??= this.reload().finally(() => (this.refreshing = undefined));
+  refresh(names?: string[]): Promise<boolean> {
+    this.refreshing ??= this.reload(names).finally(() => (this.refreshing = undefined));
     return this.refreshing;
   }
 
-  private async reload(): Promise<boolean> {
+  /** `names`: a listing of the session's folder just taken, for the look at its files (currentSignature). */
+  private async reload(names?: string[]): Promise<boolean> {
     this.ensureOpen();
-    if (this.view && !(await this.stale())) return false;
+    if (this.view && !(await this.stale(names))) return false;
     const raw = await readView(this.file);
     if (this.view && signatureText(this.view.signature) === signatureText(raw.signature)) {
       await raw.handle.close();

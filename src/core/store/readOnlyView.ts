@@ -6,7 +6,7 @@
 import { promises as fs, type BigIntStats } from 'node:fs';
 import { RecallError } from '../errors';
 import { parseJournal, type JournalEntry } from './journal';
-import { journalFiles, openSessionFile } from './sessionFiles';
+import { journalFiles, journalsAmong, openSessionFile } from './sessionFiles';
 
 /** Starts over this many times while the owner keeps checkpointing under the reader, then gives up. */
 const MAX_ATTEMPTS = 50;
@@ -39,12 +39,17 @@ export interface RawView {
   signature: Signature;
 }
 
-/** The marks of the session file and its journals as they are now; undefined when the session file is gone. */
-export async function currentSignature(file: string): Promise<Signature | undefined> {
+/**
+ * The marks of the session file and its journals as they are now; undefined when the session file is gone.
+ * `names`: a listing of its folder taken just before, shared by the sessions there (a search across outputs
+ * looks at every session at each page, and a listing per session read a folder of every session's segments
+ * again and again).
+ */
+export async function currentSignature(file: string, names?: string[]): Promise<Signature | undefined> {
   const db = await fs.stat(file, { bigint: true }).catch(() => undefined);
   if (!db) return undefined;
   const marks = [markOf(file, db)];
-  for (const journal of await journalFiles(file)) {
+  for (const journal of names ? journalsAmong(file, names) : await journalFiles(file)) {
     const st = await fs.stat(journal, { bigint: true }).catch(() => undefined);
     marks.push(st ? markOf(journal, st) : { path: journal, identity: 'gone', version: '' });
   }

@@ -110,7 +110,12 @@ export async function segmentsOnDisk(file: string): Promise<{ n: number; path: s
 export async function journalFiles(file: string): Promise<string[]> {
   // From one listing: a rotation (a rename) between two looks could hide the journal from both,
   // which a reader of another process's live session would take for "no journal".
-  return filesOf(file, await fs.readdir(path.dirname(file)).catch(() => [] as string[])).journals;
+  return journalsAmong(file, await fs.readdir(path.dirname(file)).catch(() => [] as string[]));
+}
+
+/** The journals of `file` among `names`, one listing of its folder, in replay order. */
+export function journalsAmong(file: string, names: string[]): string[] {
+  return filesOf(file, names).journals;
 }
 
 /** Every file that makes up a session: the index, then its journals, its segments and its agent record (those that exist). */

@@ -162,8 +162,8 @@ async function openScanView(file: string): Promise<ScanView> {
 const MAX_VIEWS = 32;
 const views = new Map<string, Promise<ScanView>>();
 
-/** The view of `file`, read again if its files changed since. */
-export async function viewOf(file: string): Promise<ScanView> {
+/** The view of `file`, read again if its files changed since (`names`: its folder's listing, just taken). */
+export async function viewOf(file: string, names?: string[]): Promise<ScanView> {
   let opening = views.get(file);
   if (!opening) {
     if (views.size >= MAX_VIEWS) {
@@ -177,7 +177,7 @@ export async function viewOf(file: string): Promise<ScanView> {
     return opening;
   }
   const view = await opening;
-  await view.refresh();
+  await view.refresh(names);
   return view;
 }
 
