@@ -206,6 +206,33 @@ describe('search engine (RE2 syntax, linear time)', () => {
       );
     });
 
+    it("a window that accepts from an offset finds the whole text's matches from there, whatever the plan, the case and the offset", () => {
+      const text = Buffer.from('Ärger timeout x\nTIMEOUT: ärger id=7f3a ERROR pool\n通过 timeout\nERROR pool id=7f3a timeout\n'.repeat(40));
+      const searches: [string, SearchOptions][] = [
+        ['timeout', { caseSensitive: true }],
+        ['timeout', {}],
+        ['ärger', {}],
+        ['ERROR.*id=7f3a', { regex: true, caseSensitive: true }],
+        ['[a-z]+ id=7f3a', { regex: true }],
+      ];
+      for (const [pattern, options] of searches) {
+        const search = compileSearch('f', pattern, { maxMatches: 1000, ...options });
+        const whole = searchBytes(text, search).matches;
+        // Every offset of the first lines (mid-line, mid-character, a line's start), then a few far on.
+        for (const from of [...Array(140).keys(), 1000, 2001, text.length - 3, text.length]) {
+          const found = new MatchCollector(1000);
+          runAll(
+            searchWindow(search, { bytes: text, base: 0, acceptFrom: from, acceptBefore: text.length + 1, line: 1, lineStart: 0 }, found),
+          );
+          assert.deepEqual(
+            found.matches,
+            whole.filter((m) => m.offset >= from),
+            `${pattern} ${JSON.stringify(options)} from ${from}`,
+          );
+        }
+      }
+    });
+
     it('the literal scanner goes forward from any offset', () => {
       const bytes = Buffer.from('aXa xa ÄÄ äx');
       const scanner = literalScanner(bytes, ['a', 'ä'], false);

@@ -62,9 +62,11 @@ export function* searchWindow(search: CompiledSearch, window: SearchWindow, foun
     found.add({ offset: window.base + offset, lineOffset, line, ...shown });
     return !found.full;
   };
+  // A window that goes on from an earlier one's matches (a page that resumes inside a copy) looks from there:
+  // a match holds its required literal, so one that starts at or after acceptFrom has it there too.
   if (search.plan === 'literal') {
     const scanner = literalScanner(bytes, search.literals, search.caseSensitive);
-    for (let hit = scanner.find(0); hit >= 0; hit = scanner.find(hit + 1)) {
+    for (let hit = scanner.find(acceptFrom); hit >= 0; hit = scanner.find(hit + 1)) {
       if (!report(hit)) return;
       yield;
     }
@@ -88,7 +90,7 @@ export function* searchWindow(search: CompiledSearch, window: SearchWindow, foun
   };
   if (search.literals.length > 0) {
     const scanner = literalScanner(bytes, search.literals, search.caseSensitive);
-    for (let hit = scanner.find(0); hit >= 0 && hit < acceptBefore;) {
+    for (let hit = scanner.find(acceptFrom); hit >= 0 && hit < acceptBefore;) {
       const from = hit === 0 ? 0 : bytes.lastIndexOf(0x0a, hit - 1) + 1;
       const to = lineEnd(bytes, hit);
       if (!matchLine(from, to)) return;

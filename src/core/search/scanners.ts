@@ -241,7 +241,7 @@ function regexScanner(bytes: Buffer, regex: RegExp, longest: number, anchors: An
   };
   return {
     find(from) {
-      if (text === undefined && !done) load(0, 0);
+      if (text === undefined && !done) load(from, from);
       // Re-use the last occurrence while it is still ahead; otherwise run on from where it was.
       while (!done && found < from) {
         const current = text as string;
