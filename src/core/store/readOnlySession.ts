@@ -29,7 +29,7 @@ import { annotateRow, insertOutputRow, outputStats, type OutputRow } from './out
 import { layoutOf } from './database';
 import { addMissingColumns, queryRows } from './schema';
 import { SEGMENT_GONE, SegmentCache, placedChunks, type ChunkRow } from './segments';
-import { currentSignature, readView, signatureText, type RawView, type Signature } from './readOnlyView';
+import { currentSignature, readView, signatureAmong, signatureText, type RawView, type Signature } from './readOnlyView';
 import { replayIndex, replaySteps } from './replayRule';
 import { loadSqlJs } from './sqljs';
 import { CHANGE_OPS, STORE_OPS, type ChangeOp } from './storeOps';
@@ -127,7 +127,7 @@ export class ReadOnlySession extends WithRefusals implements StoreReads {
   /** Whether the files on disk differ from the view (cheap: stats only). */
   async stale(names?: string[]): Promise<boolean> {
     if (!this.view) return true;
-    const now = await currentSignature(this.file, names);
+    const now = names ? signatureAmong(this.file, names) : await currentSignature(this.file);
     return now === undefined || signatureText(now) !== signatureText(this.view.signature);
   }
 
@@ -140,7 +140,7 @@ export class ReadOnlySession extends WithRefusals implements StoreReads {
     return this.refreshing;
   }
 
-  /** `names`: a listing of the session's folder just taken, for the look at its files (currentSignature). */
+  /** `names`: a listing of the session's folder just taken, for the look at its files (signatureAmong). */
   private async reload(names?: string[]): Promise<boolean> {
     this.ensureOpen();
     if (this.view && !(await this.stale(names))) return false;

@@ -79,8 +79,7 @@ async function sessionsInFolder(dir: string, sizes: boolean): Promise<SessionFil
 
 /** A session's journals (in replay order), segments (by number) and agent record, among the folder's `names`. */
 function filesOf(file: string, names: string[]): { journals: string[]; segments: string[]; agent?: string } {
-  const journals = numberedIn(file, 'journal', names).map((rotated) => rotated.path);
-  if (names.includes(path.basename(journalFile(file)))) journals.push(journalFile(file));
+  const journals = journalsAmong(file, names);
   const segments = numberedIn(file, 'segment', names).map((segment) => segment.path);
   const agent = names.includes(path.basename(agentFile(file))) ? agentFile(file) : undefined;
   return { journals, segments, ...(agent ? { agent } : {}) };
@@ -115,7 +114,10 @@ export async function journalFiles(file: string): Promise<string[]> {
 
 /** The journals of `file` among `names`, one listing of its folder, in replay order. */
 export function journalsAmong(file: string, names: string[]): string[] {
-  return filesOf(file, names).journals;
+  // Not filesOf's: a search's page asks this of every session, and a folder holds every session's segments.
+  const journals = numberedIn(file, 'journal', names).map((rotated) => rotated.path);
+  if (names.includes(path.basename(journalFile(file)))) journals.push(journalFile(file));
+  return journals;
 }
 
 /** Every file that makes up a session: the index, then its journals, its segments and its agent record (those that exist). */

@@ -16,7 +16,7 @@
  * there (a byte offset past its last match). A copy that cannot be read is named in `unreadable`,
  * and the others are searched.
  */
-import { promises as fs } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { RecallError, describeError } from '../errors';
 import { MatchCollector, searchWindow, wholeWindow, type CompiledSearch, type SearchWindow } from '../search';
@@ -63,16 +63,16 @@ async function scanPage(
 ): Promise<SearchOutcome> {
   const unreadable: { sessionId: string; outputId?: string; reason: string }[] = [];
   const candidates: Candidate[] = [];
-  // Each folder listed once for its sessions' looks at their files: a listing per session cost a page 6 ms for ten.
-  const listings = new Map<string, Promise<string[] | undefined>>();
-  const listing = (dir: string): Promise<string[] | undefined> => {
-    let names = listings.get(dir);
-    if (!names) listings.set(dir, (names = fs.readdir(dir).catch(() => undefined)));
-    return names;
+  // Each folder listed once for its sessions' looks at their files (a listing per session cost a page 6 ms for
+  // ten), and on this thread: it is the search's own, and waiting on the thread pool cost more than the listing.
+  const listings = new Map<string, string[] | undefined>();
+  const listing = (dir: string): string[] | undefined => {
+    if (!listings.has(dir)) listings.set(dir, tryReaddir(dir));
+    return listings.get(dir);
   };
   for (const { sessionId, file } of source.sessions) {
     try {
-      const view = await viewOf(file, await listing(path.dirname(file)));
+      const view = await viewOf(file, listing(path.dirname(file)));
       view.beginPage();
       views.add(view);
       for (const { info, output } of await view.listed(sessionId)) candidates.push({ output, info, view });
@@ -142,6 +142,14 @@ async function scanPage(
   }
   collectWhenIdle(readBytes);
   return page(groups, searchedOutputs, searchedBytes, incompleteSearched, candidates.length, unreadable, next);
+}
+
+function tryReaddir(dir: string): string[] | undefined {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return undefined;
+  }
 }
 
 function page(
