@@ -11,6 +11,7 @@ import { serializeError } from '../worker/errors';
 import type { WorkerReply } from '../worker/reply';
 import { compileSearch, MatchCollector, searchWindow, wholeWindow, type CompiledSearch } from './index';
 import type { FileSource, SearchOutcome, SearchRequest, SearchWorkerRequest, SessionsSource } from './protocol';
+import { PAGING, PagesAhead, type PagingTiming, type SessionsRequest } from './pagesAhead';
 import { runSliced, type StepControl } from './sliced';
 
 type Port = Pick<MessagePort, 'on' | 'postMessage'>;
@@ -27,7 +28,7 @@ export type FileScan = (source: FileSource, search: CompiledSearch, control: Ste
 /** How sessions' outputs are searched (workers/sessionScan.ts), handed in for the same reason: search is below the store. */
 export type SessionsScan = (source: SessionsSource, search: CompiledSearch, control: StepControl) => Promise<SearchOutcome>;
 
-export function serveSearches(port: Port, scanFile: FileScan, scanSessions: SessionsScan): void {
+export function serveSearches(port: Port, scanFile: FileScan, scanSessions: SessionsScan, paging: PagingTiming = PAGING): void {
   lowerPriority();
   const cancelled = new Set<number>();
   const compiled = new Map<string, CompiledSearch>();
@@ -56,15 +57,22 @@ export function serveSearches(port: Port, scanFile: FileScan, scanSessions: Sess
     await runSliced(searchWindow(search, wholeWindow(bytes), found), control);
     return { matches: found.matches, truncated: found.truncated, totalBytes: bytes.length };
   };
+  const pages = new PagesAhead(run, (id, stop) => (stop ? cancelled.add(id) : cancelled.delete(id)), paging);
   port.on('message', (request: SearchWorkerRequest) => {
     if (request?.op === 'cancel') {
       cancelled.add(request.id);
+      pages.cancelled(request.id);
       return;
     }
     if (request?.op !== 'search' || typeof request.id !== 'number') return;
-    run(request)
+    const arrivedAt = performance.now();
+    const sessions = isSessionsRequest(request) ? request : undefined;
+    (sessions ? pages.page(sessions, arrivedAt) : run(request))
       .then(
-        (result) => port.postMessage({ id: request.id, ok: true, result } satisfies WorkerReply),
+        (result) => {
+          port.postMessage({ id: request.id, ok: true, result } satisfies WorkerReply);
+          if (sessions) pages.replied(sessions, result, arrivedAt);
+        },
         (error: unknown) => port.postMessage({ id: request.id, ok: false, error: serializeError(error) } satisfies WorkerReply),
       )
       // (A cancel that crosses the reply leaves its id here: harmless, ids are never reused.)
@@ -76,6 +84,8 @@ export function serveSearches(port: Port, scanFile: FileScan, scanSessions: Sess
       });
   });
 }
+
+const isSessionsRequest = (request: SearchRequest): request is SessionsRequest => request.source?.kind === 'sessions';
 
 /**
  * Under CPU contention the reads win: this thread runs at nice +10 (Linux sets a nice value per

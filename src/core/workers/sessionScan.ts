@@ -62,7 +62,7 @@ async function scanPage(
   views: Set<ScanView>,
 ): Promise<SearchOutcome> {
   const unreadable: { sessionId: string; outputId?: string; reason: string }[] = [];
-  const candidates: Candidate[] = [];
+  const lists: { view: ScanView; copies: Listed[] }[] = [];
   // Each folder listed once for its sessions' looks at their files (a listing per session cost a page 6 ms for
   // ten), and on this thread: it is the search's own, and waiting on the thread pool cost more than the listing.
   const listings = new Map<string, string[] | undefined>();
@@ -75,14 +75,14 @@ async function scanPage(
       const view = await viewOf(file, listing(path.dirname(file)));
       view.beginPage();
       views.add(view);
-      for (const { info, output } of await view.listed(sessionId)) candidates.push({ output, info, view });
+      lists.push({ view, copies: await view.listed(sessionId) });
       if (source.warmOnly) await view.warm(sessionId);
     } catch (error) {
       unreadable.push({ sessionId, reason: describeError(error) });
     }
   }
+  const candidates = inOrder(lists);
   if (source.warmOnly) return page([], 0, 0, 0, candidates.length, unreadable);
-  candidates.sort((a, b) => compareNewestFirst(keyOf(a.output), keyOf(b.output)));
   const grams = useMasks ? gramQuery(search) : undefined;
   const pageEnd = performance.now() + source.pageMs;
   // No bound per output: the page alone bounds it, and one that fills up inside an output ends there.
@@ -97,7 +97,7 @@ async function scanPage(
   let next: OutputKey | undefined;
   const { after } = source;
   const resumed = (key: OutputKey): boolean => after?.from !== undefined && compareNewestFirst(key, after) === 0;
-  const todo = candidates.filter((candidate) => isAfter(keyOf(candidate.output), after) || resumed(keyOf(candidate.output)));
+  const todo = candidates.filter(({ output }) => isAfter(output, after) || resumed(output));
   for (const [index, { output, info, view }] of todo.entries()) {
     // A page ends when it has its time (the first page comes back fast), or before an output whose
     // matches might not all fit it: an output is cut by its own perOutput alone (moreInOutput), never
@@ -110,7 +110,7 @@ async function scanPage(
     }
     checkStopped(control);
     const found = new MatchCollector(unbounded ? room : Math.min(source.perOutput, room));
-    const from = resumed(keyOf(output)) ? (after?.from ?? 0) : 0;
+    const from = resumed(output) ? (after?.from ?? 0) : 0;
     let bytes: number;
     let read: number;
     let whole: Buffer | undefined;
@@ -167,6 +167,12 @@ function page(
     totalBytes: searchedBytes,
     across: { groups, searchedOutputs, searchedBytes, incompleteSearched, outputsInScope, unreadable, ...(next ? { next } : {}) },
   };
+}
+
+/** The sessions' outputs, newest first. */
+function inOrder(lists: { view: ScanView; copies: Listed[] }[]): Candidate[] {
+  const candidates = lists.flatMap(({ view, copies }) => copies.map(({ info, output }) => ({ info, output, view })));
+  return candidates.sort((a, b) => compareNewestFirst(a.output, b.output));
 }
 
 /** Bytes the pages read since the last collection, and the timer that collects them once the pages stop. */
