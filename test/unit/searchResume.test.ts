@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { compileSearch } from '../../src/core/search';
 import type { OutputKey } from '../../src/core/search/protocol';
 import { CHUNK_BYTES } from '../../src/core/store/chunks';
+import { loadSqlJs } from '../../src/core/store/sqljs';
 import { openStore } from '../../src/core/workers/stores';
 import { scanCounts, scanSessions } from '../../src/core/workers/sessionScan';
 import { useTempDirs } from './helpers/tempDirs';
@@ -70,6 +71,32 @@ describe('a search across outputs whose page ends inside a copy (issue 38 §3)',
     assert.equal(scanCounts.wholeCopies - before.wholeCopies, 2);
     assert.equal(scanCounts.windows - before.windows, 0);
     assert.equal(scanCounts.keptCopies - before.keptCopies, pages - 1);
+  });
+
+  it("reads each copy by the row and placements its page listed: no query of the session's index per copy", async () => {
+    const store = await openStore({ dir: dirs.make() });
+    for (const [k, t] of [text(2, 'a'), text(1, 'b'), text(2, 'c')].entries()) await store.retain(t, { title: `copy ${k}` });
+    const sessions = [{ sessionId: store.sessionId, file: store.file }];
+    await store.close();
+    const search = compileSearch('o', 'timeout', { caseSensitive: true, maxMatches: 1000 });
+    const source = { kind: 'sessions' as const, sessions, perOutput: 1000, pageMs: 1e9 };
+    // The first page opens the view and lists the session (queries, once per version of its index).
+    let after = (await scanSessions(source, search, control)).across?.next;
+    const { Database } = await loadSqlJs();
+    const prepare = Database.prototype.prepare;
+    let queries = 0;
+    Database.prototype.prepare = function (this: InstanceType<typeof Database>, ...args: Parameters<typeof prepare>) {
+      queries++;
+      return prepare.apply(this, args);
+    };
+    const before = { ...scanCounts };
+    try {
+      while (after) after = (await scanSessions({ ...source, after }, search, control)).across?.next;
+    } finally {
+      Database.prototype.prepare = prepare;
+    }
+    assert.ok(scanCounts.wholeCopies - before.wholeCopies >= 2, 'the later pages read copies');
+    assert.equal(queries, 0);
   });
 
   it('a page that does not follow the one that ended in the copy reads it again, and finds the same', async () => {

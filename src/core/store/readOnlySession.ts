@@ -207,7 +207,7 @@ export class ReadOnlySession extends WithRefusals implements StoreReads {
     return this.chunks.bytes(row, from, to, cache);
   }
 
-  private fetch(outputId: string, first: number, last: number): ChunkRow[] {
+  protected fetch(outputId: string, first: number, last: number): ChunkRow[] {
     const { db, layout } = this.current();
     if (layout === 2) return placedChunks(db, this.segments, outputId, first, last);
     return queryRows<ChunkRow>(db, 'SELECT idx, codec, data FROM chunks WHERE output_id = ? AND idx BETWEEN ? AND ?', [

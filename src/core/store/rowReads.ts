@@ -100,7 +100,12 @@ export abstract class SessionReads {
 
   /** Every copy of the session, newest first (evicted ones included, flagged). */
   async list(): Promise<OutputInfo[]> {
-    return queryRows<OutputRow>(this.index(), 'SELECT * FROM outputs ORDER BY seq DESC').map(toInfo);
+    return this.rows().map(toInfo);
+  }
+
+  /** Every copy's row, newest first. */
+  protected rows(): OutputRow[] {
+    return queryRows<OutputRow>(this.index(), 'SELECT * FROM outputs ORDER BY seq DESC');
   }
 
   /** Whether the session holds this output (evicted or not). */

@@ -173,7 +173,20 @@ export function placedChunks(index: Database, segments: SegmentCache, outputId: 
     'SELECT segment, first_idx, last_idx FROM placements WHERE output_id = ? AND last_idx >= ? AND first_idx <= ? ORDER BY first_idx',
     [outputId, first, last],
   );
-  return placements.flatMap((p) => segments.chunks(p.segment, outputId, Math.max(first, p.first_idx), Math.min(last, p.last_idx)));
+  return chunksOfRuns(placements, segments, outputId, first, last);
+}
+
+/** Chunks [first, last] of a copy, from its placements (all of them, or those that meet the range), in chunk order. */
+export function chunksOfRuns(
+  placements: readonly { segment: number; first_idx: number; last_idx: number }[],
+  segments: SegmentCache,
+  outputId: string,
+  first: number,
+  last: number,
+): ChunkRow[] {
+  return placements
+    .filter((p) => p.last_idx >= first && p.first_idx <= last)
+    .flatMap((p) => segments.chunks(p.segment, outputId, Math.max(first, p.first_idx), Math.min(last, p.last_idx)));
 }
 
 /** Where one sealed segment's chunks belong: runs of consecutive chunks of one copy. */
