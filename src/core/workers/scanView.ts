@@ -15,7 +15,7 @@ import { SegmentCache, chunksOfRuns, type ChunkRow } from '../store/segments';
 import { placedGrams, placementsByCopy, type PlacementRow } from '../store/segmentGrams';
 import { queryRows } from '../store/schema';
 import type { LineFacts, ListedOutput, OutputInfo } from '../types';
-import { listedOutput } from './listedOutput';
+import { compareNewestFirst, listedOutput } from './listedOutput';
 import { STORE_ENGINES } from './stores';
 
 /** What a search by chunks needs of a copy: its size, its line facts and the chunks where a literal can start. */
@@ -46,7 +46,7 @@ export class ScanView extends ReadOnlySession {
   private listing: { db: Database; sessionId: string; copies: Listed[]; rows: Map<string, OutputRow> } | undefined;
   private readonly summaries = new Map<string, Uint8Array>();
 
-  /** Its readable copies and their rows, read once per version of the index (a search's pages list them each). */
+  /** Its readable copies and their rows, newest first, read once per version of the index (a search's pages list them each). */
   async listed(sessionId: string): Promise<Listed[]> {
     const db: Database = this.index();
     if (this.listing?.db !== db || this.listing.sessionId !== sessionId) {
@@ -54,7 +54,11 @@ export class ScanView extends ReadOnlySession {
       this.listing = {
         db,
         sessionId,
-        copies: rows.map(toInfo).map((info) => ({ info, output: listedOutput(info, sessionId) })),
+        // In the order a search takes them: a page merges the sessions' listings, and sorted runs merge in one pass.
+        copies: rows
+          .map(toInfo)
+          .map((info) => ({ info, output: listedOutput(info, sessionId), view: this }))
+          .sort((a, b) => compareNewestFirst(a.output, b.output)),
         rows: new Map(rows.map((row) => [row.id, row])),
       };
     }
@@ -203,7 +207,9 @@ export async function viewOf(file: string, names?: string[]): Promise<ScanView> 
   return view;
 }
 
+/** A listed copy, and the view to read it from. */
 export interface Listed {
   info: OutputInfo;
   output: ListedOutput;
+  view: ScanView;
 }
