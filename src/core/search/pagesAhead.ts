@@ -9,6 +9,8 @@
  * much earlier, as a search racing a change of the sessions is. Anything else is computed anew, and a
  * page ahead still running is stopped first, so that one scan of the sessions runs at a time.
  * A caller that pauses (a model reading a page) gets nothing ahead: the work would likely be wasted.
+ * One that stops paging (Cancel between pages, the last hits it wanted) leaves at most one page's time
+ * (its `pageMs`) of work on this thread, which runs below the readers' priority (service.ts).
  */
 import type { SearchOutcome, SearchRequest, SessionsSource } from './protocol';
 
