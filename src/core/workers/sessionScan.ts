@@ -2,7 +2,8 @@
  * A search across outputs, as the search worker runs it: the sessions in scope are read here,
  * read-only (readOnlySession.ts: no lock, no byte written, the owner's journal included), their
  * readable outputs taken newest first, and each copy searched until the page has its matches or its
- * time. One copy is held at a time; nothing crosses threads but the page.
+ * time. One copy is held at a time (and, between pages, the one a page ended in); nothing crosses
+ * threads but the page.
  *
  * When the search has literals every match contains, a copy in segments is searched by its chunks'
  * trigram masks (store/chunkGrams.ts): only the chunks where a literal can start are read and
