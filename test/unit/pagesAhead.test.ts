@@ -155,6 +155,22 @@ describe('a search across outputs computes its next page ahead for a caller that
     }
   });
 
+  it("a page ahead that fails is computed anew when asked for: the caller gets the page, not the page ahead's error", async () => {
+    const reference = serve({ pauseMs: 0, freshMs: Infinity });
+    const expected = await everyPage(reference);
+    reference.close();
+    // The third scan, the third page begun ahead, fails as a damaged segment would.
+    const service = serve({ pauseMs: Infinity, freshMs: Infinity }, (scan) =>
+      scan === 3 ? Promise.reject(new Error('the segment cannot be read')) : undefined,
+    );
+    try {
+      assert.deepEqual(await everyPage(service), expected);
+      assert.equal(service.scans[3].after?.from, service.scans[2].after?.from, 'the third page scanned again, on request');
+    } finally {
+      service.close();
+    }
+  });
+
   it('a cancel of a request waiting on its page ahead stops that page: CANCELLED', async () => {
     // The third scan (the third page, begun ahead) waits until its request and the cancel of it were sent.
     let release = (): void => undefined;

@@ -23,6 +23,9 @@ const markOf = (path: string, st: BigIntStats): Mark => ({
   version: `${st.size}:${st.mtimeNs}:${st.ctimeNs}`,
 });
 
+/** A journal's mark; one listed but gone by its stat (rotated, or dropped by a checkpoint) is marked so. */
+const journalMark = (path: string, st: BigIntStats | undefined): Mark => (st ? markOf(path, st) : { path, identity: 'gone', version: '' });
+
 /** The session file's mark, then its journals' in replay order. */
 export type Signature = Mark[];
 
@@ -45,8 +48,7 @@ export async function currentSignature(file: string): Promise<Signature | undefi
   if (!db) return undefined;
   const marks = [markOf(file, db)];
   for (const journal of await journalFiles(file)) {
-    const st = await fs.stat(journal, { bigint: true }).catch(() => undefined);
-    marks.push(st ? markOf(journal, st) : { path: journal, identity: 'gone', version: '' });
+    marks.push(journalMark(journal, await fs.stat(journal, { bigint: true }).catch(() => undefined)));
   }
   return marks;
 }
@@ -62,8 +64,7 @@ export function signatureAmong(file: string, names: string[]): Signature | undef
   if (!db) return undefined;
   const marks = [markOf(file, db)];
   for (const journal of journalsAmong(file, names)) {
-    const st = statSync(journal, { bigint: true, throwIfNoEntry: false });
-    marks.push(st ? markOf(journal, st) : { path: journal, identity: 'gone', version: '' });
+    marks.push(journalMark(journal, statSync(journal, { bigint: true, throwIfNoEntry: false })));
   }
   return marks;
 }

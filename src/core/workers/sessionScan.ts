@@ -246,7 +246,7 @@ async function searchCopy(
   leftIn = undefined;
   // Bytes of a copy never change once written, so its outputId and size name them.
   if (from > 0 && kept?.view === view && kept.outputId === outputId && kept.bytes.length === info.totalBytes) {
-    await runSliced(searchWindow(search, { ...wholeWindow(kept.bytes), acceptFrom: from }, found), control);
+    await searchWhole(kept.bytes, search, from, found, control);
     scanCounts.keptCopies++;
     return { bytes: kept.bytes.length, read: 0, whole: kept.bytes };
   }
@@ -256,7 +256,7 @@ async function searchCopy(
   // Every chunk a candidate and every match wanted: one read of the whole copy costs less than its windows.
   if (!copy || (from === 0 && chunks.length === copy.chunkCount && !bounded)) {
     const bytes = await view.readAll(outputId);
-    await runSliced(searchWindow(search, { ...wholeWindow(bytes), acceptFrom: from }, found), control);
+    await searchWhole(bytes, search, from, found, control);
     scanCounts.wholeCopies++;
     scanCounts.wholeBytes += bytes.length;
     return { bytes: bytes.length, read: bytes.length, whole: bytes };
@@ -305,6 +305,10 @@ async function searchCopy(
   }
   return { bytes: copy.totalBytes, read };
 }
+
+/** A whole copy's matches that start at `from` or after. */
+const searchWhole = (bytes: Buffer, search: CompiledSearch, from: number, found: MatchCollector, control: StepControl): Promise<void> =>
+  runSliced(searchWindow(search, { ...wholeWindow(bytes), acceptFrom: from }, found), control);
 
 const asBuffer = (part: Uint8Array): Buffer => (Buffer.isBuffer(part) ? part : Buffer.from(part.buffer, part.byteOffset, part.byteLength));
 
