@@ -280,6 +280,12 @@ describe('search across outputs by trigram masks (issue 38 §3)', function () {
       writeFileSync(path.join(dir, name), buildSegment(rows));
       assert.deepEqual(masksOnDisk(dir, false).get(keys[0]), undefined, `${name} has no masks`);
     }
+    // And its index, without the copies' summaries (copySummaries.ts) that came after masks.
+    const SQL = await loadSqlJs();
+    const index = new SQL.Database(readFileSync(session.file));
+    index.exec('DROP TABLE copy_grams');
+    writeFileSync(session.file, index.export());
+    index.close();
     const source = { kind: 'sessions' as const, sessions: [session], perOutput: 1000, pageMs: 1e9 };
     for (const [pattern, options] of SEARCHES.slice(0, 6)) {
       const search = compileSearch('o', pattern, { ...options, maxMatches: 1000 });

@@ -80,7 +80,7 @@ describe('store: a session file of the previous release (layout 1) is migrated o
       }
       const layout = await layoutOfFile(file);
       assert.equal(layout.version, '2');
-      assert.deepEqual(layout.tables, ['outputs', 'placements', 'segments', 'session'], 'the index holds no chunks');
+      assert.deepEqual(layout.tables, ['copy_grams', 'outputs', 'placements', 'segments', 'session'], 'the index holds no chunks');
       const chunks = await storedChunks(file);
       assert.deepEqual([...new Set(chunks.map((c) => c.output_id))].sort(), [ids.binary, ids.journalled, ids.text].sort());
     }

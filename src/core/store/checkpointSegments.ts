@@ -4,6 +4,7 @@
  */
 import type { Database } from 'sql.js';
 import { CHUNK_BYTES, encodeChunks } from './chunks';
+import { SummaryOfCopy, recordSummaries } from './copySummaries';
 import { isLive } from './outputRows';
 import type { PendingContent } from './pendingContent';
 import {
@@ -37,8 +38,8 @@ export interface Rewrites {
 }
 
 /**
- * Deflates each pending copy of `batch` and adds its chunks, then the live chunks of the segments
- * worth rewriting. A copy's pending content is dropped once all its chunks are in written segments
+ * Deflates each pending copy of `batch` and adds its chunks (and records its trigram summary), then
+ * the live chunks of the segments worth rewriting. A copy's pending content is dropped once all its chunks are in written segments
  * (reads then go there). Rewritten chunks are placed only at the end (`deferred`), with their old
  * segments' placements removed in the same step, so a failure leaves no chunk placed twice.
  */
@@ -47,6 +48,7 @@ export async function writeSegments(writer: SegmentWriter, batch: [string, Pendi
   const rewriting = new Set<string>();
   const deferred: Rewrites['deferred'] = [];
   let added: [string, PendingContent][] = [];
+  const summaries = new Map<string, Uint8Array>();
   const record = (sealed: SealedSegment | undefined): void => {
     if (!sealed) return;
     const db = round.index();
@@ -63,6 +65,7 @@ export async function writeSegments(writer: SegmentWriter, batch: [string, Pendi
   for (const [outputId, content] of batch) {
     let idx = 0;
     const hint = { sample: true };
+    const summary = new SummaryOfCopy();
     // A window at a time, so a copy is never held whole (read back from the journal, then its chunks).
     // Evicted or removed meanwhile: then it is no longer pending, and there is nothing more to store.
     for (let at = 0; at < content.length && pending.get(outputId) === content; at += WINDOW_BYTES) {
@@ -71,10 +74,19 @@ export async function writeSegments(writer: SegmentWriter, batch: [string, Pendi
       const window = read.subarray(0, WINDOW_BYTES);
       const encoded = await encodeChunks(window, hint, read.subarray(window.length));
       if (pending.get(outputId) !== content) break;
-      for (const chunk of encoded) record(await writer.add(outputId, idx++, chunk));
+      for (const chunk of encoded) {
+        summary.add(chunk.grams);
+        record(await writer.add(outputId, idx++, chunk));
+      }
     }
-    if (pending.get(outputId) === content) added.push([outputId, content]);
+    if (pending.get(outputId) === content) {
+      added.push([outputId, content]);
+      const done = summary.done();
+      if (done) summaries.set(outputId, done);
+    }
   }
+  // Read by searches only once a copy's chunks are placed (until then it is searched whole).
+  recordSummaries(round.index(), summaries);
   const rewritten = segmentsToRewrite(round.index()).map((segment) => segment.n);
   for (const n of rewritten) {
     for (const { outputId, chunks } of liveChunks(round.index(), round.segments, n)) {

@@ -60,6 +60,58 @@ export function chunkGrams(chunk: Uint8Array, next: Uint8Array = new Uint8Array(
 
 const hasBit = (mask: Uint8Array, bit: number): boolean => (mask[bit >>> 3] & (1 << (bit & 7))) !== 0;
 
+/** Set bits of each byte value. */
+const ONES = new Uint8Array(256).map((_, byte) => (byte.toString(2).match(/1/g) ?? []).length);
+/** A byte's four bit pairs, each ORed into one bit: half a byte of a mask of half the bits. */
+const PAIRS = new Uint8Array(256).map((_, byte) => {
+  let half = 0;
+  for (let pair = 0; pair < 4; pair++) if ((byte >> (2 * pair)) & 3) half |= 1 << pair;
+  return half;
+});
+
+/** The OR of masks of one length (a copy's chunks'): every trigram of the copy has its bit in it. */
+export function orOfMasks(masks: readonly Uint8Array[]): Uint8Array {
+  const summary = new Uint8Array(masks[0].length);
+  for (const mask of masks) orInto(summary, mask);
+  return summary;
+}
+
+/** ORs `mask` into `target` (of its length), 32 bits a step where both are so aligned. */
+export function orInto(target: Uint8Array, mask: Uint8Array): void {
+  if (target.length % 4 === 0 && target.byteOffset % 4 === 0 && mask.byteOffset % 4 === 0) {
+    const words = new Uint32Array(target.buffer, target.byteOffset, target.length / 4);
+    const other = new Uint32Array(mask.buffer, mask.byteOffset, words.length);
+    for (let at = 0; at < words.length; at++) words[at] |= other[at];
+  } else for (let at = 0; at < target.length; at++) target[at] |= mask[at];
+}
+
+/** Below this share of its bits set, a copy's summary is halved (it was sparse enough to stay useful). */
+const SUMMARY_DENSITY = 1 / 3;
+/** A summary is never halved below this many bytes. */
+const SUMMARY_MIN_BYTES = 64;
+
+/**
+ * A copy's summary as the index keeps it (copySummaries.ts): the OR of its chunks' masks, halved while
+ * the half has at most a third of its bits set. A trigram's bit in a mask of half the bits is its bit
+ * in the whole one shifted right by one (`bitOf` takes the hash's top bits), so a half is each pair of
+ * bits ORed, and `candidateChunks` reads it by its length like any mask. A small copy's summary is
+ * then a few hundred bytes instead of 2 KiB, and as selective as a third of its bits set allows.
+ */
+export function compactSummary(summary: Uint8Array): Uint8Array {
+  let mask = summary;
+  while (mask.length > SUMMARY_MIN_BYTES) {
+    const half = new Uint8Array(mask.length / 2);
+    let ones = 0;
+    for (let at = 0; at < half.length; at++) {
+      half[at] = PAIRS[mask[2 * at]] | (PAIRS[mask[2 * at + 1]] << 4);
+      ones += ONES[half[at]];
+    }
+    if (ones > half.length * 8 * SUMMARY_DENSITY) break;
+    mask = half;
+  }
+  return mask;
+}
+
 /** The trigrams every occurrence of a literal holds (folded, as 24-bit numbers), in the literal's order. */
 export interface LiteralGrams {
   grams: number[];

@@ -5,7 +5,7 @@ import { RecallError, describeError } from '../errors';
 import type { OpenReport } from '../types';
 import { loadSqlJs } from './sqljs';
 import { migrateLayout1, type MigrationHooks } from './migration';
-import { SCHEMA, SCHEMA_VERSION, addMissingColumns, applyPragmas, queryRows } from './schema';
+import { SCHEMA, SCHEMA_VERSION, addMissingParts, applyPragmas, queryRows } from './schema';
 import { checkSegments, removeOrphanSegments } from './segmentChecks';
 import { NotRegularFile, moveAside, readSessionFile, removeStaleTemporaries, segmentsOnDisk } from './sessionFiles';
 
@@ -64,7 +64,7 @@ export async function openDatabase(
       checkWhole(db, existing.length);
       await removeOrphanSegments(file, layout === 1 ? new Set() : namedSegments(db), report);
       if (layout === 1) await migrate(db, file, hooks);
-      addMissingColumns(db);
+      addMissingParts(db);
       await checkSegments(db, file, report);
       return { db, report, resumed: true };
     } catch (error) {

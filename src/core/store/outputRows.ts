@@ -6,6 +6,7 @@ import { KiB } from '../limits';
 import { LIST_TOOL_OUTPUTS_TOOL, SEARCH_TOOL_OUTPUT_TOOL } from '../toolNames';
 import type { NotableDigest, OutputInfo } from '../types';
 import { CHUNK_BYTES } from './chunks';
+import { forgetSummary } from './copySummaries';
 import type { RetainRecord } from './journal';
 import { queryRows } from './schema';
 
@@ -21,7 +22,7 @@ export interface OutputRow {
   chunk_bytes: number;
   evicted: number;
   extra: string | null;
-  /** Absent in a row read from a file opened without the column (see addMissingColumns). */
+  /** Absent in a row read from a file opened without the column (see addMissingParts). */
   notable?: string | null;
 }
 
@@ -201,6 +202,7 @@ export function evictFor(db: Database, quotaBytes: number, incoming: number): st
   for (const row of live) {
     if (used + incoming <= quotaBytes) break;
     db.run('DELETE FROM placements WHERE output_id = ?', [row.id]);
+    forgetSummary(db, row.id);
     db.run('UPDATE outputs SET evicted = 1 WHERE id = ?', [row.id]);
     evicted.push(row.id);
     used -= row.total_bytes;

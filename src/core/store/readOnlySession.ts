@@ -27,7 +27,7 @@ import { ChunkReader } from './chunkReader';
 import { SessionReads, type CopyEngines } from './rowReads';
 import { annotateRow, insertOutputRow, outputStats, type OutputRow } from './outputRows';
 import { layoutOf } from './database';
-import { addMissingColumns, queryRows } from './schema';
+import { addMissingParts, queryRows } from './schema';
 import { SEGMENT_GONE, SegmentCache, placedChunks, type ChunkRow } from './segments';
 import { currentSignature, readView, signatureAmong, signatureText, type RawView, type Signature } from './readOnlyView';
 import { replayIndex, replaySteps } from './replayRule';
@@ -241,7 +241,7 @@ async function buildView(file: string, raw: RawView): Promise<View> {
     const values = new Map(queryRows<{ key: string; value: string }>(db, 'SELECT key, value FROM session').map((r) => [r.key, r.value]));
     const layout = layoutOf(db, file);
     // Only this in-memory copy gains the columns a newer layout has (the file is never written).
-    addMissingColumns(db);
+    addMissingParts(db);
     const pending = new Map<string, Buffer>();
     // Counts the steps that changed the view (a record the file already reflects changes nothing).
     let journalRecords = 0;

@@ -18,6 +18,15 @@ CREATE TABLE IF NOT EXISTS segments (n INTEGER PRIMARY KEY, data_bytes INTEGER N
 `;
 
 /**
+ * The trigram summaries of the copies a checkpoint wrote (copySummaries.ts), one row a checkpoint:
+ * `copies` is JSON of [outputId, bytes] in the order of their summaries in `masks`. A summary is the
+ * OR of a copy's chunk masks, halved while sparse (chunkGrams.ts `compactSummary`). A search across
+ * outputs reads them from the index it holds in memory instead of every chunk's mask from the segments.
+ */
+export const COPY_GRAMS_SCHEMA =
+  'CREATE TABLE IF NOT EXISTS copy_grams (n INTEGER PRIMARY KEY, copies TEXT NOT NULL, masks BLOB NOT NULL);';
+
+/**
  * Bumped when the layout changes. 1: one file holding the outputs and their chunks (migrated on
  * open, migration.ts); 2: an index of outputs and placements beside content segments. A file of a
  * newer version is refused, never rewritten.
@@ -44,20 +53,23 @@ CREATE TABLE IF NOT EXISTS outputs (
 );
 CREATE INDEX IF NOT EXISTS outputs_seq ON outputs (seq);
 ${PLACEMENTS_SCHEMA}
+${COPY_GRAMS_SCHEMA}
 `;
 
 /**
- * Columns added since version 1, as `ALTER TABLE` clauses. A file written before a column existed
- * gains it on open (NULL in old rows), and a file written since stays readable by an older build,
- * which reads the columns it knows; so adding one needs no version bump.
+ * Columns added since version 1, as `ALTER TABLE` clauses, and tables (COPY_GRAMS_SCHEMA). A file
+ * written before a column or table existed gains it on open (NULL in old rows, an empty table), and a
+ * file written since stays readable by an older build, which reads the columns and tables it knows;
+ * so adding one needs no version bump.
  */
 const ADDED_COLUMNS: { table: string; column: string; definition: string }[] = [
   // The notable lines a capture saw in the bytes it dropped (JSON of a NotableDigest).
   { table: 'outputs', column: 'notable', definition: 'notable TEXT' },
 ];
 
-/** Adds what `ADDED_COLUMNS` lists to a database that lacks it. */
-export function addMissingColumns(db: Database): void {
+/** Adds what `ADDED_COLUMNS` lists, and the tables added since, to a database that lacks them. */
+export function addMissingParts(db: Database): void {
+  db.exec(COPY_GRAMS_SCHEMA);
   for (const { table, column, definition } of ADDED_COLUMNS) {
     const columns = queryRows<{ name: string }>(db, `PRAGMA table_info(${table})`);
     if (!columns.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${definition}`);

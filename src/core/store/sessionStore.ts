@@ -16,6 +16,7 @@ import { SessionReads, recordedLines, type CopyEngines } from './rowReads';
 import { Checkpointer } from './checkpointer';
 import { readLeftJournals, type LeftJournals, type RetainRecord } from './journal';
 import { openDatabase } from './database';
+import { forgetSummary } from './copySummaries';
 import { SegmentCache, placedChunks } from './segments';
 import { inMemory, type PendingContent } from './pendingContent';
 import { deleteSessionFiles, sessionFile } from './sessionFiles';
@@ -351,6 +352,7 @@ export class SessionStore extends SessionReads implements RecallStore {
 
   private removeOutput(outputId: string): void {
     this.db.run('DELETE FROM placements WHERE output_id = ?', [outputId]);
+    forgetSummary(this.db, outputId);
     this.db.run('DELETE FROM outputs WHERE id = ?', [outputId]);
     this.chunks.forget(outputId);
   }

@@ -5,8 +5,9 @@
  */
 import type { Database } from 'sql.js';
 import { DEFAULT_LIMITS } from '../limits';
-import { candidateChunks, type LiteralGrams } from '../store/chunkGrams';
+import { candidateChunks, orOfMasks, type LiteralGrams } from '../store/chunkGrams';
 import { CHUNK_BYTES } from '../store/chunks';
+import { summariesOf } from '../store/copySummaries';
 import { layoutOf } from '../store/database';
 import { ReadOnlySession } from '../store/readOnlySession';
 import { toInfo, type OutputRow } from '../store/outputRows';
@@ -18,6 +19,9 @@ import type { LineFacts, ListedOutput, OutputInfo } from '../types';
 import { compareNewestFirst, listedOutput } from './listedOutput';
 import { STORE_ENGINES } from './stores';
 
+/** Copies whose chunks' masks the views read, since the worker started (tests look: a summary in the index spares them). */
+export const viewCounts = { masksRead: 0 };
+
 /** What a search by chunks needs of a copy: its size, its line facts and the chunks where a literal can start. */
 export interface IndexedCopy {
   totalBytes: number;
@@ -26,19 +30,23 @@ export interface IndexedCopy {
   candidates: number[];
 }
 
-/** What the masks' reads take from one version of a view's index, read once: its layout, and per copy its chunk size and placements. */
+/**
+ * What the masks' reads take from one version of a view's index, read once: its layout, and per copy its
+ * chunk size, placements and the summary its checkpoint recorded (copySummaries.ts).
+ */
 interface IndexFacts {
   layout: 1 | 2;
   chunkBytes: Map<string, number>;
   placements: Map<string, PlacementRow[]>;
+  summaries: Map<string, Uint8Array>;
 }
 
 /**
  * A read-only view that also reads its copies' trigram masks (from its own map of the segments: they
- * never change), and keeps a summary of each copy's: the OR of its chunks' masks (the mask itself for
- * a copy of one chunk). Every trigram of a copy is in it, so a copy whose summary lacks a trigram of
- * each literal holds no match, and its chunks' masks are not read again (2 KiB a copy, kept while
- * the view is).
+ * never change), and a summary of each copy's: the OR of its chunks' masks. Every trigram of a copy is
+ * in it, so a copy whose summary lacks a trigram of each literal holds no match, and its chunks' masks
+ * are not read. The summary is the one its checkpoint recorded in the index; a copy checkpointed
+ * before summaries gets one made here when its masks are first read (2 KiB, kept while the view is).
  */
 export class ScanView extends ReadOnlySession {
   private gramSegments: SegmentCache | undefined;
@@ -97,7 +105,7 @@ export class ScanView extends ReadOnlySession {
       const placements = facts.placements.get(info.outputId);
       if (!placements) return undefined;
       const chunkCount = Math.ceil(totalBytes / CHUNK_BYTES);
-      const summary = this.summaries.get(info.outputId);
+      const summary = this.summaries.get(info.outputId) ?? facts.summaries.get(info.outputId);
       if (summary && candidateChunks([summary], query).length === 0) return { totalBytes, lines, chunkCount, candidates: [] };
       const masks = this.masks(info.outputId, placements, chunkCount);
       return { totalBytes, lines, chunkCount, candidates: candidateChunks(masks, query) };
@@ -115,15 +123,19 @@ export class ScanView extends ReadOnlySession {
     this.gramSegments?.release();
   }
 
-  /** Reads what every search reads first: the index, and each copy's masks for its summary (a warm-up: see SessionsSource.warmOnly). */
+  /**
+   * Reads what every search reads first: the index, and the masks of each copy whose checkpoint recorded no summary, for
+   * one (a warm-up: see SessionsSource.warmOnly).
+   */
   async warm(sessionId: string): Promise<void> {
     const copies = await this.listed(sessionId);
     await this.reading(() => {
-      const { layout, chunkBytes, placements } = this.indexFacts();
+      const { layout, chunkBytes, placements, summaries } = this.indexFacts();
       if (layout !== 2) return;
       for (const { info } of copies) {
         const placed = placements.get(info.outputId);
-        if (this.summaries.has(info.outputId) || !placed || chunkBytes.get(info.outputId) !== CHUNK_BYTES) continue;
+        if (this.summaries.has(info.outputId) || summaries.has(info.outputId) || !placed || chunkBytes.get(info.outputId) !== CHUNK_BYTES)
+          continue;
         this.masks(info.outputId, placed, Math.ceil(info.totalBytes / CHUNK_BYTES));
       }
     });
@@ -132,10 +144,11 @@ export class ScanView extends ReadOnlySession {
   /** A copy's chunks' masks, from its placements; its summary made when every chunk has one, of one size. */
   private masks(outputId: string, placements: PlacementRow[], chunkCount: number): (Uint8Array | undefined)[] {
     this.gramSegments ??= new SegmentCache(this.file);
+    viewCounts.masksRead++;
     const masks = placedGrams(placements, this.gramSegments, outputId, chunkCount);
     const first = masks[0];
-    if (first && first.length % 4 === 0 && masks.every((mask) => mask?.length === first.length)) {
-      this.summaries.set(outputId, masks.length === 1 ? first : orOf(masks as Uint8Array[]));
+    if (first && masks.every((mask) => mask?.length === first.length)) {
+      this.summaries.set(outputId, masks.length === 1 ? first : orOfMasks(masks as Uint8Array[]));
     }
     return masks;
   }
@@ -149,7 +162,10 @@ export class ScanView extends ReadOnlySession {
       );
       this.facts = {
         db,
-        facts: { layout, chunkBytes, placements: layout === 2 ? placementsByCopy(db) : new Map<string, PlacementRow[]>() },
+        facts:
+          layout === 2
+            ? { layout, chunkBytes, placements: placementsByCopy(db), summaries: summariesOf(db) }
+            : { layout, chunkBytes, placements: new Map(), summaries: new Map() },
       };
     }
     return this.facts.facts;
@@ -163,19 +179,6 @@ export class ScanView extends ReadOnlySession {
     this.listing = undefined;
     await super.close();
   }
-}
-
-/** The OR of masks of one length (a multiple of 4), 32 bits a step where a mask is so aligned. */
-function orOf(masks: Uint8Array[]): Uint8Array {
-  const words = new Uint32Array(masks[0].length / 4);
-  const bytes = new Uint8Array(words.buffer);
-  for (const mask of masks) {
-    if (mask.byteOffset % 4 === 0) {
-      const other = new Uint32Array(mask.buffer, mask.byteOffset, words.length);
-      for (let at = 0; at < words.length; at++) words[at] |= other[at];
-    } else for (let at = 0; at < bytes.length; at++) bytes[at] |= mask[at];
-  }
-  return bytes;
 }
 
 async function openScanView(file: string): Promise<ScanView> {
