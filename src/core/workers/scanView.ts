@@ -112,15 +112,25 @@ export class ScanView extends ReadOnlySession {
     });
   }
 
+  /** Pages reading this view now: it is not closed under them (trimViews). */
+  private pages = 0;
+
   /** Keeps the segment files a search's page reads open until `endPage` (SegmentCache.hold). */
   beginPage(): void {
+    this.pages++;
     this.segments.hold();
     (this.gramSegments ??= new SegmentCache(this.file)).hold();
   }
 
   endPage(): void {
+    if (this.pages === 0) return;
+    this.pages--;
     this.segments.release();
     this.gramSegments?.release();
+  }
+
+  get inPage(): boolean {
+    return this.pages > 0;
   }
 
   /**
@@ -187,27 +197,51 @@ async function openScanView(file: string): Promise<ScanView> {
   return view;
 }
 
-/** Views kept open between searches (a view's index is a few hundred KiB; a session file, an open descriptor). */
-const MAX_VIEWS = 32;
+/**
+ * Views kept open between searches, least recently used first: a view holds its index (a few hundred KiB to a few MiB)
+ * and its copies' summaries. `limit` covers the default scope (two folders of `sessions.maxCount` 20); past it, the
+ * least recently used view that no page reads is closed. A page reads every view in scope until it ends, so a scope
+ * larger than the limit keeps them all open for the page, and closes the extra ones after it (tests lower it).
+ */
+export const viewCache = { limit: 64 };
 const views = new Map<string, Promise<ScanView>>();
+const opened = new Map<string, ScanView>();
 
 /** The view of `file`, read again if its files changed since (`names`: its folder's listing, just taken). */
 export async function viewOf(file: string, names?: string[]): Promise<ScanView> {
   let opening = views.get(file);
   if (!opening) {
-    if (views.size >= MAX_VIEWS) {
-      const [oldest, view] = views.entries().next().value as [string, Promise<ScanView>];
-      views.delete(oldest);
-      void view.then((v) => v.close()).catch(() => undefined);
-    }
+    trimViews(viewCache.limit - 1);
     opening = openScanView(file);
     views.set(file, opening);
-    opening.catch(() => views.delete(file));
+    opening.then(
+      (view) => opened.set(file, view),
+      () => views.delete(file),
+    );
     return opening;
   }
+  // Used now: the last to be closed.
+  views.delete(file);
+  views.set(file, opening);
   const view = await opening;
   await view.refresh(names);
   return view;
+}
+
+/**
+ * Closes the least recently used views until at most `limit` are open, none that a page reads or that is still
+ * opening. Closing one a page listed made that page's later copies of it unreadable (STORE_CLOSED): in a scope of
+ * more sessions than the limit, every page closed views it had listed, and their hits were lost.
+ */
+export function trimViews(limit = viewCache.limit): void {
+  for (const file of [...views.keys()]) {
+    if (views.size <= limit) return;
+    const view = opened.get(file);
+    if (!view || view.inPage) continue;
+    views.delete(file);
+    opened.delete(file);
+    void view.close().catch(() => undefined);
+  }
 }
 
 /** A listed copy, and the view to read it from. */

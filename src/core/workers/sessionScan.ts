@@ -30,7 +30,7 @@ import type { OutputHits, OutputInfo } from '../types';
 import { countNewlines } from '../utf8';
 import { collectGarbageInWorker } from '../worker/collectGarbage';
 import { compareNewestFirst, isAfter, keyOf } from './listedOutput';
-import { viewOf, type IndexedCopy, type Listed, type ScanView } from './scanView';
+import { trimViews, viewOf, type IndexedCopy, type Listed, type ScanView } from './scanView';
 
 /** What searches across outputs read, since the worker started (tests and measurements look). */
 export const scanCounts = { wholeCopies: 0, wholeBytes: 0, keptCopies: 0, skippedCopies: 0, windows: 0, windowBytes: 0 };
@@ -48,6 +48,7 @@ export async function scanSessions(
     return await scanPage(source, search, control, useMasks, views);
   } finally {
     for (const view of views) view.endPage();
+    trimViews();
   }
 }
 
