@@ -7,7 +7,7 @@ import type { OutputKey } from '../../src/core/search/protocol';
 import { CHUNK_BYTES } from '../../src/core/store/chunks';
 import { openStore } from '../../src/core/workers/stores';
 import { scanSessions } from '../../src/core/workers/sessionScan';
-import { viewCache } from '../../src/core/workers/scanView';
+import { viewCache, viewCounts } from '../../src/core/workers/scanView';
 import { useTempDirs } from './helpers/tempDirs';
 
 const control = { cancelled: () => false, deadline: Infinity, timeoutMs: 0 };
@@ -57,11 +57,24 @@ describe('the search worker’s views, kept between searches (issue 38 §3)', fu
       } while (after);
       return found;
     };
-    // Views for two sessions of the five: each page lists all five, and reads each until it ends.
+    // Views for two sessions of the five: each page lists all five and reads each until it ends, and the search's
+    // five stay open for its next page: only its first page opens them.
     viewCache.limit = 2;
+    const opened = viewCounts.opened;
     const few = await every();
+    assert.equal(viewCounts.opened - opened, 5);
     assert.equal(few.length, expected);
     assert.equal(new Set(few).size, expected, 'no match twice');
+    // Another scope's search closes the least recently used views past the limit, none that it reads.
+    await scanSessions({ kind: 'sessions', sessions: sessions.slice(0, 1), perOutput: 700, pageMs: 1e9 }, search, control);
+    const before = viewCounts.opened;
+    await scanSessions({ kind: 'sessions', sessions: sessions.slice(0, 1), perOutput: 700, pageMs: 1e9 }, search, control);
+    assert.equal(viewCounts.opened - before, 0, 'its own view stays open');
+    await scanSessions({ kind: 'sessions', sessions: sessions.slice(1, 2), perOutput: 700, pageMs: 1e9 }, search, control);
+    await scanSessions({ kind: 'sessions', sessions: sessions.slice(2, 3), perOutput: 700, pageMs: 1e9 }, search, control);
+    const reopened = viewCounts.opened;
+    await scanSessions({ kind: 'sessions', sessions: sessions.slice(0, 1), perOutput: 700, pageMs: 1e9 }, search, control);
+    assert.equal(viewCounts.opened - reopened, 1, 'the least recently used was closed');
     // The same search with every view kept: the same matches, in the same order.
     viewCache.limit = limit;
     assert.deepEqual(await every(), few);

@@ -19,8 +19,11 @@ import type { LineFacts, ListedOutput, OutputInfo } from '../types';
 import { compareNewestFirst, listedOutput } from './listedOutput';
 import { STORE_ENGINES } from './stores';
 
-/** Copies whose chunks' masks the views read, since the worker started (tests look: a summary in the index spares them). */
-export const viewCounts = { masksRead: 0 };
+/**
+ * Copies whose chunks' masks the views read (a summary in the index spares them), and views opened, since the worker
+ * started (tests look).
+ */
+export const viewCounts = { masksRead: 0, opened: 0 };
 
 /** What a search by chunks needs of a copy: its size, its line facts and the chunks where a literal can start. */
 export interface IndexedCopy {
@@ -193,6 +196,7 @@ export class ScanView extends ReadOnlySession {
 
 async function openScanView(file: string): Promise<ScanView> {
   const view = new ScanView(file, DEFAULT_LIMITS.sessionQuotaBytes, STORE_ENGINES);
+  viewCounts.opened++;
   await view.refresh();
   return view;
 }
@@ -200,8 +204,8 @@ async function openScanView(file: string): Promise<ScanView> {
 /**
  * Views kept open between searches, least recently used first: a view holds its index (a few hundred KiB to a few MiB)
  * and its copies' summaries. `limit` covers the default scope (two folders of `sessions.maxCount` 20); past it, the
- * least recently used view that no page reads is closed. A page reads every view in scope until it ends, so a scope
- * larger than the limit keeps them all open for the page, and closes the extra ones after it (tests lower it).
+ * least recently used view that no page reads is closed. A page reads every view in scope until it ends, and a
+ * search's scope is kept whole after it (sessionScan.ts), so its next page opens none again (tests lower the limit).
  */
 export const viewCache = { limit: 64 };
 const views = new Map<string, Promise<ScanView>>();
