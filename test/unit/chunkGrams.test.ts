@@ -16,8 +16,8 @@ import { loadSqlJs } from '../../src/core/store/sqljs';
 import { openStore } from '../../src/core/workers/stores';
 import { scanCounts, scanSessions } from '../../src/core/workers/sessionScan';
 import type { SearchOptions } from '../../src/core/types';
-import type { OutputKey } from '../../src/core/search/protocol';
 import { PROPERTY_SCALE, propertySize } from './helpers/propertyScale';
+import { everyPage } from './helpers/scanPages';
 import { useTempDirs } from './helpers/tempDirs';
 
 const KiB = 1024;
@@ -378,16 +378,8 @@ describe('search across outputs by trigram masks (issue 38 §3)', function () {
         pageMs: 1e9,
       };
       /** Every page, through the cursor. */
-      const pagesOf = async (search: ReturnType<typeof compileSearch>, perOutput: number, useMasks: boolean) => {
-        const all = [];
-        let after: OutputKey | undefined;
-        do {
-          const page = await scanSessions({ ...source, perOutput, ...(after ? { after } : {}) }, search, control, useMasks);
-          all.push(page);
-          after = page.across?.next;
-        } while (after);
-        return all;
-      };
+      const pagesOf = (search: ReturnType<typeof compileSearch>, perOutput: number, useMasks: boolean) =>
+        everyPage({ ...source, perOutput }, search, useMasks);
       /** Every match of the pages, in order, by output. */
       const flat = (pages: Awaited<ReturnType<typeof pagesOf>>) =>
         pages.flatMap((page) =>

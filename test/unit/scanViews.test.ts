@@ -3,11 +3,11 @@
 // view it listed until it ends, so none is closed under it, and the extra ones are closed after it.
 import assert from 'node:assert/strict';
 import { compileSearch } from '../../src/core/search';
-import type { OutputKey } from '../../src/core/search/protocol';
 import { CHUNK_BYTES } from '../../src/core/store/chunks';
 import { openStore } from '../../src/core/workers/stores';
 import { scanSessions } from '../../src/core/workers/sessionScan';
 import { viewCache, viewCounts } from '../../src/core/workers/scanView';
+import { everyPage } from './helpers/scanPages';
 import { useTempDirs } from './helpers/tempDirs';
 
 const control = { cancelled: () => false, deadline: Infinity, timeoutMs: 0 };
@@ -41,21 +41,11 @@ describe('the search worker’s views, kept between searches (issue 38 §3)', fu
     }
     const search = compileSearch('o', 'timeout', { caseSensitive: true, maxMatches: 700 });
     const every = async (): Promise<string[]> => {
-      const found: string[] = [];
-      let after: OutputKey | undefined;
-      do {
-        const page = await scanSessions(
-          { kind: 'sessions', sessions, perOutput: 700, pageMs: 1e9, ...(after ? { after } : {}) },
-          search,
-          control,
-        );
-        assert.deepEqual(page.across?.unreadable, []);
-        found.push(
-          ...(page.across?.groups ?? []).flatMap((group) => group.matches.map((match) => `${group.output.outputId}@${match.offset}`)),
-        );
-        after = page.across?.next;
-      } while (after);
-      return found;
+      const pages = await everyPage({ kind: 'sessions', sessions, perOutput: 700, pageMs: 1e9 }, search);
+      for (const page of pages) assert.deepEqual(page.across?.unreadable, []);
+      return pages.flatMap((page) =>
+        (page.across?.groups ?? []).flatMap((group) => group.matches.map((match) => `${group.output.outputId}@${match.offset}`)),
+      );
     };
     // Views for two sessions of the five: each page lists all five and reads each until it ends, and the search's
     // five stay open for its next page: only its first page opens them.

@@ -3,11 +3,11 @@
 // for that next page only: every match comes once, in order, as one pass over the copy finds them.
 import assert from 'node:assert/strict';
 import { compileSearch } from '../../src/core/search';
-import type { OutputKey } from '../../src/core/search/protocol';
 import { CHUNK_BYTES } from '../../src/core/store/chunks';
 import { loadSqlJs } from '../../src/core/store/sqljs';
 import { openStore } from '../../src/core/workers/stores';
 import { scanCounts, scanSessions } from '../../src/core/workers/sessionScan';
+import { everyPage } from './helpers/scanPages';
 import { useTempDirs } from './helpers/tempDirs';
 
 const control = { cancelled: () => false, deadline: Infinity, timeoutMs: 0 };
@@ -50,20 +50,10 @@ describe('a search across outputs whose page ends inside a copy (issue 38 §3)',
     assert.ok(expected.length > 4000);
 
     const before = { ...scanCounts };
-    const found = [];
-    let pages = 0;
-    let after: OutputKey | undefined;
-    do {
-      // Unbounded per output (perOutput ≥ maxMatches): a full page ends inside the copy it is in.
-      const page = await scanSessions(
-        { kind: 'sessions', sessions, perOutput: 500, pageMs: 1e9, ...(after ? { after } : {}) },
-        search,
-        control,
-      );
-      found.push(...page.across!.groups.flatMap((group) => group.matches));
-      after = page.across?.next;
-      pages++;
-    } while (after);
+    // Unbounded per output (perOutput ≥ maxMatches): a full page ends inside the copy it is in.
+    const every = await everyPage({ kind: 'sessions', sessions, perOutput: 500, pageMs: 1e9 }, search);
+    const found = every.flatMap((page) => (page.across?.groups ?? []).flatMap((group) => group.matches));
+    const pages = every.length;
     assert.deepEqual(found.map(where), expected);
     // Each copy read once: every page after the first starts inside a copy (the older one too is begun by a page that
     // went on in the newer), and goes on in it as kept.
