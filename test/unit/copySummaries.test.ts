@@ -143,6 +143,43 @@ describe('trigram summaries of copies, in the index (issue 38 §3)', function ()
     await store.close();
   });
 
+  it('the summaries a release before them left behind (copies it evicted or removed) are dropped at open', async () => {
+    const rng = makeRng(5);
+    const dir = dirs.make();
+    let store = await openStore({ dir, checkpoints: 'manual' });
+    const texts = [logText(rng, 90 * KiB), logText(rng, 9 * KiB), logText(rng, 140 * KiB)];
+    const ids: string[] = [];
+    for (const text of texts) ids.push((await store.retain(text)).outputId);
+    await store.flush();
+    const { file, sessionId } = store;
+    await store.close();
+    // As that release removes one copy and evicts another: their rows and placements, not their summaries.
+    const db = await indexOnDisk(file);
+    db.run('DELETE FROM placements WHERE output_id IN (?, ?)', [ids[0], ids[1]]);
+    db.run('DELETE FROM outputs WHERE id = ?', [ids[0]]);
+    db.run('UPDATE outputs SET evicted = 1 WHERE id = ?', [ids[1]]);
+    writeFileSync(file, db.export());
+    db.close();
+    const stale = await indexOnDisk(file);
+    assert.equal(summariesIn(stale).size, 3);
+    stale.close();
+
+    store = await openStore({ dir, sessionId, checkpoints: 'manual' });
+    const later = logText(rng, 20 * KiB);
+    const laterId = (await store.retain(later)).outputId;
+    await store.flush();
+    await store.close();
+    const pruned = await indexOnDisk(file);
+    assert.deepEqual(
+      summariesIn(pruned),
+      new Map([
+        [ids[2], summaryOf(texts[2])],
+        [laterId, summaryOf(later)],
+      ]),
+    );
+    pruned.close();
+  });
+
   it('a search across outputs rules copies out by them without reading a mask, and finds what it finds without them', async () => {
     const rng = makeRng(11);
     const dir = dirs.make();

@@ -57,17 +57,32 @@ export function summariesOf(db: Database): Map<string, Uint8Array> {
 /** Takes a copy's summary out of its row (evicted or removed), the row with it when it was the last. */
 export function forgetSummary(db: Database, outputId: string): void {
   // An outputId is `out_` and hex digits (ids.ts), so its JSON string is itself in quotes, found as it is.
-  const rows = queryRows<{ n: number; copies: string; masks: Uint8Array }>(
-    db,
-    'SELECT n, copies, masks FROM copy_grams WHERE instr(copies, ?) > 0',
-    [JSON.stringify(outputId)],
-  );
-  for (const { n, copies, masks } of rows) {
+  const rows = queryRows<{ n: number; copies: string }>(db, 'SELECT n, copies FROM copy_grams WHERE instr(copies, ?) > 0', [
+    JSON.stringify(outputId),
+  ]);
+  dropFromRows(db, rows, (id) => id === outputId);
+}
+
+/**
+ * Drops the summaries of copies the index no longer holds live, at open: a release before summaries evicted and
+ * removed copies without taking theirs out.
+ */
+export function dropStaleSummaries(db: Database): void {
+  const live = new Set(queryRows<{ id: string }>(db, 'SELECT id FROM outputs WHERE evicted = 0').map((row) => row.id));
+  dropFromRows(db, queryRows<{ n: number; copies: string }>(db, 'SELECT n, copies FROM copy_grams'), (id) => !live.has(id));
+}
+
+/** Rewrites each row that holds a summary `drop` names without it (its masks read only then); a row left empty goes. */
+function dropFromRows(db: Database, rows: { n: number; copies: string }[], drop: (outputId: string) => boolean): void {
+  for (const { n, copies } of rows) {
+    const entries = JSON.parse(copies) as Entries;
+    if (!entries.some(([id]) => drop(id))) continue;
+    const [{ masks }] = queryRows<{ masks: Uint8Array }>(db, 'SELECT masks FROM copy_grams WHERE n = ?', [n]);
     const kept: Entries = [];
     const parts: Uint8Array[] = [];
     let at = 0;
-    for (const [id, bytes] of JSON.parse(copies) as Entries) {
-      if (id !== outputId) {
+    for (const [id, bytes] of entries) {
+      if (!drop(id)) {
         kept.push([id, bytes]);
         parts.push(masks.subarray(at, at + bytes));
       }

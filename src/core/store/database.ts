@@ -6,6 +6,7 @@ import type { OpenReport } from '../types';
 import { loadSqlJs } from './sqljs';
 import { migrateLayout1, type MigrationHooks } from './migration';
 import { SCHEMA, SCHEMA_VERSION, addMissingParts, applyPragmas, queryRows } from './schema';
+import { dropStaleSummaries } from './copySummaries';
 import { checkSegments, removeOrphanSegments } from './segmentChecks';
 import { NotRegularFile, moveAside, readSessionFile, removeStaleTemporaries, segmentsOnDisk } from './sessionFiles';
 
@@ -65,6 +66,7 @@ export async function openDatabase(
       await removeOrphanSegments(file, layout === 1 ? new Set() : namedSegments(db), report);
       if (layout === 1) await migrate(db, file, hooks);
       addMissingParts(db);
+      dropStaleSummaries(db);
       await checkSegments(db, file, report);
       return { db, report, resumed: true };
     } catch (error) {
