@@ -60,7 +60,10 @@ export function serverFactory(
     };
     server.setRequestHandler('tools/list', (request, ctx) => {
       const client = clientOf(request.params, ctx.mcpReq.envelope);
-      return { tools: noTools(client) ? [] : listTools() };
+      if (noTools(client)) return { tools: [] };
+      // A client lists the tools for its model: the search across outputs gets ready before the model's first call.
+      tools.warm();
+      return { tools: listTools() };
     });
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name, arguments: input } = request.params;

@@ -84,6 +84,18 @@ export class AgentTools {
     return TOOL_NAMES;
   }
 
+  /**
+   * Gets the search across outputs ready (OutputCatalog.warm): a fresh server's first search across this
+   * workspace's sessions otherwise pays the search worker's start and every session's index (~0.5 s).
+   */
+  warm(): void {
+    // Once the session is open: the warm-up lists it with the others, and a server whose session cannot open warms nothing.
+    this.deps.store().then(
+      () => void this.catalog.warm(),
+      () => undefined,
+    );
+  }
+
   /** Runs a tool; a failure is a result too (isError, with the engine's message), never a throw. */
   async call(name: string, input: unknown, signal?: AbortSignal, options: CallOptions = {}): Promise<ToolRun> {
     return invokeTool(name, input, { ...this.context(signal), previewBytes: options.previewBytes, previewLines: options.previewLines });

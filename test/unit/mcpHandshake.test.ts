@@ -11,20 +11,28 @@ import { resolveSettings } from '../../src/core/settings';
 import { settingSchema } from '../../src/core/manifest';
 import { EarlyAnswers } from '../../src/mcp/handshake';
 import { handshakeData, serverFactory } from '../../src/mcp/server';
-import { AgentTools } from '../../src/mcp/tools';
+import { OutputCatalog } from '../../src/core/catalog/outputCatalog';
+import type { RecallStore } from '../../src/core/types';
+import { AgentTools, type AgentToolsDeps } from '../../src/mcp/tools';
 import { ENVELOPE, initialize, INITIALIZED, request, type Message } from './helpers/mcpHandshake';
 import { waitUntil } from './helpers/mochaRun';
 
-/** The server's answers to `messages` on one fresh stdio connection, by request id. */
-async function serverAnswers(messages: Message[]): Promise<Map<string, Message>> {
-  const tools = new AgentTools({
+/** What tools with no store are made of: a handshake needs none. */
+function storelessDeps(): AgentToolsDeps {
+  return {
     store: () => Promise.reject(new Error('no store in a handshake test')),
     workspace: process.cwd(),
     storeDir: process.cwd(),
     settings: resolveSettings((key) => settingSchema(key)?.default),
     log: { info() {}, warn() {}, error() {} },
     shutdown: new AbortController().signal,
-  });
+  };
+}
+
+const storelessTools = () => new AgentTools(storelessDeps());
+
+/** The server's answers to `messages` on one fresh stdio connection, by request id. */
+async function serverAnswers(messages: Message[], tools = storelessTools()): Promise<Map<string, Message>> {
   const input = new PassThrough();
   const answers = new Map<string, Message>();
   const output = new Writable({
@@ -88,6 +96,46 @@ describe('MCP handshake answered before the server loads', function () {
       const early = new EarlyAnswers(handshakeData());
       const answers = messages.map((message) => early.answer(message));
       assert.equal(answers.at(-1), undefined, JSON.stringify(messages));
+    }
+  });
+
+  it("a client that lists the tools for its model gets the search across outputs warmed; VS Code's client, offered none, does not", async () => {
+    const warmed: string[] = [];
+    const tools = storelessTools();
+    tools.warm = () => void warmed.push('warm');
+    const listed = await serverAnswers([initialize(1, '2025-06-18'), INITIALIZED, request(2, 'tools/list')], tools);
+    assert.ok(((listed.get('2')?.result as { tools: unknown[] }).tools ?? []).length > 0);
+    assert.deepEqual(warmed, ['warm']);
+    const vscode = {
+      ...initialize(1, '2025-06-18'),
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'Visual Studio Code', version: '1.107.0' } },
+    };
+    const none = await serverAnswers([vscode, INITIALIZED, request(2, 'tools/list')], tools);
+    assert.deepEqual((none.get('2')?.result as { tools: unknown[] }).tools, []);
+    assert.deepEqual(warmed, ['warm'], 'no warm-up for a client offered no tools');
+  });
+
+  it('the tools warm the catalog once their session is open, and not for a session that cannot open', async () => {
+    const warmed: string[] = [];
+    const original = OutputCatalog.prototype.warm;
+    OutputCatalog.prototype.warm = function () {
+      warmed.push('warm');
+      return Promise.resolve();
+    };
+    try {
+      let open!: (store: RecallStore) => void;
+      const opening = new Promise<RecallStore>((resolve) => (open = resolve));
+      const tools = new AgentTools({ ...storelessDeps(), store: () => opening });
+      tools.warm();
+      await new Promise(setImmediate);
+      assert.deepEqual(warmed, [], 'not before the session opened');
+      open({} as RecallStore);
+      await waitUntil('the catalog warms', () => warmed.length === 1);
+      storelessTools().warm();
+      await new Promise(setImmediate);
+      assert.deepEqual(warmed, ['warm'], 'no warm-up without a session');
+    } finally {
+      OutputCatalog.prototype.warm = original;
     }
   });
 });

@@ -109,7 +109,7 @@ export class OutputCatalog {
    * Starts the search worker and has it open every session in scope and read its index and its
    * copies' masks (sql.js loaded, views open, each copy's mask summary made), as a search would first;
    * resolves when done. Called on a sign of use (the end of any tool call: registry.ts; the Search All Outputs box
-   * opening), never at start: a window or an agent that never searches pays nothing. Once per lane,
+   * opening; an MCP client listing the tools for its model: mcp/server.ts), never at a window's start. Once per lane,
    * which is then held WARM_IDLE_MS after its last use; a failure only leaves the first search to do it.
    */
   warm(): Promise<void> {
