@@ -61,7 +61,8 @@ export function serverFactory(
     server.setRequestHandler('tools/list', (request, ctx) => {
       const client = clientOf(request.params, ctx.mcpReq.envelope);
       if (noTools(client)) return { tools: [] };
-      // A client lists the tools for its model: the search across outputs gets ready before the model's first call.
+      // A client lists the tools for its model: the search across outputs gets ready before the model's first call
+      // (an agent's new session is when ids are lost; its first call may be that search). About 35 MiB while warm.
       tools.warm();
       return { tools: listTools() };
     });
