@@ -86,14 +86,11 @@ export class AgentTools {
 
   /**
    * Gets the search across outputs ready (OutputCatalog.warm): a fresh server's first search across this
-   * workspace's sessions otherwise pays the search worker's start and every session's index (~0.5 s).
+   * workspace's sessions otherwise pays the search worker's start and every session's index (~0.5 s). The
+   * worker starts at once, while the server's own session may still be opening (the warm-up lists it).
    */
   warm(): void {
-    // Once the session is open: the warm-up lists it with the others, and a server whose session cannot open warms nothing.
-    this.deps.store().then(
-      () => void this.catalog.warm(),
-      () => undefined,
-    );
+    void this.catalog.warm();
   }
 
   /** Runs a tool; a failure is a result too (isError, with the engine's message), never a throw. */

@@ -11,25 +11,23 @@ import { resolveSettings } from '../../src/core/settings';
 import { settingSchema } from '../../src/core/manifest';
 import { EarlyAnswers } from '../../src/mcp/handshake';
 import { handshakeData, serverFactory } from '../../src/mcp/server';
-import { OutputCatalog } from '../../src/core/catalog/outputCatalog';
-import type { RecallStore } from '../../src/core/types';
-import { AgentTools, type AgentToolsDeps } from '../../src/mcp/tools';
+import { AgentTools } from '../../src/mcp/tools';
 import { ENVELOPE, initialize, INITIALIZED, request, type Message } from './helpers/mcpHandshake';
 import { waitUntil } from './helpers/mochaRun';
 
-/** What tools with no store are made of: a handshake needs none. */
-function storelessDeps(): AgentToolsDeps {
-  return {
+/** Tools with no store (a handshake needs none) and no search worker: a handshake test starts none. */
+function storelessTools(): AgentTools {
+  const tools = new AgentTools({
     store: () => Promise.reject(new Error('no store in a handshake test')),
     workspace: process.cwd(),
     storeDir: process.cwd(),
     settings: resolveSettings((key) => settingSchema(key)?.default),
     log: { info() {}, warn() {}, error() {} },
     shutdown: new AbortController().signal,
-  };
+  });
+  tools.warm = () => undefined;
+  return tools;
 }
-
-const storelessTools = () => new AgentTools(storelessDeps());
 
 /** The server's answers to `messages` on one fresh stdio connection, by request id. */
 async function serverAnswers(messages: Message[], tools = storelessTools()): Promise<Map<string, Message>> {
@@ -113,29 +111,5 @@ describe('MCP handshake answered before the server loads', function () {
     const none = await serverAnswers([vscode, INITIALIZED, request(2, 'tools/list')], tools);
     assert.deepEqual((none.get('2')?.result as { tools: unknown[] }).tools, []);
     assert.deepEqual(warmed, ['warm'], 'no warm-up for a client offered no tools');
-  });
-
-  it('the tools warm the catalog once their session is open, and not for a session that cannot open', async () => {
-    const warmed: string[] = [];
-    const original = OutputCatalog.prototype.warm;
-    OutputCatalog.prototype.warm = function () {
-      warmed.push('warm');
-      return Promise.resolve();
-    };
-    try {
-      let open!: (store: RecallStore) => void;
-      const opening = new Promise<RecallStore>((resolve) => (open = resolve));
-      const tools = new AgentTools({ ...storelessDeps(), store: () => opening });
-      tools.warm();
-      await new Promise(setImmediate);
-      assert.deepEqual(warmed, [], 'not before the session opened');
-      open({} as RecallStore);
-      await waitUntil('the catalog warms', () => warmed.length === 1);
-      storelessTools().warm();
-      await new Promise(setImmediate);
-      assert.deepEqual(warmed, ['warm'], 'no warm-up without a session');
-    } finally {
-      OutputCatalog.prototype.warm = original;
-    }
   });
 });

@@ -115,6 +115,8 @@ export class OutputCatalog {
   warm(): Promise<void> {
     this.warming ??= (async () => {
       if (this.closed) return;
+      // The worker starts while the sessions are listed: an MCP server's own session may still be opening.
+      this.searchLane().start();
       const scope = await this.sessions();
       await this.searchLane().search({
         pattern: 'warm',
