@@ -87,10 +87,11 @@ export class AgentTools {
   /**
    * Gets the search across outputs ready (OutputCatalog.warm): a fresh server's first search across this
    * workspace's sessions otherwise pays the search worker's start and every session's index (~0.5 s). The
-   * worker starts at once, while the server's own session may still be opening (the warm-up lists it).
+   * worker starts at once, while the server's own session may still be opening (the warm-up lists it). Held a
+   * short while unless a tool call follows: an agent may never call our tools.
    */
   warm(): void {
-    void this.catalog.warm();
+    void this.catalog.warm('tools listed');
   }
 
   /** Runs a tool; a failure is a result too (isError, with the engine's message), never a throw. */

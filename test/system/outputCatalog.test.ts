@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { OutputCatalog } from '../../src/core/catalog/outputCatalog';
+import { OutputCatalog, type CatalogOptions } from '../../src/core/catalog/outputCatalog';
 import { invokeTool } from '../../src/core/tools/registry';
 import type { ToolContext } from '../../src/core/tools/toolSpec';
 import { resolveSettings } from '../../src/core/settings';
@@ -15,6 +15,7 @@ import { deleteSessionFiles } from '../../src/core/store/sessionFiles';
 import { openStore } from '../../src/core/workers/stores';
 import { openWorkerStore, type WorkerStore } from '../../src/core/workers/workerClient';
 import { announceVsCodeSessions, announcedVsCodeSessions } from '../../src/core/agentStore';
+import { waitUntil } from '../unit/helpers/mochaRun';
 import { useTempDirs } from '../unit/helpers/tempDirs';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -274,7 +275,7 @@ describe('output catalog: list and search every retained output (issue 38)', fun
 
   describe('a page that fills up inside an output, and a copy that cannot be read', () => {
     /** A closed session of two copies in a segment each (a checkpoint each; a lone small segment is not merged into the next). */
-    const twoCopies = async () => {
+    const twoCopies = async (extra: Partial<CatalogOptions> = {}) => {
       const other = dirs.make();
       const store = await openStore({ dir: other, checkpoints: 'manual' });
       const older = (await store.retain('alpha needle\n'.repeat(3000), { tool: 'run_command', title: 'older' })).outputId;
@@ -285,8 +286,8 @@ describe('output catalog: list and search every retained output (issue 38)', fun
       await store.close();
       assert.equal(segments().length, 2);
       assert.ok(segments().includes(olderSegment));
-      const own = new OutputCatalog({ folders: async () => [{ dir: other }], current: async () => current });
-      return { own, sessionId: store.sessionId, older, newer, olderSegment: path.join(other, olderSegment) };
+      const own = new OutputCatalog({ folders: async () => [{ dir: other }], current: async () => current, ...extra });
+      return { own, dir: other, sessionId: store.sessionId, older, newer, olderSegment: path.join(other, olderSegment) };
     };
 
     it('with maxPerOutput at or above maxMatches, no output is cut: the next page continues inside it, no match skipped or repeated', async () => {
@@ -339,6 +340,33 @@ describe('output catalog: list and search every retained output (issue 38)', fun
           ],
         );
       } finally {
+        await own.close();
+      }
+    });
+
+    it('holds a warm lane as long as its longest sign asks: a listing of the tools briefly, a use after it longer', async () => {
+      const warmHolds = { 'tools listed': 30, use: 60_000 };
+      const { own, dir, sessionId, newer } = await twoCopies({ warmHolds });
+      const other = new OutputCatalog({ folders: async () => [{ dir }], current: async () => current, warmHolds });
+      try {
+        // Warmed by a listing of the tools only (an MCP server's start): let go after its short hold.
+        await own.warm('tools listed');
+        assert.equal(own.warmed, true);
+        await waitUntil('the lane a listing warmed is let go', () => !own.warmed);
+        // Warmed by a listing, then used: held by the use's hold, past a listing's. The other catalog is warmed by a
+        // listing after both, so its hold ends after the first listing's would have.
+        await own.warm('tools listed');
+        await own.warm();
+        await other.warm('tools listed');
+        await waitUntil("another catalog's lane, warmed only by a listing after it, is let go", () => !other.warmed);
+        assert.equal(own.warmed, true, 'a use after the listing holds the lane longer');
+        const page = await own.searchAcross('needle', { session: sessionId, perOutput: 1, maxMatches: 1, tool: 'search_tool_output' });
+        assert.deepEqual(
+          page.groups.map((group) => group.output.outputId),
+          [newer],
+        );
+      } finally {
+        await other.close();
         await own.close();
       }
     });

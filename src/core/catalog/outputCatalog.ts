@@ -36,6 +36,8 @@ export interface CatalogOptions {
   /** The worker script and its Node options (as for the store worker). */
   workerPath?: string;
   execArgv?: string[];
+  /** How long each sign of use holds a warm lane (WARM_HOLD_MS; tests shorten them). */
+  warmHolds?: Partial<Record<WarmSign, number>>;
 }
 
 export interface CatalogSession {
@@ -86,10 +88,13 @@ export interface AcrossOptions extends SearchOptions {
 /** How long the lane is held after a page: a model's next page comes within seconds. */
 const LANE_IDLE_MS = 60_000;
 /**
- * After a warm-up, longer: whoever is using our tools (an agent's calls, a person at the search box)
- * may search minutes later. Then the worker and its views (~50 MiB) go, and a later use warms again.
+ * What a warm-up is a sign of, and how long the warm lane is held after it: whoever is using our tools (an
+ * agent's calls, a person at the search box) may search minutes later; a client that has only listed the
+ * tools for its model (an MCP server's start) may never call them, and the worker and its views (35 MiB
+ * over 10 sessions, 85 over 40) go sooner. Then a later use warms again.
  */
-const WARM_IDLE_MS = 10 * 60_000;
+export type WarmSign = 'use' | 'tools listed';
+const WARM_HOLD_MS: Record<WarmSign, number> = { use: 10 * 60_000, 'tools listed': 3 * 60_000 };
 
 /** A page's time: well inside the lane's limit, so a page ends with a cursor and never with TIMEOUT. */
 const DEFAULT_PAGE_MS = DEFAULT_SEARCH_TIMEOUT_MS / 2;
@@ -99,6 +104,10 @@ export class OutputCatalog {
   private closed = false;
   private lane: SearchLane | undefined;
   private warming: Promise<void> | undefined;
+  /** How long the warm lane is held after its last use: the longest its signs of use asked for. */
+  private warmHoldMs = 0;
+  /** The warm-up has ended: from then on the lane is held warmHoldMs after its last use (LANE_IDLE_MS before). */
+  private warmedUp = false;
   private laneIdle: NodeJS.Timeout | undefined;
   /** The scope of a search's last page, and the folders' state it was listed in (continuedScope). */
   private lastScope: { key: string; sessions: CatalogSession[] } | undefined;
@@ -110,10 +119,17 @@ export class OutputCatalog {
    * copies' masks (sql.js loaded, views open, each copy's mask summary made), as a search would first;
    * resolves when done. Called on a sign of use (the end of any tool call: registry.ts; the Search All Outputs box
    * opening; an MCP client listing the tools for its model: mcp/server.ts), never at a window's start. Once per lane,
-   * which is then held WARM_IDLE_MS after its last use; a failure only leaves the first search to do it.
+   * which is then held after its last use as long as the longest of its signs asks (WARM_HOLD_MS; a later sign
+   * holds it anew); a failure only leaves the first search to do it.
    */
-  warm(): Promise<void> {
-    this.warming ??= (async () => {
+  warm(sign: WarmSign = 'use'): Promise<void> {
+    this.warmHoldMs = Math.max(this.warming ? this.warmHoldMs : 0, this.options.warmHolds?.[sign] ?? WARM_HOLD_MS[sign]);
+    if (this.warming) {
+      this.holdLane();
+      return this.warming;
+    }
+    this.warmedUp = false;
+    const warming: Promise<void> = (async () => {
       if (this.closed) return;
       // The worker starts while the sessions are listed: an MCP server's own session may still be opening.
       this.searchLane().start();
@@ -133,8 +149,21 @@ export class OutputCatalog {
           },
         }),
       });
-    })().catch(() => undefined);
-    return this.warming;
+    })()
+      .catch(() => undefined)
+      .finally(() => {
+        // Its end is the warm-up's last use of the lane: the hold counts from there (unless the lane went meanwhile).
+        if (this.warming !== warming || this.closed) return;
+        this.warmedUp = true;
+        this.holdLane();
+      });
+    this.warming = warming;
+    return warming;
+  }
+
+  /** Whether the lane is held warm now (tests look). */
+  get warmed(): boolean {
+    return this.warming !== undefined;
   }
 
   /** Every session in scope, the current one first, then the most recently written. */
@@ -248,13 +277,10 @@ export class OutputCatalog {
   /**
    * The search lane: its worker keeps sql.js and the sessions' views it opened, so a search after the
    * first (or after the warm-up) neither starts a worker nor reads every index again. It is released a
-   * while after its last use (WARM_IDLE_MS once warmed, else LANE_IDLE_MS). An idle worker does not keep
-   * the process alive (worker/host.ts unrefs it).
+   * while after its last use (holdLane). An idle worker does not keep the process alive (worker/host.ts unrefs it).
    */
   private searchLane(): SearchLane {
-    clearTimeout(this.laneIdle);
-    this.laneIdle = setTimeout(() => this.releaseLane(), this.warming ? WARM_IDLE_MS : LANE_IDLE_MS);
-    this.laneIdle.unref();
+    this.holdLane();
     if (!this.lane) {
       const script = path.resolve(this.options.workerPath ?? defaultWorkerPath());
       this.lane = SearchLane.acquire(script, this.options.execArgv ?? defaultExecArgv(script));
@@ -262,11 +288,19 @@ export class OutputCatalog {
     return this.lane;
   }
 
+  /** Releases the lane once it has not been used for a while: warmHoldMs once warmed up, else LANE_IDLE_MS. */
+  private holdLane(): void {
+    clearTimeout(this.laneIdle);
+    this.laneIdle = setTimeout(() => this.releaseLane(), this.warming && this.warmedUp ? this.warmHoldMs : LANE_IDLE_MS);
+    this.laneIdle.unref();
+  }
+
   private releaseLane(): void {
     clearTimeout(this.laneIdle);
     this.lane?.release();
     this.lane = undefined;
     this.warming = undefined;
+    this.warmedUp = false;
   }
 
   async close(): Promise<void> {
