@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { OutputCatalog, type CatalogOptions } from '../../src/core/catalog/outputCatalog';
+import { SearchLane } from '../../src/core/search/lane';
+import { defaultExecArgv, defaultWorkerPath } from '../../src/core/worker/script';
 import { invokeTool } from '../../src/core/tools/registry';
 import type { ToolContext } from '../../src/core/tools/toolSpec';
 import { resolveSettings } from '../../src/core/settings';
@@ -368,6 +370,35 @@ describe('output catalog: list and search every retained output (issue 38)', fun
       } finally {
         await other.close();
         await own.close();
+      }
+    });
+
+    it("lets its own search worker, and the views in it, go when its lane is let go; the session store's stays", async () => {
+      // A store and a catalog of their own (their workers' options differ from every other test's, harmlessly: tsx
+      // required twice), so no other catalog shares the lane counted here; alike, as a front end's are.
+      const workerPath = defaultWorkerPath();
+      const execArgv = [...defaultExecArgv(workerPath), ...defaultExecArgv(workerPath)];
+      const dir = dirs.make();
+      const store = await openWorkerStore({ dir, execArgv });
+      const own = new OutputCatalog({
+        folders: async () => [{ dir }],
+        current: async () => store,
+        execArgv,
+        warmHolds: { 'tools listed': 30 },
+      });
+      try {
+        const { outputId } = await store.retain('a warning here\n', { tool: 'run_command', title: 'build' });
+        // The store's searches of one copy have a search worker, held while the store is open.
+        assert.equal((await store.search(outputId, 'warning')).matches.length, 1);
+        const running = SearchLane.runningWorkers();
+        await own.warm('tools listed');
+        assert.equal(SearchLane.runningWorkers(), running + 1, 'the search across outputs runs in a worker of its own');
+        await waitUntil('the lane a listing warmed is let go', () => !own.warmed);
+        await waitUntil('its worker ends with it', () => SearchLane.runningWorkers() === running);
+        assert.equal((await store.search(outputId, 'warning')).matches.length, 1, "the store's search worker runs on");
+      } finally {
+        await own.close();
+        await store.close();
       }
     });
 

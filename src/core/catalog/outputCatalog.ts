@@ -283,7 +283,7 @@ export class OutputCatalog {
     this.holdLane();
     if (!this.lane) {
       const script = path.resolve(this.options.workerPath ?? defaultWorkerPath());
-      this.lane = SearchLane.acquire(script, this.options.execArgv ?? defaultExecArgv(script));
+      this.lane = SearchLane.acquire(script, this.options.execArgv ?? defaultExecArgv(script), 'sessions');
     }
     return this.lane;
   }

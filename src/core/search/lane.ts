@@ -101,9 +101,14 @@ class SearchWorker extends WorkerHost<Record<never, never>> {
 export class SearchLane {
   private static readonly shared = new Map<string, SearchLane>();
 
-  /** The live lane for this script and options (creating it if needed), with one more reference. */
-  static acquire(workerPath: string, execArgv: string[]): SearchLane {
-    const key = `${workerPath}\0${JSON.stringify(execArgv)}`;
+  /**
+   * The live lane for this script, options and purpose (creating it if needed), with one more reference. Each
+   * purpose has a worker of its own: `copies` searches one copy or file (the session store holds that lane while it
+   * is open), `sessions` searches across outputs and keeps sessions' views in its worker, which go with it when its
+   * catalog lets the lane go (sharing the store's lane, they stayed as long as the store was open).
+   */
+  static acquire(workerPath: string, execArgv: string[], purpose: 'copies' | 'sessions' = 'copies'): SearchLane {
+    const key = `${workerPath}\0${JSON.stringify(execArgv)}\0${purpose}`;
     let lane = SearchLane.shared.get(key);
     if (!lane) {
       lane = new SearchLane(key, workerPath, execArgv);
@@ -111,6 +116,11 @@ export class SearchLane {
     }
     lane.refs++;
     return lane;
+  }
+
+  /** Lanes whose worker runs now (tests look). */
+  static runningWorkers(): number {
+    return [...SearchLane.shared.values()].filter((lane) => lane.worker !== undefined).length;
   }
 
   private refs = 0;
